@@ -1,0 +1,221 @@
+// kvplan: KV-cache capacity planning from the command line.
+// Each subcommand has an options struct, a setup_x(App&) and a run_x(const XOptions&) (CLI11's
+// subcom_in_files pattern). main has the one try block: every error is one line on stderr, exit 2.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "kvplan/format.hpp"
+#include "kvplan/presets.hpp"
+#include "kvplan/weights.hpp"
+#include "options.hpp"
+#include "render.hpp"
+
+namespace kvplan::cli {
+namespace {
+
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+void warn(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", w.c_str());
+}
+
+int run_models() {
+  std::string out;
+  for (const auto& p : presets::list_models())
+    out += fmt::format("{:<22} {:<44} {}\n", p.id, p.hf_repo, p.name);
+  print(out);
+  return 0;
+}
+
+int run_gpus() {
+  std::string out;
+  for (const auto& g : presets::list_gpus())
+    out += fmt::format("{:<11} {:>12}  {:<36} ({})\n", g.id, format_bytes(g.memory, UnitSystem::iec), g.name,
+                       format_bytes_exact(g.memory));
+  print(out);
+  return 0;
+}
+
+Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, Tokens context) {
+  PlanInputs in;
+  in.model = resolve_model(mo, nullptr);
+  in.kv = resolve_kv_dtypes(d);
+  apply_weight_dtype(d, in.model);
+  in.context = context;
+  return make_plan(in);
+}
+
+int run_show(const ShowOptions& o) {
+  const UnitSystem u = resolve_units(o.units);
+  const Plan p = layout_plan(o.model, o.dtypes, Tokens{1});
+  print(o.json ? layout_json(p).dump(2) + "\n" : layout_text(p, u));
+  return 0;
+}
+
+int run_size(const SizeOptions& o) {
+  const UnitSystem u = resolve_units(o.deploy.units);
+  const Plan p = make_plan(build_inputs(o));
+  warn(p.warnings);
+  print(o.deploy.json ? plan_json(p).dump(2) + "\n" : plan_text(p, u));
+  return 0;
+}
+
+int run_compare(const CompareOptions& o) {
+  const UnitSystem u = resolve_units(o.units);
+  ModelSpec m = resolve_model(o.model, nullptr);
+  const KvDtypes t = resolve_kv_dtypes(o.dtypes);
+  const Tokens ctx = parse_tokens(o.context, "--context");
+  const auto rows = compare_attention(m, t, ctx);
+  print(o.json ? compare_json(m, t, ctx, rows).dump(2) + "\n" : compare_text(m, t, ctx, rows, u));
+  return 0;
+}
+
+int run_prefill(const PrefillOptions& o) {
+  const ModelSpec m = resolve_model(o.model, nullptr);
+  if (o.prompt.empty()) throw Error("--prompt", "missing");
+  const std::uint64_t n = parse_tokens(o.prompt, "--prompt").value;
+  const std::uint64_t vs = o.vs.empty() ? 0 : parse_tokens(o.vs, "--vs").value;
+  std::optional<Gpu> gpu;
+  if (!o.gpu.empty()) gpu = presets::find_gpu(o.gpu);
+  char* end = nullptr;
+  const double eff = std::strtod(o.efficiency.c_str(), &end);
+  if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size())
+    throw Error("--efficiency", "must be a number in (0, 1]");
+  const PrefillFlops f = prefill_flops(m, n);
+  std::optional<PrefillComparison> c;
+  if (vs != 0) c = compare_prefill(m, n, vs);
+  std::optional<double> secs, vs_secs;
+  if (gpu) {
+    secs = prefill_seconds(f.total, gpu->bf16_dense_flops, eff);
+    if (c) vs_secs = prefill_seconds(c->versus.total, gpu->bf16_dense_flops, eff);
+  }
+  if (o.json) {
+    nlohmann::json j{{"model", {{"id", m.id}, {"name", m.name}}},
+                     {"prompt_tokens", n},
+                     {"flops_convention",
+                      "multiply-add = 2 FLOPs; linear = 2 x active parameters x N; attention = "
+                      "2 x causal pairs x heads x (head_dim_k + head_dim_v) per layer"},
+                     {"linear_flops", f.linear},
+                     {"attention_flops", f.attention},
+                     {"total_flops", f.total}};
+    if (c) {
+      j["vs_tokens"] = vs;
+      j["vs"] = {{"linear_flops", c->versus.linear},
+                 {"attention_flops", c->versus.attention},
+                 {"total_flops", c->versus.total}};
+      j["attention_ratio"] = c->attention_ratio;
+      j["linear_ratio"] = c->linear_ratio;
+      j["total_ratio"] = c->total_ratio;
+    }
+    if (gpu) {
+      j["gpu"] = gpu->id;
+      j["efficiency"] = eff;
+      j["seconds"] = *secs;
+      if (vs_secs) j["vs_seconds"] = *vs_secs;
+    }
+    print(j.dump(2) + "\n");
+    return 0;
+  }
+  std::string out = fmt::format("{}: prefill of {} tokens\n", m.name, format_count(n));
+  const auto flops = [](std::uint64_t v) { return fmt::format("{:.3g} FLOPs", static_cast<double>(v)); };
+  const auto line = [&](const std::string& label, const std::string& value) {
+    out += fmt::format("  {:<52}{}\n", label, value);
+  };
+  line(fmt::format("linear (2 x {} active params x N)", format_count(active_parameter_count(m))),
+       flops(f.linear));
+  line("attention (quadratic, causal)", flops(f.attention));
+  line("total", flops(f.total));
+  if (secs)
+    line(fmt::format("time on {} at {:.0f}% of dense bf16 peak", gpu->id, eff * 100),
+         fmt::format("{:.3f} s", *secs));
+  if (c) {
+    out += fmt::format("\nagainst {} tokens: attention {:.1f}x, linear {:.1f}x, total {:.1f}x\n",
+                       format_count(vs), c->attention_ratio, c->linear_ratio, c->total_ratio);
+  }
+  print(out);
+  return 0;
+}
+
+}  // namespace
+}  // namespace kvplan::cli
+
+int main(int argc, char** argv) {
+  using namespace kvplan::cli;
+  CLI::App app{"kvplan: KV-cache capacity planner for LLM inference"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "kvplan 0.1.0");
+
+  auto* models = app.add_subcommand("models", "list the model presets");
+  auto* gpus = app.add_subcommand("gpus", "list the GPU presets");
+
+  ShowOptions show;
+  auto* show_cmd = app.add_subcommand("show", "the KV layout of a model: layer groups and bytes per token");
+  add_model_options(*show_cmd, show.model, true);
+  add_dtype_options(*show_cmd, show.dtypes);
+  show_cmd->add_option("--units", show.units, "iec (GiB, default) or si (GB)");
+  show_cmd->add_flag("--json", show.json, "one JSON object");
+
+  SizeOptions size;
+  auto* size_cmd = app.add_subcommand("size", "plan KV cache, weights and capacity for a deployment");
+  add_model_options(*size_cmd, size.model, false);
+  add_dtype_options(*size_cmd, size.dtypes);
+  auto& d = size.deploy;
+  size_cmd->add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
+  size_cmd->add_option("--users", d.users, "concurrent sequences (default 1)");
+  size_cmd->add_option("--gpu", d.gpu, "GPU preset id (see `kvplan gpus`)");
+  size_cmd->add_option("--gpu-memory", d.gpu_memory, "memory per GPU (bytes, or with GiB/MiB/GB/MB)");
+  size_cmd->add_option("--gpus", d.gpus, "GPUs in all (default tp x pp; more make data-parallel replicas)");
+  size_cmd->add_option("--tp", d.tp, "tensor-parallel size");
+  size_cmd->add_option("--pp", d.pp, "pipeline-parallel stages");
+  size_cmd->add_option("--gpu-util", d.gpu_util,
+                       "share of GPU memory the engine uses, (0, 1] (default 0.90)");
+  size_cmd->add_option("--weights", d.weights, "weights of the whole model (size, or auto)");
+  size_cmd->add_option("--overhead", d.overhead, "runtime reserve per GPU (default 1 GiB)");
+  size_cmd->add_option("--units", d.units, "iec (GiB, default) or si (GB)");
+  size_cmd->add_flag("--json", d.json, "one JSON object");
+
+  CompareOptions cmp;
+  auto* cmp_cmd =
+      app.add_subcommand("compare", "the model as MHA, GQA, MQA, sliding window and MLA side by side");
+  add_model_options(*cmp_cmd, cmp.model, true);
+  add_dtype_options(*cmp_cmd, cmp.dtypes);
+  cmp_cmd->add_option("--context", cmp.context, "tokens per sequence (default 4096)");
+  cmp_cmd->add_option("--units", cmp.units, "iec (GiB, default) or si (GB)");
+  cmp_cmd->add_flag("--json", cmp.json, "one JSON object");
+
+  PrefillOptions pre;
+  auto* pre_cmd =
+      app.add_subcommand("prefill", "prefill FLOPs of a prompt: linear and quadratic attention parts");
+  add_model_options(*pre_cmd, pre.model, true);
+  pre_cmd->add_option("--prompt", pre.prompt, "prompt tokens")->required();
+  pre_cmd->add_option("--vs", pre.vs, "a second prompt length to compare against");
+  pre_cmd->add_option("--gpu", pre.gpu, "GPU preset: estimate time from its dense bf16 peak");
+  pre_cmd->add_option("--efficiency", pre.efficiency, "share of the peak reached, (0, 1] (default 0.5)");
+  pre_cmd->add_flag("--json", pre.json, "one JSON object");
+
+  try {
+    app.parse(argc, argv);
+    if (*models) return run_models();
+    if (*gpus) return run_gpus();
+    if (*show_cmd) return run_show(show);
+    if (*size_cmd) return run_size(size);
+    if (*cmp_cmd) return run_compare(cmp);
+    if (*pre_cmd) return run_prefill(pre);
+    return 2;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+    std::fprintf(stderr, "kvplan: error: %s (see --help)\n", msg.c_str());
+    return 2;
+  } catch (const kvplan::Error& e) {
+    std::fprintf(stderr, "kvplan: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kvplan: error: %s\n", e.what());
+    return 2;
+  }
+}

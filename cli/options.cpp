@@ -1,0 +1,145 @@
+#include "options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "kvplan/presets.hpp"
+
+namespace kvplan::cli {
+
+void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
+  auto* m =
+      app.add_option("MODEL", o.model,
+                     "preset id (case-insensitive), Hugging Face repo id, preset file or config.json path");
+  if (model_required)
+    m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
+  auto* g = app.add_option_group("model by flags", "a model without a file");
+  g->add_option("--layers", o.layers, "number of layers");
+  g->add_option("--heads", o.heads, "query heads");
+  g->add_option("--kv-heads", o.kv_heads, "KV heads (default: --heads, MHA)");
+  g->add_option("--head-dim", o.head_dim, "head dimension");
+  g->add_option("--window", o.window, "sliding window W on every layer (tokens)");
+}
+
+void add_dtype_options(CLI::App& app, DtypeOptions& o) {
+  app.add_option("--kv-dtype", o.kv_dtype,
+                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1");
+  app.add_option("--k-dtype", o.k_dtype, "K type (with --v-dtype)");
+  app.add_option("--v-dtype", o.v_dtype, "V type (with --k-dtype)");
+  app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the config's torch_dtype)");
+}
+
+ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
+  const bool by_flags = !o.layers.empty() || !o.heads.empty() || !o.kv_heads.empty() || !o.head_dim.empty();
+  if (by_flags && !o.model.empty())
+    throw Error("MODEL", "give a model or --layers/--heads/--head-dim, not both");
+  if (!by_flags && !o.window.empty()) throw Error("--window", "only applies to a model given by flags");
+  if (!by_flags) {
+    if (!o.model.empty()) return presets::find_model(o.model);
+    if (fallback == nullptr)
+      throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
+    return presets::find_model(fallback);
+  }
+  if (o.layers.empty()) throw Error("--layers", "missing (required with --heads/--head-dim)");
+  if (o.heads.empty()) throw Error("--heads", "missing (required with --layers)");
+  if (o.head_dim.empty()) throw Error("--head-dim", "missing (required with --layers)");
+  ModelSpec m;
+  m.id = "custom";
+  m.name = "custom model";
+  m.source = "command-line flags";
+  LayerGroup g;
+  g.count = parse_count(o.layers, "--layers");
+  g.attention.num_attention_heads = parse_count(o.heads, "--heads");
+  g.attention.num_key_value_heads =
+      o.kv_heads.empty() ? g.attention.num_attention_heads : parse_count(o.kv_heads, "--kv-heads");
+  g.attention.head_dim_k = g.attention.head_dim_v = parse_count(o.head_dim, "--head-dim");
+  if (!o.window.empty()) {
+    g.attention.kind = AttentionKind::sliding;
+    g.attention.window = parse_count(o.window, "--window");
+  }
+  if (g.attention.num_attention_heads % g.attention.num_key_value_heads != 0)
+    throw Error("--kv-heads", std::to_string(g.attention.num_key_value_heads) + " does not divide --heads " +
+                                  std::to_string(g.attention.num_attention_heads));
+  m.layers.push_back(g);
+  validate(m);
+  return m;
+}
+
+KvDtypes resolve_kv_dtypes(const DtypeOptions& o) {
+  KvDtypes t;
+  if (!o.kv_dtype.empty() && (!o.k_dtype.empty() || !o.v_dtype.empty()))
+    throw Error("--kv-dtype", "give --kv-dtype or --k-dtype/--v-dtype, not both");
+  if (!o.kv_dtype.empty()) t.k = t.v = parse_dtype(o.kv_dtype, "--kv-dtype");
+  if (!o.k_dtype.empty() || !o.v_dtype.empty()) {
+    if (o.k_dtype.empty()) throw Error("--k-dtype", "missing (required with --v-dtype)");
+    if (o.v_dtype.empty()) throw Error("--v-dtype", "missing (required with --k-dtype)");
+    t.k = parse_dtype(o.k_dtype, "--k-dtype");
+    t.v = parse_dtype(o.v_dtype, "--v-dtype");
+  }
+  return t;
+}
+
+void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
+  if (!o.weight_dtype.empty()) m.weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
+}
+
+UnitSystem resolve_units(const std::string& units) {
+  if (units == "iec") return UnitSystem::iec;
+  if (units == "si") return UnitSystem::si;
+  throw Error("--units", "must be iec or si, got '" + units + "'");
+}
+
+namespace {
+double parse_fraction(const std::string& text, const char* field) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    throw Error(field, "must be a number in (0, 1], got '" + text + "'");
+  if (v <= 0.0 || v > 1.0) throw Error(field, "must be in (0, 1], got '" + text + "'");
+  return v;
+}
+}  // namespace
+
+PlanInputs build_inputs(const SizeOptions& o) {
+  PlanInputs in;
+  in.model = resolve_model(o.model, kDefaultModel);
+  in.kv = resolve_kv_dtypes(o.dtypes);
+  apply_weight_dtype(o.dtypes, in.model);
+  const DeployOptions& d = o.deploy;
+  (void)resolve_units(d.units);
+  in.context = parse_tokens(d.context, "--context");
+  in.users = parse_count(d.users, "--users");
+
+  Parallelism& p = in.deployment.parallel;
+  p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");
+  p.pp = d.pp.empty() ? 1 : parse_count(d.pp, "--pp");
+  const std::uint64_t gpus = d.gpus.empty() ? 0 : parse_count(d.gpus, "--gpus");
+  if (p.tp == 0) p.tp = gpus == 0 ? 1 : gpus / p.pp;  // --gpus alone: tensor parallel over them
+  if (p.tp == 0)
+    throw Error("--gpus", std::to_string(gpus) + " GPUs cannot hold " + std::to_string(p.pp) + " stages");
+  const std::uint64_t per_replica = checked_mul(p.tp, p.pp, "--gpus");
+  if (gpus != 0) {
+    if (gpus % per_replica != 0)
+      throw Error("--gpus",
+                  std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
+    p.dp = gpus / per_replica;
+  }
+
+  if (!d.gpu_util.empty()) in.deployment.gpu_memory_utilization = parse_fraction(d.gpu_util, "--gpu-util");
+  if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");
+  if (!d.weights.empty() && d.weights != "auto") in.deployment.weights = parse_bytes(d.weights, "--weights");
+  if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
+  if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
+  if (!d.gpu_memory.empty()) {
+    Gpu g;
+    g.id = "custom";
+    g.name = "custom GPU";
+    g.memory = parse_bytes(d.gpu_memory, "--gpu-memory");
+    if (g.memory == Bytes{0}) throw Error("--gpu-memory", "must be positive");
+    in.gpu = g;
+  }
+  return in;
+}
+
+}  // namespace kvplan::cli

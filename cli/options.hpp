@@ -1,0 +1,76 @@
+#pragma once
+// Options of the kvplan subcommands: one struct per subcommand, filled by CLI11 as strings and
+// turned into core inputs by build_inputs(), so every bad value gets kvplan's one-line error.
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "kvplan/plan.hpp"
+
+namespace kvplan::cli {
+
+/// The default model when `size` gets none: a real preset.
+inline constexpr const char* kDefaultModel = "llama-3.1-8b";
+
+/// How a model is chosen: MODEL (preset id, HF repo id, preset file, config.json) or flags.
+struct ModelOptions {
+  std::string model;
+  std::string layers, heads, kv_heads, head_dim, window;
+};
+
+/// KV and weight types.
+struct DtypeOptions {
+  std::string kv_dtype, k_dtype, v_dtype, weight_dtype;
+};
+
+/// Deployment and capacity.
+struct DeployOptions {
+  std::string context = "4096", users = "1";
+  std::string gpu, gpu_memory, gpus, tp, pp, gpu_util, weights, overhead;
+  std::string units = "iec";
+  bool json = false;
+};
+
+struct SizeOptions {
+  ModelOptions model;
+  DtypeOptions dtypes;
+  DeployOptions deploy;
+};
+
+struct ShowOptions {
+  ModelOptions model;
+  DtypeOptions dtypes;
+  std::string units = "iec";
+  bool json = false;
+};
+
+struct CompareOptions {
+  ModelOptions model;
+  DtypeOptions dtypes;
+  std::string context = "4096";
+  std::string units = "iec";
+  bool json = false;
+};
+
+struct PrefillOptions {
+  ModelOptions model;
+  std::string prompt, vs, gpu, efficiency = "0.5";
+  bool json = false;
+};
+
+void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
+void add_dtype_options(CLI::App& app, DtypeOptions& o);
+
+/// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window];
+/// `fallback` when neither is given (empty: error).
+ModelSpec resolve_model(const ModelOptions& o, const char* fallback);
+/// K/V dtypes and the weight dtype (applied to the model).
+KvDtypes resolve_kv_dtypes(const DtypeOptions& o);
+void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m);
+UnitSystem resolve_units(const std::string& units);
+/// Everything `size` needs.
+PlanInputs build_inputs(const SizeOptions& o);
+
+}  // namespace kvplan::cli

@@ -1,0 +1,250 @@
+#include "render.hpp"
+
+#include <fmt/format.h>
+
+#include "kvplan/format.hpp"
+
+namespace kvplan::cli {
+
+namespace {
+using nlohmann::json;
+
+std::string both(Bytes b, UnitSystem u) {
+  return fmt::format("{} ({})", format_bytes(b, u), format_bytes_exact(b));
+}
+
+std::string dtype_label(const KvDtypes& t) {
+  if (t.k == t.v) return std::string(name(t.k));
+  return fmt::format("K {}, V {}", name(t.k), name(t.v));
+}
+
+std::string layer_label(const AttentionLayer& a) {
+  switch (a.kind) {
+    case AttentionKind::none:
+      return a.recurrent.kind == RecurrentSpec::Kind::mamba ? "mamba (no per-token cache)"
+                                                            : "linear attention (no per-token cache)";
+    case AttentionKind::mla:
+      return fmt::format("MLA: kv_lora_rank {} + qk_rope_head_dim {}, {} heads", a.kv_lora_rank,
+                         a.qk_rope_head_dim, a.num_attention_heads);
+    default: {
+      const std::string scheme = a.num_key_value_heads == a.num_attention_heads ? "MHA"
+                                 : a.num_key_value_heads == 1                   ? "MQA"
+                                                                                : "GQA";
+      std::string s =
+          fmt::format("{} {}/{} heads, head_dim {}", scheme, a.num_attention_heads, a.num_key_value_heads,
+                      a.head_dim_k == a.head_dim_v ? std::to_string(a.head_dim_k)
+                                                   : fmt::format("k {} v {}", a.head_dim_k, a.head_dim_v));
+      if (a.kind == AttentionKind::sliding) s += fmt::format(", sliding window {}", format_count(a.window));
+      if (a.kind == AttentionKind::chunked) s += fmt::format(", chunk {}", format_count(a.window));
+      return s;
+    }
+  }
+}
+
+json layer_json(const AttentionLayer& a) {
+  json j{{"kind", std::string(name(a.kind))}};
+  if (a.kind == AttentionKind::none) {
+    j["recurrent"] = a.recurrent.kind == RecurrentSpec::Kind::mamba ? "mamba" : "gated_deltanet";
+    return j;
+  }
+  j["num_attention_heads"] = a.num_attention_heads;
+  if (a.kind == AttentionKind::mla) {
+    j["kv_lora_rank"] = a.kv_lora_rank;
+    j["qk_rope_head_dim"] = a.qk_rope_head_dim;
+  } else {
+    j["num_key_value_heads"] = a.num_key_value_heads;
+    j["head_dim_k"] = a.head_dim_k;
+    j["head_dim_v"] = a.head_dim_v;
+  }
+  if (a.window != 0)
+    j[a.kind == AttentionKind::chunked ? "attention_chunk_size" : "sliding_window"] = a.window;
+  return j;
+}
+
+std::string row(std::string_view label, const std::string& value) {
+  return fmt::format("  {:<38}{}\n", label, value);
+}
+}  // namespace
+
+json layout_json(const Plan& p) {
+  json groups = json::array();
+  for (const auto& g : p.groups) {
+    groups.push_back({{"first_layer", g.first_layer},
+                      {"layers", g.group.count},
+                      {"attention", layer_json(g.group.attention)},
+                      {"bytes_per_token_per_layer", g.bytes_per_token_per_layer.value},
+                      {"bytes_per_token", g.bytes_per_token.value},
+                      {"state_bytes_per_sequence", g.state_bytes_per_sequence.value}});
+  }
+  const auto& m = p.inputs.model;
+  return json{{"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}, {"layers", p.layers}}},
+              {"engine", "ideal"},
+              {"k_dtype", std::string(name(p.inputs.kv.k))},
+              {"v_dtype", std::string(name(p.inputs.kv.v))},
+              {"groups", groups},
+              {"bytes_per_token", p.bytes_per_token.value},
+              {"full_bytes_per_token", p.full_bytes_per_token.value},
+              {"state_bytes_per_sequence", p.state_bytes_per_sequence.value}};
+}
+
+std::string layout_text(const Plan& p, UnitSystem u) {
+  const auto& m = p.inputs.model;
+  std::string out = fmt::format("{} ({}): {} layers, KV {}, engine rules: ideal (exact layout)\n\n", m.name,
+                                m.source, p.layers, dtype_label(p.inputs.kv));
+  out += fmt::format("  {:<11} {:<62} {:>14} {:>16}\n", "layers", "attention", "B/token/layer", "B/token");
+  for (const auto& g : p.groups) {
+    const std::string range = g.group.count == 1
+                                  ? std::to_string(g.first_layer)
+                                  : fmt::format("{}-{}", g.first_layer, g.first_layer + g.group.count - 1);
+    out +=
+        fmt::format("  {:<11} {:<62} {:>14} {:>16}\n", range, layer_label(g.group.attention),
+                    format_count(g.bytes_per_token_per_layer.value), format_count(g.bytes_per_token.value));
+  }
+  out += "\n";
+  out += row("bytes per token (all cached layers)", both(p.bytes_per_token, u));
+  out += row("full bytes per token (never cap)", both(p.full_bytes_per_token, u));
+  if (p.state_bytes_per_sequence != Bytes{0})
+    out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
+  return out;
+}
+
+json plan_json(const Plan& p) {
+  const auto& in = p.inputs;
+  const auto& g = p.per_gpu;
+  json j = layout_json(p);
+  j["inputs"] = {{"context", in.context.value},
+                 {"users", in.users},
+                 {"tp", in.deployment.parallel.tp},
+                 {"pp", in.deployment.parallel.pp},
+                 {"dp", in.deployment.parallel.dp},
+                 {"gpus", p.gpus},
+                 {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
+                 {"reserve_bytes", in.deployment.reserve.value},
+                 {"weight_dtype", std::string(name(in.model.weight_dtype))}};
+  if (in.gpu) j["gpu"] = {{"id", in.gpu->id}, {"name", in.gpu->name}, {"memory_bytes", in.gpu->memory.value}};
+  j["kv_bytes_per_sequence"] = p.kv_bytes_per_sequence.value;
+  j["kv_bytes_total"] = p.kv_bytes_total.value;
+  j["parameters"] = p.parameters;
+  j["active_parameters"] = p.active_parameters;
+  j["weights_bytes"] = p.weights_bytes.value;
+  j["weights_from_architecture"] = p.weights_from_architecture;
+  json per_gpu{{"users", g.users},
+               {"bytes_per_sequence", g.bytes_per_sequence.value},
+               {"kv_bytes_total", g.kv_bytes_total.value},
+               {"weights_bytes", g.weights_bytes.value},
+               {"reserve_bytes", g.reserve_bytes.value}};
+  if (p.has_gpu) {
+    per_gpu["usable_bytes"] = g.usable_bytes.value;
+    per_gpu["available_kv_bytes"] = g.available_kv_bytes.value;
+    per_gpu["free_bytes"] = g.free_bytes.value;
+  } else {
+    per_gpu["available_kv_bytes"] = nullptr;
+  }
+  j["per_gpu"] = per_gpu;
+  json stages = json::array();
+  for (const auto& s : p.stages)
+    stages.push_back({{"first_layer", s.stage.first},
+                      {"layers", s.stage.count},
+                      {"bytes_per_token", s.bytes_per_token.value},
+                      {"kv_bytes_per_sequence", s.kv_bytes.value},
+                      {"state_bytes_per_sequence", s.state_bytes.value}});
+  j["stages"] = stages;
+  if (p.has_gpu) {
+    j["fits"] = p.fits;
+    j["max_users"] = p.max_users;
+    j["max_context"] = p.max_context ? json(p.max_context->value) : json(nullptr);
+    j["max_context_unbounded"] = !p.max_context.has_value();
+  }
+  j["limit"] = p.limit;
+  j["warnings"] = p.warnings;
+  return j;
+}
+
+std::string plan_text(const Plan& p, UnitSystem u) {
+  const auto& in = p.inputs;
+  const auto& m = in.model;
+  const auto& par = in.deployment.parallel;
+  const auto& g = p.per_gpu;
+  std::string out =
+      fmt::format("{} ({}), engine rules: ideal (exact layout, no paging)\n\n", m.name, m.source);
+  out += "Inputs\n";
+  out += row("context", format_count(in.context.value) + " tokens");
+  out += row("users (concurrent sequences)", format_count(in.users));
+  out += row("KV cache dtype", dtype_label(in.kv));
+  out += row("weights", p.weights_from_architecture && p.parameters == 0
+                            ? std::string("unknown, counted as 0 B (pass --weights)")
+                        : p.weights_from_architecture
+                            ? fmt::format("{}, {} parameters (from the architecture)", name(m.weight_dtype),
+                                          format_count(p.parameters))
+                            : fmt::format("{} (given)", format_bytes(p.weights_bytes, u)));
+  if (in.gpu)
+    out +=
+        row("GPUs", fmt::format("{} x {} ({} each)", p.gpus, in.gpu->name, format_bytes(in.gpu->memory, u)));
+  else
+    out += row("GPUs", fmt::format("{} (no GPU memory given)", p.gpus));
+  out += row("parallelism", fmt::format("tp {}, pp {}, replicas {}", par.tp, par.pp, par.dp));
+  if (in.gpu)
+    out += row("utilisation, reserve",
+               fmt::format("{}, {} per GPU", format_fixed(in.deployment.gpu_memory_utilization, 2),
+                           format_bytes(in.deployment.reserve, u)));
+
+  out += "\nKV cache\n";
+  out += row(fmt::format("bytes per token ({} layers)", p.layers), both(p.bytes_per_token, u));
+  out += row("full bytes per token (never cap)", both(p.full_bytes_per_token, u));
+  out += row(fmt::format("per sequence ({} tokens)", format_count(in.context.value)),
+             both(p.kv_bytes_per_sequence, u));
+  if (p.state_bytes_per_sequence != Bytes{0})
+    out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
+  out += row(fmt::format("total ({} users, all GPUs)", format_count(in.users)), both(p.kv_bytes_total, u));
+
+  out += fmt::format("\nPer GPU (fullest of {} stage{}, one tp rank)\n", par.pp, par.pp == 1 ? "" : "s");
+  out += row("weights", format_bytes(g.weights_bytes, u));
+  out += row(fmt::format("KV cache ({} users)", format_count(g.users)), both(g.kv_bytes_total, u));
+  if (p.has_gpu) {
+    out += row("reserve", format_bytes(g.reserve_bytes, u));
+    out += row("usable (memory x utilisation)", format_bytes(g.usable_bytes, u));
+    out += row("available for KV", both(g.available_kv_bytes, u));
+    out += row("free after KV", format_bytes(g.free_bytes, u));
+    out += "\nCapacity\n";
+    out += row("fits", p.fits ? "yes" : "NO");
+    out +=
+        row(fmt::format("max users at {} tokens", format_count(in.context.value)), format_count(p.max_users));
+    out += row(
+        fmt::format("max context for {} users", format_count(in.users)),
+        p.max_context ? format_count(p.max_context->value) + " tokens" : "unbounded (every layer windowed)");
+  }
+  out += "\n" + p.limit + "\n";
+  return out;
+}
+
+json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
+                  const std::vector<VariantFigures>& rows) {
+  json arr = json::array();
+  for (const auto& r : rows)
+    arr.push_back({{"variant", r.label},
+                   {"bytes_per_token", r.bytes_per_token.value},
+                   {"full_bytes_per_token", r.full_bytes_per_token.value},
+                   {"kv_bytes_per_sequence", r.kv_bytes_per_sequence.value},
+                   {"saving_vs_mha", r.saving_vs_mha}});
+  return json{{"model", {{"id", m.id}, {"name", m.name}}},
+              {"context", context.value},
+              {"k_dtype", std::string(name(t.k))},
+              {"v_dtype", std::string(name(t.v))},
+              {"variants", arr}};
+}
+
+std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
+                         const std::vector<VariantFigures>& rows, UnitSystem u) {
+  std::string out = fmt::format("{}: attention variants at {} tokens, KV {}\n\n", m.name,
+                                format_count(context.value), dtype_label(t));
+  out += fmt::format("  {:<24} {:>16} {:>14} {:>16} {:>12}\n", "variant", "B/token", "per token",
+                     "per sequence", "vs MHA");
+  for (const auto& r : rows)
+    out += fmt::format("  {:<24} {:>16} {:>14} {:>16} {:>11}x\n", r.label,
+                       format_count(r.bytes_per_token.value), format_bytes(r.bytes_per_token, u),
+                       format_bytes(r.kv_bytes_per_sequence, u), format_fixed(r.saving_vs_mha, 1));
+  out += "\n  vs MHA: MHA's KV per sequence / the variant's (the lesson's 8x for GQA-8 of 64 heads)\n";
+  return out;
+}
+
+}  // namespace kvplan::cli

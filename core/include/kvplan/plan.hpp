@@ -1,0 +1,114 @@
+#pragma once
+/// @file plan.hpp
+/// A whole plan: every figure for one model, dtype, context, user count and deployment,
+/// with the inputs that produced it. The CLI and the GUI render a Plan; they compute nothing.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/kv.hpp"
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// A GPU: memory as the driver reports it (nvidia-smi's MiB x 2^20), bandwidth and dense bf16 peak.
+struct Gpu {
+  std::string id;
+  std::string name;
+  Bytes memory;
+  std::uint64_t memory_bandwidth_bytes_per_s = 0;
+  std::uint64_t bf16_dense_flops = 0;
+  std::string source;
+  bool operator==(const Gpu&) const = default;
+};
+
+/// Default runtime reserve per GPU: 1 GiB for the CUDA context, activations of the forward
+/// pass and CUDA graphs, which the engine keeps outside weights and KV cache. Engines report
+/// theirs at start-up (vLLM: "non-torch memory", "activation peak", "CUDA graph"); override it
+/// with the figure your engine logs.
+inline constexpr Bytes kDefaultReserve{1ULL << 30};
+
+/// Default share of GPU memory the engine may use (vLLM's gpu_memory_utilization default).
+inline constexpr double kDefaultGpuUtilization = 0.90;
+
+/// How the model is served.
+struct Deployment {
+  Parallelism parallel;
+  double gpu_memory_utilization = kDefaultGpuUtilization;  ///< in (0, 1]
+  Bytes reserve = kDefaultReserve;                         ///< per GPU
+  std::optional<Bytes> weights;  ///< whole-model weights; default: from the architecture
+  bool operator==(const Deployment&) const = default;
+};
+
+/// Everything a plan depends on.
+struct PlanInputs {
+  ModelSpec model;
+  KvDtypes kv;
+  Tokens context{4096};
+  std::uint64_t users = 1;
+  Deployment deployment;
+  std::optional<Gpu> gpu;  ///< none: figures without capacity
+  bool operator==(const PlanInputs&) const = default;
+};
+
+/// One layer group's figures, for the layout view.
+struct GroupFigures {
+  LayerGroup group;
+  std::uint64_t first_layer = 0;
+  Bytes bytes_per_token_per_layer;  ///< whole layer (tp = 1)
+  Bytes bytes_per_token;            ///< x count
+  Bytes kv_bytes_per_sequence;      ///< at the plan's context
+  Bytes state_bytes_per_sequence;
+};
+
+/// Per-GPU figures (the fullest pipeline stage decides).
+struct PerGpu {
+  std::uint64_t users = 0;   ///< sequences this GPU's replica serves: ceil(users / dp)
+  Bytes bytes_per_sequence;  ///< KV + state of one sequence on this GPU (fullest stage)
+  Bytes kv_bytes_total;      ///< users x bytes_per_sequence
+  Bytes weights_bytes;       ///< ceil(weights / (tp x pp))
+  Bytes reserve_bytes;       ///< runtime reserve
+  Bytes usable_bytes;        ///< floor(memory x utilisation)
+  Bytes available_kv_bytes;  ///< usable - weights - reserve (0 when negative)
+  Bytes free_bytes;          ///< available - kv_bytes_total (0 when it does not fit)
+};
+
+/// The result: every figure in exact bytes and tokens.
+struct Plan {
+  PlanInputs inputs;
+  std::uint64_t layers = 0;
+  std::uint64_t gpus = 1;  ///< tp x pp x dp
+  std::vector<GroupFigures> groups;
+  std::vector<StageBytes> stages;  ///< per pipeline stage, one rank, one sequence
+  Bytes bytes_per_token;           ///< all cached layers, as if no window were full
+  Bytes full_bytes_per_token;      ///< layers that never cap
+  Bytes kv_bytes_per_sequence;     ///< one sequence at the context, KV only, whole model
+  Bytes state_bytes_per_sequence;  ///< recurrent state of one sequence, whole model
+  Bytes kv_bytes_total;            ///< KV + state of all users, summed over every GPU (replicas included)
+  std::uint64_t parameters = 0;    ///< from the architecture
+  std::uint64_t active_parameters = 0;  ///< per token (MoE: active experts)
+  Bytes weights_bytes;                  ///< whole model
+  bool weights_from_architecture = true;
+  PerGpu per_gpu;
+  bool has_gpu = false;
+  bool fits = false;                  ///< only meaningful with a GPU
+  std::uint64_t max_users = 0;        ///< at the context, over all replicas
+  std::optional<Tokens> max_context;  ///< for the users; nullopt when unbounded (every layer windowed)
+  std::string limit;                  ///< what limits the plan, in words
+  std::vector<std::string> warnings;
+};
+
+/// Computes a plan. Validates the model, parallelism, utilisation (finite, in (0, 1]),
+/// context and users (positive); throws kvplan::Error naming the field on bad input or overflow.
+Plan make_plan(const PlanInputs& in);
+
+/// floor(memory x utilisation); throws kvplan::Error("gpu-util", ...) unless finite and in (0, 1].
+Bytes usable_memory(Bytes memory, double utilization);
+
+/// The longest context at which `users` sequences fit in `available` bytes per GPU, exactly
+/// (windows included); nullopt when it fits at any length (every cached layer is windowed).
+std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                      std::uint64_t users, Bytes available);
+
+}  // namespace kvplan

@@ -1,0 +1,46 @@
+#pragma once
+/// @file prefill.hpp
+/// Prefill compute for a prompt of N tokens: the linear part (every weight touched once per
+/// token) and the attention part (every query against every earlier key: quadratic in N).
+
+#include <cstdint>
+
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// Causal (query, key) pairs with a window W (0: no window): sum over i = 1..n of min(i, W).
+/// No window: n (n + 1) / 2. Checked.
+std::uint64_t causal_pairs(std::uint64_t n, std::uint64_t window);
+
+/// FLOPs of a prefill of `prompt` tokens (one sequence), as integers.
+struct PrefillFlops {
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t linear = 0;     ///< 2 x active parameters x N (one multiply-add per weight per token)
+  std::uint64_t attention = 0;  ///< sum over layers of 2 x pairs x heads x (head_dim_k + head_dim_v):
+                                ///< QK^T and PV, causal, windows and chunks bounding the pairs
+  std::uint64_t total = 0;      ///< linear + attention
+};
+
+/// Prefill FLOPs of one prompt (convention: a multiply-add is 2 FLOPs; causal masking halves
+/// the score matrix, diagonal included; Mamba and linear-attention layers have no quadratic part;
+/// chunked layers attend within their chunk). Throws kvplan::Error("prompt", ...) for 0 tokens or overflow.
+PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
+
+/// Two prompt lengths side by side: how much more work the first is than the second
+/// (the lesson: 40,000 against 2,000 tokens is about 400x for attention).
+struct PrefillComparison {
+  PrefillFlops prompt;
+  PrefillFlops versus;
+  double attention_ratio = 0;  ///< prompt.attention / versus.attention (0 when versus has none)
+  double linear_ratio = 0;     ///< prompt.linear / versus.linear
+  double total_ratio = 0;      ///< prompt.total / versus.total
+};
+PrefillComparison compare_prefill(const ModelSpec& m, std::uint64_t prompt_tokens,
+                                  std::uint64_t versus_tokens);
+
+/// Seconds for `flops` at `peak_flops_per_s` x `efficiency` (efficiency finite, in (0, 1]).
+/// Throws kvplan::Error("efficiency", ...) or ("gpu", ...) when the peak is unknown (0).
+double prefill_seconds(std::uint64_t flops, std::uint64_t peak_flops_per_s, double efficiency);
+
+}  // namespace kvplan

@@ -1,0 +1,71 @@
+#pragma once
+/// @file units.hpp
+/// Strong integer types for byte and token counts, with overflow-checked arithmetic.
+/// A byte figure is never a double: every product is checked and an overflow throws
+/// kvplan::Error instead of wrapping.
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "kvplan/error.hpp"
+
+namespace kvplan {
+
+/// a * b, or kvplan::Error(field, "overflows 64-bit arithmetic") when the product does not fit.
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view field = "size");
+/// a + b, or kvplan::Error(field, ...) on overflow.
+std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view field = "size");
+/// ceil(a / b); b must be non-zero.
+constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
+/// A count of bytes (uint64_t). Explicit construction; + and * are overflow-checked.
+struct Bytes {
+  std::uint64_t value = 0;
+  constexpr Bytes() = default;
+  constexpr explicit Bytes(std::uint64_t v) : value(v) {}
+  friend constexpr auto operator<=>(Bytes, Bytes) = default;
+  friend Bytes operator+(Bytes a, Bytes b) { return Bytes{checked_add(a.value, b.value, "bytes")}; }
+  /// Difference; throws when b > a (a byte count is never negative).
+  friend Bytes operator-(Bytes a, Bytes b) {
+    if (b.value > a.value) throw Error("bytes", "negative difference");
+    return Bytes{a.value - b.value};
+  }
+  Bytes& operator+=(Bytes b) { return *this = *this + b; }
+  /// Bytes times a count (tokens, users, layers): checked.
+  friend Bytes operator*(Bytes a, std::uint64_t n) { return Bytes{checked_mul(a.value, n, "bytes")}; }
+  friend Bytes operator*(std::uint64_t n, Bytes a) { return a * n; }
+};
+
+/// A count of tokens (uint64_t). Explicit construction.
+struct Tokens {
+  std::uint64_t value = 0;
+  constexpr Tokens() = default;
+  constexpr explicit Tokens(std::uint64_t v) : value(v) {}
+  friend constexpr auto operator<=>(Tokens, Tokens) = default;
+  friend Tokens operator+(Tokens a, Tokens b) { return Tokens{checked_add(a.value, b.value, "tokens")}; }
+};
+
+/// Bytes per token times tokens: checked.
+inline Bytes operator*(Bytes per_token, Tokens n) { return per_token * n.value; }
+
+/// Unit system for human output and parsing: IEC (KiB, MiB, GiB, 1024-based) or SI (kB, MB, GB).
+enum class UnitSystem { iec, si };
+
+/// Parses a byte size: a plain integer is bytes; a decimal number with a unit suffix
+/// (B, KB, MB, GB, TB = 10^3..10^12; KiB, MiB, GiB, TiB = 2^10..2^40; case-insensitive,
+/// optional space) is converted exactly and rounded down to whole bytes
+/// ("6.51GiB" = floor(651 * 2^30 / 100)).
+/// Throws kvplan::Error(field, reason) for anything else, negative values or overflow.
+Bytes parse_bytes(std::string_view text, std::string_view field = "size");
+
+/// Parses a positive token count: a plain integer, or with suffix k/K (x1000) or Ki (x1024)
+/// ("32k" = 32000, "128Ki" = 131072). Throws kvplan::Error(field, reason) when not a positive integer.
+Tokens parse_tokens(std::string_view text, std::string_view field = "tokens");
+
+/// Parses a positive integer count (layers, heads, users, tp ...): digits only, > 0, fits uint64.
+std::uint64_t parse_count(std::string_view text, std::string_view field);
+
+}  // namespace kvplan

@@ -1,0 +1,151 @@
+#include "kvplan/kv.hpp"
+
+#include <algorithm>
+
+namespace kvplan {
+
+std::uint64_t kv_heads_per_rank(const AttentionLayer& a, std::uint64_t tp) {
+  if (a.kind == AttentionKind::mla || a.kind == AttentionKind::none) return 0;
+  if (tp == 0) throw Error("tp", "must be positive");
+  return std::max<std::uint64_t>(1, a.num_key_value_heads / tp);
+}
+
+Bytes layer_bytes_per_token(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
+  switch (a.kind) {
+    case AttentionKind::none: return Bytes{0};
+    case AttentionKind::mla:
+      return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
+    default: {
+      const std::uint64_t heads = kv_heads_per_rank(a, tp);
+      return row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) +
+             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim"));
+    }
+  }
+}
+
+Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
+  if (a.kind != AttentionKind::none) return Bytes{0};
+  if (tp == 0) throw Error("tp", "must be positive");
+  RecurrentSpec r = a.recurrent;
+  r.d_inner = ceil_div(r.d_inner, tp);
+  r.num_key_heads = ceil_div(r.num_key_heads, tp);
+  r.num_value_heads = ceil_div(r.num_value_heads, tp);
+  const std::uint64_t conv_taps = r.d_conv > 0 ? r.d_conv - 1 : 0;
+  std::uint64_t values = 0;
+  if (r.kind == RecurrentSpec::Kind::mamba) {
+    values = checked_add(checked_mul(r.d_inner, conv_taps, "mamba_d_conv"),
+                         checked_mul(r.d_inner, r.d_state, "mamba_d_state"), "state");
+  } else {
+    const std::uint64_t key_dim = checked_mul(r.num_key_heads, r.key_head_dim, "linear_key_head_dim");
+    const std::uint64_t value_dim = checked_mul(r.num_value_heads, r.value_head_dim, "linear_value_head_dim");
+    const std::uint64_t conv_dim = checked_add(checked_mul(2, key_dim, "state"), value_dim, "state");
+    values = checked_add(
+        checked_mul(conv_dim, conv_taps, "linear_conv_kernel_dim"),
+        checked_mul(checked_mul(r.num_value_heads, r.key_head_dim, "state"), r.value_head_dim, "state"),
+        "state");
+  }
+  return row_bytes(t.state, values);
+}
+
+Tokens cached_tokens(const AttentionLayer& a, Tokens context) {
+  if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked)
+    return Tokens{std::min(context.value, a.window)};
+  if (a.kind == AttentionKind::none) return Tokens{0};
+  return context;
+}
+
+Bytes bytes_per_token(const ModelSpec& m, const KvDtypes& t) {
+  Bytes sum{0};
+  for (const auto& g : m.layers) sum += layer_bytes_per_token(g.attention, t) * g.count;
+  return sum;
+}
+
+Bytes full_bytes_per_token(const ModelSpec& m, const KvDtypes& t) {
+  Bytes sum{0};
+  for (const auto& g : m.layers)
+    if (g.attention.kind == AttentionKind::full || g.attention.kind == AttentionKind::mla)
+      sum += layer_bytes_per_token(g.attention, t) * g.count;
+  return sum;
+}
+
+Bytes kv_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t, Tokens context) {
+  Bytes sum{0};
+  for (const auto& g : m.layers)
+    sum += layer_bytes_per_token(g.attention, t) * cached_tokens(g.attention, context) * g.count;
+  return sum;
+}
+
+Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t) {
+  Bytes sum{0};
+  for (const auto& g : m.layers) sum += layer_state_bytes(g.attention, t) * g.count;
+  return sum;
+}
+
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
+  if (pp == 0) throw Error("pp", "must be positive");
+  if (pp > layers)
+    throw Error("pp",
+                std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
+  std::vector<Stage> out;
+  std::uint64_t first = 0;
+  for (std::uint64_t s = 0; s < pp; ++s) {
+    const std::uint64_t n = layers / pp + (s < layers % pp ? 1 : 0);
+    out.push_back({first, n});
+    first += n;
+  }
+  return out;
+}
+
+void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
+  if (p.tp == 0) throw Error("tp", "must be positive");
+  if (p.pp == 0) throw Error("pp", "must be positive");
+  if (p.dp == 0) throw Error("gpus", "must be positive");
+  for (const auto& g : m.layers) {
+    const auto& a = g.attention;
+    if (a.kind == AttentionKind::none) continue;
+    if (a.num_attention_heads % p.tp != 0)
+      throw Error("tp", std::to_string(p.tp) + " does not divide num_attention_heads " +
+                            std::to_string(a.num_attention_heads));
+    if (a.kind == AttentionKind::mla) continue;
+    const std::uint64_t kv = a.num_key_value_heads;
+    if (p.tp <= kv ? kv % p.tp != 0 : p.tp % kv != 0)
+      throw Error("tp", std::to_string(p.tp) + " and num_key_value_heads " + std::to_string(kv) +
+                            ": one must divide the other");
+  }
+  (void)pipeline_stages(num_layers(m), p.pp);
+}
+
+std::vector<StageBytes> per_gpu_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context,
+                                               const Parallelism& p) {
+  const auto stages = pipeline_stages(num_layers(m), p.pp);
+  std::vector<StageBytes> out;
+  out.reserve(stages.size());
+  for (const auto& s : stages) out.push_back({s, Bytes{0}, Bytes{0}, Bytes{0}});
+  // Walk the layer groups once, assigning each layer range to the stages it overlaps.
+  std::uint64_t layer = 0;
+  for (const auto& g : m.layers) {
+    const std::uint64_t g_first = layer, g_end = layer + g.count;
+    const Bytes per_token = layer_bytes_per_token(g.attention, t, p.tp);
+    const Bytes kv = per_token * cached_tokens(g.attention, context);
+    const Bytes state = layer_state_bytes(g.attention, t, p.tp);
+    for (auto& sb : out) {
+      const std::uint64_t lo = std::max(g_first, sb.stage.first);
+      const std::uint64_t hi = std::min(g_end, sb.stage.first + sb.stage.count);
+      if (lo >= hi) continue;
+      sb.bytes_per_token += per_token * (hi - lo);
+      sb.kv_bytes += kv * (hi - lo);
+      sb.state_bytes += state * (hi - lo);
+    }
+    layer = g_end;
+  }
+  return out;
+}
+
+Bytes replica_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context, const Parallelism& p) {
+  Bytes sum{0};
+  for (const auto& sb : per_gpu_sequence_bytes(m, t, context, p))
+    sum += (sb.kv_bytes + sb.state_bytes) * p.tp;
+  return sum;
+}
+
+}  // namespace kvplan

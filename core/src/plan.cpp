@@ -1,0 +1,146 @@
+#include "kvplan/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kvplan/format.hpp"
+#include "kvplan/weights.hpp"
+
+namespace kvplan {
+
+namespace {
+/// Largest per-rank bytes of one sequence (KV + state) over the pipeline stages.
+Bytes fullest_stage(const std::vector<StageBytes>& stages) {
+  Bytes most{0};
+  for (const auto& s : stages) most = std::max(most, s.kv_bytes + s.state_bytes);
+  return most;
+}
+
+/// Whether `users` sequences of `context` tokens fit in `available` per GPU; false on overflow.
+bool fits_at(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, std::uint64_t users,
+             Bytes available, Tokens context) {
+  try {
+    return fullest_stage(per_gpu_sequence_bytes(m, t, context, p)) * users <= available;
+  } catch (const Error&) {
+    return false;
+  }
+}
+}  // namespace
+
+Bytes usable_memory(Bytes memory, double utilization) {
+  if (!std::isfinite(utilization) || utilization <= 0.0 || utilization > 1.0)
+    throw Error("gpu-util", "must be in (0, 1]");
+  const long double v =
+      std::floor(static_cast<long double>(memory.value) * static_cast<long double>(utilization));
+  return Bytes{std::min<std::uint64_t>(memory.value, static_cast<std::uint64_t>(v))};
+}
+
+std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                      std::uint64_t users, Bytes available) {
+  if (users == 0) throw Error("users", "must be positive");
+  // Every cached layer windowed: the cache stops growing at the largest window.
+  if (full_bytes_per_token(m, t) == Bytes{0}) {
+    std::uint64_t widest = 0;
+    for (const auto& g : m.layers) widest = std::max(widest, g.attention.window);
+    if (fits_at(m, t, p, users, available, Tokens{std::max<std::uint64_t>(widest, 1)})) return std::nullopt;
+  }
+  // Binary search for the largest L with fits_at(L); memory needed is non-decreasing in L.
+  std::uint64_t lo = 0, hi = 1ULL << 50;  // fits_at(lo) holds or lo == 0; fits_at(hi) fails
+  if (!fits_at(m, t, p, users, available, Tokens{1})) return Tokens{0};
+  lo = 1;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits_at(m, t, p, users, available, Tokens{mid}) ? lo : hi) = mid;
+  }
+  return Tokens{lo};
+}
+
+Plan make_plan(const PlanInputs& in) {
+  const ModelSpec& m = in.model;
+  validate(m);
+  const Parallelism& par = in.deployment.parallel;
+  validate_parallelism(m, par);
+  if (in.context.value == 0) throw Error("context", "must be positive");
+  if (in.users == 0) throw Error("users", "must be positive");
+
+  Plan p;
+  p.inputs = in;
+  p.layers = num_layers(m);
+  p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");
+
+  std::uint64_t first = 0;
+  for (const auto& g : m.layers) {
+    GroupFigures f;
+    f.group = g;
+    f.first_layer = first;
+    f.bytes_per_token_per_layer = layer_bytes_per_token(g.attention, in.kv);
+    f.bytes_per_token = f.bytes_per_token_per_layer * g.count;
+    f.kv_bytes_per_sequence = f.bytes_per_token * cached_tokens(g.attention, in.context);
+    f.state_bytes_per_sequence = layer_state_bytes(g.attention, in.kv) * g.count;
+    p.groups.push_back(f);
+    first += g.count;
+  }
+
+  p.bytes_per_token = bytes_per_token(m, in.kv);
+  p.full_bytes_per_token = full_bytes_per_token(m, in.kv);
+  p.kv_bytes_per_sequence = kv_bytes_per_sequence(m, in.kv, in.context);
+  p.state_bytes_per_sequence = state_bytes_per_sequence(m, in.kv);
+  p.kv_bytes_total = replica_sequence_bytes(m, in.kv, in.context, par) * in.users;
+  p.stages = per_gpu_sequence_bytes(m, in.kv, in.context, par);
+
+  p.parameters = parameter_count(m);
+  p.active_parameters = active_parameter_count(m);
+  p.weights_from_architecture = !in.deployment.weights.has_value();
+  p.weights_bytes = in.deployment.weights.value_or(weight_bytes(p.parameters, m.weight_dtype));
+  if (!in.deployment.weights && m.hidden_size == 0)
+    p.warnings.push_back("the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
+
+  PerGpu& g = p.per_gpu;
+  g.users = ceil_div(in.users, par.dp);
+  g.bytes_per_sequence = fullest_stage(p.stages);
+  g.kv_bytes_total = g.bytes_per_sequence * g.users;
+  g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
+  g.reserve_bytes = in.deployment.reserve;
+
+  if (m.max_position_embeddings > 0 && in.context.value > m.max_position_embeddings)
+    p.warnings.push_back("context " + format_count(in.context.value) +
+                         " exceeds the model's max_position_embeddings " +
+                         format_count(m.max_position_embeddings));
+
+  if (!in.gpu) {
+    p.limit = "no GPU given: capacity not computed";
+    return p;
+  }
+  p.has_gpu = true;
+  g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
+  const Bytes fixed = g.weights_bytes + g.reserve_bytes;
+  if (fixed > g.usable_bytes) {
+    g.available_kv_bytes = Bytes{0};
+    p.fits = false;
+    p.max_users = 0;
+    p.max_context = Tokens{0};
+    p.limit = "weights (" + format_bytes(g.weights_bytes, UnitSystem::iec) + ") and reserve (" +
+              format_bytes(g.reserve_bytes, UnitSystem::iec) + ") exceed the usable memory (" +
+              format_bytes(g.usable_bytes, UnitSystem::iec) +
+              ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
+    return p;
+  }
+  g.available_kv_bytes = g.usable_bytes - fixed;
+  p.fits = g.kv_bytes_total <= g.available_kv_bytes;
+  g.free_bytes = p.fits ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
+  p.max_users =
+      g.bytes_per_sequence == Bytes{0}
+          ? 0
+          : checked_mul(g.available_kv_bytes.value / g.bytes_per_sequence.value, par.dp, "max_users");
+  p.max_context = max_context_for(m, in.kv, par, g.users, g.available_kv_bytes);
+  if (p.fits)
+    p.limit = "fits: KV cache uses " + format_bytes(g.kv_bytes_total, UnitSystem::iec) + " of " +
+              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " available per GPU";
+  else
+    p.limit = "KV cache: " + format_count(in.users) + " users x " + format_count(in.context.value) +
+              " tokens need " + format_bytes(g.kv_bytes_total, UnitSystem::iec) + " per GPU, only " +
+              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " available";
+  return p;
+}
+
+}  // namespace kvplan

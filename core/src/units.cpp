@@ -1,0 +1,162 @@
+#include "kvplan/units.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace kvplan {
+
+namespace {
+__extension__ typedef unsigned __int128 u128;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits "12.5GiB" into a decimal mantissa (digits, scale) and a suffix; exact.
+struct Decimal {
+  u128 digits = 0;     // all digits as an integer
+  unsigned scale = 0;  // number of digits after the point
+  std::string_view suffix;
+};
+
+Decimal parse_decimal(std::string_view text, std::string_view field) {
+  const std::string f(field);
+  text = trim(text);
+  if (text.empty()) throw Error(f, "is empty");
+  if (text.front() == '-') throw Error(f, "must not be negative");
+  if (text.front() == '+') text.remove_prefix(1);
+  Decimal d;
+  std::size_t i = 0;
+  bool any = false, point = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.' && !point) {
+      point = true;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(c))) break;
+    any = true;
+    if (d.digits > (std::numeric_limits<u128>::max() - 9) / 10 || d.scale > 30)
+      throw Error(f, "'" + std::string(text) + "' has too many digits");
+    d.digits = d.digits * 10 + static_cast<unsigned>(c - '0');
+    if (point) ++d.scale;
+  }
+  if (!any) throw Error(f, "'" + std::string(text) + "' is not a number");
+  d.suffix = trim(text.substr(i));
+  return d;
+}
+
+std::uint64_t to_u64(u128 v, std::string_view field) {
+  if (v > std::numeric_limits<std::uint64_t>::max())
+    throw Error(std::string(field), "overflows 64-bit arithmetic");
+  return static_cast<std::uint64_t>(v);
+}
+
+u128 pow10(unsigned n) {
+  u128 r = 1;
+  while (n-- > 0) r *= 10;
+  return r;
+}
+
+/// floor(digits * unit / 10^scale), checked.
+std::uint64_t scaled(const Decimal& d, std::uint64_t unit, std::string_view field) {
+  const u128 den = pow10(d.scale);
+  // digits < 10^31 and unit <= 2^40 could overflow u128 in theory; divide first where exact.
+  const u128 whole = d.digits / den, frac = d.digits % den;
+  if (whole != 0 && unit > std::numeric_limits<u128>::max() / whole)
+    throw Error(std::string(field), "overflows 64-bit arithmetic");
+  const u128 v = whole * unit + (frac * unit) / den;
+  return to_u64(v, field);
+}
+}  // namespace
+
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view field) {
+  std::uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw Error(std::string(field), "overflows 64-bit arithmetic");
+  return r;
+}
+
+std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view field) {
+  std::uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw Error(std::string(field), "overflows 64-bit arithmetic");
+  return r;
+}
+
+Bytes parse_bytes(std::string_view text, std::string_view field) {
+  const Decimal d = parse_decimal(text, field);
+  const std::string u = lower(d.suffix);
+  std::uint64_t unit = 0;
+  if (u.empty() || u == "b")
+    unit = 1;
+  else if (u == "kb")
+    unit = 1000ULL;
+  else if (u == "mb")
+    unit = 1000ULL * 1000;
+  else if (u == "gb")
+    unit = 1000ULL * 1000 * 1000;
+  else if (u == "tb")
+    unit = 1000ULL * 1000 * 1000 * 1000;
+  else if (u == "kib")
+    unit = 1ULL << 10;
+  else if (u == "mib")
+    unit = 1ULL << 20;
+  else if (u == "gib")
+    unit = 1ULL << 30;
+  else if (u == "tib")
+    unit = 1ULL << 40;
+  else
+    throw Error(std::string(field),
+                "unknown unit '" + std::string(d.suffix) + "' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
+  if (unit == 1 && d.scale != 0 && d.digits % pow10(d.scale) != 0)
+    throw Error(std::string(field), "a plain number of bytes must be a whole number");
+  return Bytes{scaled(d, unit, field)};
+}
+
+Tokens parse_tokens(std::string_view text, std::string_view field) {
+  const Decimal d = parse_decimal(text, field);
+  const std::string u = lower(d.suffix);
+  std::uint64_t unit = 0;
+  if (u.empty())
+    unit = 1;
+  else if (u == "k")
+    unit = 1000;
+  else if (u == "m")
+    unit = 1000 * 1000;
+  else if (u == "ki")
+    unit = 1024;
+  else if (u == "mi")
+    unit = 1024 * 1024;
+  else
+    throw Error(std::string(field), "unknown suffix '" + std::string(d.suffix) + "' (use k, M, Ki or Mi)");
+  if (d.digits % pow10(d.scale) * unit % pow10(d.scale) != 0)
+    throw Error(std::string(field), "must be a whole number of tokens");
+  const std::uint64_t v = scaled(d, unit, field);
+  if (v == 0) throw Error(std::string(field), "must be positive");
+  return Tokens{v};
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view field) {
+  const std::string f(field);
+  const std::string_view t = trim(text);
+  if (t.empty()) throw Error(f, "is empty");
+  if (t.front() == '-') throw Error(f, "must be positive, got '" + std::string(t) + "'");
+  u128 v = 0;
+  for (const char c : t) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      throw Error(f, "must be a positive integer, got '" + std::string(t) + "'");
+    v = v * 10 + static_cast<unsigned>(c - '0');
+    if (v > std::numeric_limits<std::uint64_t>::max()) throw Error(f, "overflows 64-bit arithmetic");
+  }
+  if (v == 0) throw Error(f, "must be positive, got 0");
+  return static_cast<std::uint64_t>(v);
+}
+
+}  // namespace kvplan

@@ -1,0 +1,60 @@
+#pragma once
+/// @file presets.hpp
+/// Files and JSON to kvplan value types: model presets, Hugging Face config.json files, GPUs.
+/// Every parsing problem becomes kvplan::Error naming the file and the JSON path
+/// ("config.json: /text_config/num_key_value_heads: must be a positive integer").
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "kvplan/model.hpp"
+#include "kvplan/plan.hpp"
+
+namespace kvplan::presets {
+
+/// The presets folder: $KVPLAN_PRESETS if set, else the folder compiled in (the source tree's presets/).
+std::filesystem::path presets_dir();
+
+/// Reads a Hugging Face config.json (already parsed) into a ModelSpec. Understands configs that nest
+/// the language model under `text_config`, GPT-2's n_layer/n_head/n_embd, num_key_value_heads
+/// (absent: MHA), an explicit head_dim, Falcon's multi_query/new_decoder_architecture, sliding_window
+/// with Qwen's use_sliding_window/max_window_layers, Gemma 2 alternation, Gemma 3's
+/// sliding_window_pattern, layer_types, DeepSeek's MLA keys, Llama 4's attention_chunk_size and
+/// no_rope_layers, Jamba's attn_layer_period/offset and Qwen3-Next's full_attention_interval.
+/// `origin` prefixes error messages (the file name). Throws kvplan::Error naming the JSON path of a
+/// missing or bad key; never guesses.
+ModelSpec model_from_hf_config(const nlohmann::json& config, std::string_view origin);
+
+/// One entry of the model preset index.
+struct ModelPreset {
+  std::string id;
+  std::string name;
+  std::string hf_repo;
+  std::vector<std::string> aliases;
+  std::filesystem::path path;
+};
+
+/// All model presets in presets_dir()/models, sorted by id.
+std::vector<ModelPreset> list_models();
+
+/// Loads a model file: a kvplan preset (an object with "config") or a bare Hugging Face config.json.
+ModelSpec load_model_file(const std::filesystem::path& path);
+
+/// Resolves MODEL as the CLI takes it: an existing file path, else a preset id or Hugging Face repo id
+/// (case-insensitive, aliases included). Throws kvplan::Error("model", ...) when nothing matches.
+ModelSpec find_model(std::string_view name_or_path);
+
+/// All GPUs of presets_dir()/gpus.json.
+std::vector<Gpu> list_gpus();
+
+/// The GPU with this id (case-insensitive). Throws kvplan::Error("gpu", ...) naming the known ids.
+Gpu find_gpu(std::string_view id);
+
+/// Reads and parses a JSON file; errors name the file (missing, unreadable, empty, malformed).
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+}  // namespace kvplan::presets

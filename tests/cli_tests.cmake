@@ -1,0 +1,71 @@
+# CLI tests: the real binary, real presets, exit codes and output.
+set(KVPLAN_FIXTURES ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+
+# kvplan_cli_ok(NAME OUT_REGEX ARGS...): exit 0, stdout matches.
+function(kvplan_cli_ok name out_re)
+  list(JOIN ARGN "|" args)
+  add_test(NAME "cli: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=0 "-DOUT_RE=${out_re}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
+  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR}")
+endfunction()
+
+# kvplan_cli_bad(NAME ERR_REGEX ARGS...): exit 2, nothing on stdout, one line on stderr matching.
+function(kvplan_cli_bad name err_re)
+  list(JOIN ARGN "|" args)
+  add_test(NAME "cli: bad input: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=2 "-DERR_RE=${err_re}"
+                   -DOUT_EMPTY=1 -DERR_ONE_LINE=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
+  set_tests_properties("cli: bad input: ${name}" PROPERTIES ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR}")
+endfunction()
+
+kvplan_cli_ok("models lists presets" "llama-3.1-70b +meta-llama/Llama-3.1-70B" models)
+kvplan_cli_ok("gpus lists presets" "h100-sxm +79.6 GiB" gpus)
+kvplan_cli_ok("size with no model plans the default" "Llama 3.1 8B" size)
+# The issue's example. Per GPU: 80 layers * 2 KV heads (8 / tp 4) * 128 * 2 (K, V) * 2 B = 81,920 B per token;
+# * 32,768 tokens * 16 users = 42,949,672,960 B. Whole model per sequence: 327,680 * 32,768 = 10,737,418,240 B.
+kvplan_cli_ok("size llama-3.1-70b tp4 json"
+  "\"bytes_per_token\": 327680.*\"kv_bytes_per_sequence\": 10737418240.*\"kv_bytes_total\": 171798691840.*\"per_gpu\": [{][^}]*\"kv_bytes_total\": 42949672960"
+  size meta-llama/Llama-3.1-70B --context 32768 --users 16 --gpu h100-sxm --tp 4 --json)
+# usable floor(81,559 MiB * 0.9) = 76,968,728,985 B; weights 141,107,412,992 / 4 = 35,276,853,248 B; reserve 2^30:
+# available 40,618,133,913 B; / (81,920 * 32,768) = 15.1 -> 15 users; / 16 / 81,920 = 30,989.2 -> 30,989 tokens.
+kvplan_cli_ok("size llama-3.1-70b tp4 capacity"
+  "\"fits\": false,.*\"max_context\": 30989,.*\"max_users\": 15,.*\"per_gpu\": [{][^}]*\"available_kv_bytes\": 40618133913"
+  size meta-llama/Llama-3.1-70B --context 32768 --users 16 --gpu h100-sxm --tp 4 --json)
+kvplan_cli_ok("size human table" "bytes per token \\(80 layers\\) +320 KiB \\(327,680 B\\).*fits +NO"
+  size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 4)
+# The lesson in SI units: 2.62 MB per token, 10.7 GB per 4,096-token sequence.
+kvplan_cli_ok("size lesson in si units" "2.62 MB \\(2,621,440 B\\).*10.7 GB \\(10,737,418,240 B\\)"
+  size --layers 80 --heads 64 --head-dim 128 --kv-dtype fp16 --context 4096 --units si)
+kvplan_cli_ok("size lesson gqa" "\"bytes_per_token\": 327680.*\"kv_bytes_per_sequence\": 1342177280"
+  size --layers 80 --heads 64 --kv-heads 8 --head-dim 128 --kv-dtype fp16 --context 4096 --json)
+kvplan_cli_ok("size from a config.json path" "\"bytes_per_token\": 131072"
+  size ${KVPLAN_FIXTURES}/llama-like/config.json --json)
+kvplan_cli_ok("size gpu-memory and units" "\"memory_bytes\": 85899345920"
+  size llama-3.1-8b --gpu-memory 80GiB --json)
+kvplan_cli_ok("show deepseek-v3 mla" "MLA: kv_lora_rank 512 \\+ qk_rope_head_dim 64.*68.6 KiB \\(70,272 B\\)" show deepseek-v3)
+kvplan_cli_ok("show gemma-2 json" "\"full_bytes_per_token\": 172032" show gemma-2-9b --json)
+kvplan_cli_ok("compare the 8x" "GQA-8 +327,680 .* 8.0x" compare --layers 80 --heads 64 --head-dim 128 --kv-dtype fp16)
+kvplan_cli_ok("context past max_position_embeddings warns, still plans" "\"bytes_per_token\": 131072"
+  size llama-3.1-8b --context 200000 --json)
+kvplan_cli_ok("help" "size" --help)
+
+kvplan_cli_bad("unknown model" "^kvplan: error: model: unknown model 'no-such-model'" size no-such-model)
+kvplan_cli_bad("missing file" "no-such-dir/config.json: no such file" size no-such-dir/config.json)
+kvplan_cli_bad("malformed json" "malformed.json: malformed JSON" size ${KVPLAN_FIXTURES}/malformed.json)
+kvplan_cli_bad("empty file" "empty.json: is empty" size ${KVPLAN_FIXTURES}/empty.json)
+kvplan_cli_bad("unknown architecture" "unknown-arch.json: /num_attention_heads: missing" size ${KVPLAN_FIXTURES}/unknown-arch.json)
+kvplan_cli_bad("zero users" "--users: must be positive" size llama-3.1-8b --users 0)
+kvplan_cli_bad("negative context" "--context: must not be negative" size llama-3.1-8b --context -5)
+kvplan_cli_bad("kv heads do not divide heads" "--kv-heads: 3 does not divide --heads 8" size --layers 2 --heads 8 --kv-heads 3 --head-dim 64)
+kvplan_cli_bad("tp does not divide heads" "tp: 3 does not divide num_attention_heads 64" size llama-3.1-70b --tp 3)
+kvplan_cli_bad("more stages than layers" "pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
+kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
+kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8b --gpu h100-sxm --gpu-util nan)
+kvplan_cli_bad("overflowing size" "overflows 64-bit arithmetic"
+  size --layers 4000000000 --heads 100000 --kv-heads 100000 --head-dim 100000 --context 4000000000)
+kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
+kvplan_cli_bad("unknown gpu" "gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
+kvplan_cli_bad("unknown dtype" "--kv-dtype: unknown type 'fp7'" size llama-3.1-8b --kv-dtype fp7)
+kvplan_cli_bad("unknown flag" "kvplan: error: .*--frobnicate" size llama-3.1-8b --frobnicate)
+kvplan_cli_bad("no subcommand" "kvplan: error: " )

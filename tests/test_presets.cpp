@@ -1,0 +1,246 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/kv.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+using nlohmann::json;
+
+namespace {
+ModelSpec load(const json& j) { return presets::model_from_hf_config(j, "test.json"); }
+
+std::string error_of(const json& j) {
+  try {
+    (void)load(j);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+json llama_like() {
+  return json{{"model_type", "llama"},    {"num_hidden_layers", 4},
+              {"num_attention_heads", 8}, {"num_key_value_heads", 2},
+              {"hidden_size", 512},       {"intermediate_size", 1024},
+              {"vocab_size", 1000},       {"max_position_embeddings", 4096}};
+}
+}  // namespace
+
+TEST_CASE("every shipped preset's bytes per token, worked by hand from its config", "[presets]") {
+  // bf16 K and V (2 B). Per attention layer: 2 (K, V) * num_key_value_heads * head_dim * 2 B.
+  struct Case {
+    const char* id;
+    std::uint64_t bytes_per_token;
+    std::uint64_t full_bytes_per_token;
+  };
+  const auto c = GENERATE(values<Case>({
+      {"gpt2", 36864, 36864},              // MHA 12 heads * 64 (768/12): 2*12*64*2 = 3,072 B * 12 layers
+      {"llama-2-7b", 524288, 524288},      // MHA 32 * 128: 16,384 B * 32 layers
+      {"llama-2-70b", 327680, 327680},     // 8 KV heads * 128: 4,096 B * 80 layers
+      {"llama-3.1-8b", 131072, 131072},    // 8 * 128: 4,096 B * 32
+      {"llama-3.1-70b", 327680, 327680},   // 8 * 128: 4,096 B * 80
+      {"llama-3.1-405b", 516096, 516096},  // 8 * 128: 4,096 B * 126
+      {"mistral-7b-v0.1", 131072, 0},      // 8 * 128 * 32 layers, every layer sliding_window 4096
+      {"mixtral-8x7b", 131072, 131072},    // 8 * 128: 4,096 B * 32 (sliding_window null)
+      {"qwen2.5-7b", 57344, 57344},   // 4 KV heads * 128 (3584/28): 2,048 B * 28; use_sliding_window false
+      {"qwen3-8b", 147456, 147456},   // 8 * head_dim 128: 4,096 B * 36
+      {"qwen3-14b", 163840, 163840},  // 8 * 128: 4,096 B * 40
+      {"qwen3-32b", 262144, 262144},  // 8 * head_dim 128 (not 5120/64 = 80): 4,096 B * 64
+      {"falcon-40b", 122880,
+       122880},  // new_decoder_architecture, num_kv_heads 8 * 64 (8192/128): 2,048 B * 60
+      {"gemma-2-9b", 344064, 172032},  // 8 * head_dim 256: 8,192 B * 42; 21 odd layers global
+      {"gemma-3-4b", 139264, 20480},   // defaults 4 KV * 256: 4,096 B * 34; global at i = 5,11,..,29 (5)
+      {"gemma-3-27b", 507904, 81920},  // 16 * 128: 8,192 B * 62; 10 global layers
+      {"deepseek-v3", 70272, 70272},   // MLA (512 + 64) * 2 B = 1,152 B * 61
+      {"gpt-oss-120b", 73728, 36864},  // 8 * 64: 2,048 B * 36; layer_types: 18 full
+      {"qwen3-next-80b-a3b", 24576,
+       24576},  // 2 KV * 256: 2,048 B * 12 full-attention layers (interval 4 of 48)
+  }));
+  CAPTURE(c.id);
+  const ModelSpec m = presets::find_model(c.id);
+  CHECK(bytes_per_token(m, KvDtypes{}).value == c.bytes_per_token);
+  CHECK(full_bytes_per_token(m, KvDtypes{}).value == c.full_bytes_per_token);
+}
+
+TEST_CASE("presets resolve by id, HF repo id and alias, case-insensitively", "[presets]") {
+  CHECK(presets::find_model("LLAMA-3.1-70B").id == "llama-3.1-70b");
+  CHECK(presets::find_model("meta-llama/Llama-3.1-70B").id == "llama-3.1-70b");
+  CHECK(presets::find_model("meta-llama/llama-3.1-70b-instruct").id == "llama-3.1-70b");
+  CHECK_THROWS_AS(presets::find_model("no-such-model"), Error);
+  CHECK(presets::find_gpu("H100-SXM").memory.value == 81559ULL * 1048576);  // nvidia-smi: 81559MiB
+  CHECK_THROWS_AS(presets::find_gpu("tpu-v5"), Error);
+  for (const auto& p : presets::list_models()) {
+    CAPTURE(p.id);
+    CHECK(p.path.stem().string() == p.id);
+    CHECK_NOTHROW(presets::load_model_file(p.path));
+  }
+}
+
+TEST_CASE("HF config keys, one architecture at a time", "[presets][hf]") {
+  SECTION("absent num_key_value_heads means MHA; head_dim from hidden / heads") {
+    json j = llama_like();
+    j.erase("num_key_value_heads");
+    const auto m = load(j);
+    CHECK(m.layers[0].attention.num_key_value_heads == 8);
+    CHECK(m.layers[0].attention.head_dim_k == 64);
+  }
+  SECTION("an explicit head_dim wins over hidden / heads") {
+    json j = llama_like();
+    j["head_dim"] = 128;
+    CHECK(load(j).layers[0].attention.head_dim_k == 128);
+  }
+  SECTION("GPT-2 names") {
+    const json j{{"model_type", "gpt2"}, {"n_layer", 12},       {"n_head", 12},
+                 {"n_embd", 768},        {"n_positions", 1024}, {"vocab_size", 50257}};
+    const auto m = load(j);
+    CHECK(num_layers(m) == 12);
+    CHECK(m.layers[0].attention.head_dim_k == 64);
+    CHECK(m.layers[0].mlp.intermediate_size == 3072);  // n_inner absent: 4 * n_embd
+  }
+  SECTION("Falcon: multi_query and new_decoder_architecture") {
+    json j{{"model_type", "falcon"}, {"num_hidden_layers", 32}, {"num_attention_heads", 71},
+           {"hidden_size", 4544},    {"vocab_size", 65024},     {"multi_query", true}};
+    CHECK(load(j).layers[0].attention.num_key_value_heads == 1);
+    j["new_decoder_architecture"] = true;
+    j["num_attention_heads"] = 128;
+    j["hidden_size"] = 8192;
+    j["num_kv_heads"] = 8;
+    CHECK(load(j).layers[0].attention.num_key_value_heads == 8);
+  }
+  SECTION("Qwen: sliding_window only with use_sliding_window, from max_window_layers") {
+    json j = llama_like();
+    j["model_type"] = "qwen2";
+    j["sliding_window"] = 1024;
+    j["use_sliding_window"] = false;
+    CHECK(full_bytes_per_token(load(j), KvDtypes{}) == bytes_per_token(load(j), KvDtypes{}));
+    j["use_sliding_window"] = true;
+    j["max_window_layers"] = 3;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::sliding);
+    CHECK(m.layers[1].attention.window == 1024);
+  }
+  SECTION("Mistral: one window on every layer") {
+    json j = llama_like();
+    j["model_type"] = "mistral";
+    j["sliding_window"] = 4096;
+    const auto m = load(j);
+    CHECK(m.layers.size() == 1);
+    CHECK(m.layers[0].attention.kind == AttentionKind::sliding);
+  }
+  SECTION("Gemma 2 alternates, even layers sliding") {
+    json j = llama_like();
+    j["model_type"] = "gemma2";
+    j["sliding_window"] = 4096;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 4);
+    CHECK(m.layers[0].attention.kind == AttentionKind::sliding);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  }
+  SECTION("Gemma 3: every 6th layer global when sliding_window_pattern is absent") {
+    json j = llama_like();
+    j["model_type"] = "gemma3_text";
+    j["num_hidden_layers"] = 12;
+    j["sliding_window"] = 1024;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 4);  // 5 sliding, 1 global, 5 sliding, 1 global
+    CHECK(m.layers[0].count == 5);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  }
+  SECTION("layer_types decides, and is checked") {
+    json j = llama_like();
+    j["sliding_window"] = 128;
+    j["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention", "full_attention"};
+    CHECK(load(j).layers.size() == 4);
+    j["layer_types"] = {"sliding_attention", "full_attention"};
+    CHECK(error_of(j) == "test.json: /layer_types: has 2 entries for 4 layers");
+    j["layer_types"] = {"sliding_attention", "full_attention", "telepathy", "full_attention"};
+    CHECK(error_of(j) == "test.json: /layer_types/2: unknown layer type 'telepathy'");
+  }
+  SECTION("DeepSeek MLA keys") {
+    json j = llama_like();
+    j["model_type"] = "deepseek_v3";
+    j["kv_lora_rank"] = 512;
+    j["qk_rope_head_dim"] = 64;
+    j["qk_nope_head_dim"] = 128;
+    j["v_head_dim"] = 128;
+    const auto m = load(j);
+    CHECK(m.layers[0].attention.kind == AttentionKind::mla);
+    CHECK(bytes_per_token(m, KvDtypes{}).value == 4 * 1152);  // (512 + 64) * 2 B * 4 layers
+  }
+  SECTION("Llama 4: chunked layers and NoPE global layers, nested under text_config") {
+    json t = llama_like();
+    t["model_type"] = "llama4_text";
+    t["attention_chunk_size"] = 8192;
+    t["no_rope_layers"] = {1, 1, 1, 0};
+    t["intermediate_size_mlp"] = 2048;
+    const json j{{"model_type", "llama4"}, {"text_config", t}};
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].attention.kind == AttentionKind::chunked);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  }
+  SECTION("Jamba: attention every attn_layer_period-th layer") {
+    json j = llama_like();
+    j["model_type"] = "jamba";
+    j["num_hidden_layers"] = 8;
+    j["attn_layer_period"] = 8;
+    j["attn_layer_offset"] = 4;
+    j["mamba_d_state"] = 16;
+    j["mamba_d_conv"] = 4;
+    j["mamba_expand"] = 2;
+    j["mamba_dt_rank"] = "auto";
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    CHECK(m.layers[1].count == 1);
+    CHECK(m.layers[0].attention.recurrent.d_inner == 1024);  // 2 * 512
+  }
+  SECTION("Qwen3-Next: full attention every full_attention_interval-th layer") {
+    json j = llama_like();
+    j["model_type"] = "qwen3_next";
+    j["full_attention_interval"] = 4;
+    j["linear_num_key_heads"] = 2;
+    j["linear_num_value_heads"] = 4;
+    j["linear_key_head_dim"] = 16;
+    j["linear_value_head_dim"] = 16;
+    j["linear_conv_kernel_dim"] = 4;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].attention.kind == AttentionKind::none);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  }
+}
+
+TEST_CASE("unreadable configs name the key and the reason", "[presets][hf][errors]") {
+  json j = llama_like();
+  j.erase("num_hidden_layers");
+  CHECK(error_of(j).find("/num_hidden_layers: missing") != std::string::npos);
+  j = llama_like();
+  j["num_key_value_heads"] = 3;
+  CHECK(error_of(j) == "test.json: /num_key_value_heads: 3 does not divide num_attention_heads 8");
+  j = llama_like();
+  j["num_attention_heads"] = "8";
+  CHECK(error_of(j) == "test.json: /num_attention_heads: must be a non-negative integer, got a string");
+  j = llama_like();
+  j["num_hidden_layers"] = 4.5;
+  CHECK(error_of(j) == "test.json: /num_hidden_layers: must be a non-negative integer, got 4.5");
+  j = llama_like();
+  j["num_hidden_layers"] = -4;
+  CHECK(error_of(j) == "test.json: /num_hidden_layers: must be a non-negative integer, got -4");
+  j = llama_like();
+  j["num_hidden_layers"] = 0;
+  CHECK(error_of(j) == "test.json: /num_hidden_layers: must be a positive integer, got 0");
+  j = llama_like();
+  j["text_config"] = json::array();
+  CHECK(error_of(j) == "test.json: /text_config: must be an object");
+  CHECK(error_of(json::array()).find("must be a JSON object") != std::string::npos);
+  j = llama_like();
+  j["model_type"] = "jamba";
+  CHECK(error_of(j) == "test.json: /attn_layer_period: missing (required for this architecture)");
+}

@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include "kvplan/units.hpp"
+
+using namespace kvplan;
+
+TEST_CASE("checked arithmetic detects overflow", "[units]") {
+  CHECK(checked_mul(1ULL << 32, 1ULL << 31) == (1ULL << 63));
+  CHECK_THROWS_AS(checked_mul(1ULL << 32, 1ULL << 32), Error);
+  CHECK_THROWS_AS(checked_add(~0ULL, 1), Error);
+  CHECK_THROWS_AS(Bytes{1ULL << 40} * (1ULL << 30), Error);
+  CHECK_THROWS_AS(Bytes{1} - Bytes{2}, Error);
+  CHECK((Bytes{3} + Bytes{4}).value == 7);
+}
+
+TEST_CASE("byte sizes parse exactly", "[units]") {
+  CHECK(parse_bytes("131072").value == 131072);
+  CHECK(parse_bytes("1GiB").value == 1073741824ULL);
+  CHECK(parse_bytes("2 MiB").value == 2097152ULL);
+  CHECK(parse_bytes("80GB").value == 80000000000ULL);
+  CHECK(parse_bytes("1.5kb").value == 1500);
+  // 6.51 GiB = 651 * 1,073,741,824 / 100 = 699,005,927,424 / 100 = 6,990,059,274.24 -> 6,990,059,274.
+  CHECK(parse_bytes("6.51GiB").value == 6990059274ULL);
+  CHECK_THROWS_AS(parse_bytes("-1GiB"), Error);
+  CHECK_THROWS_AS(parse_bytes("12 parsecs"), Error);
+  CHECK_THROWS_AS(parse_bytes(""), Error);
+  CHECK_THROWS_AS(parse_bytes("1.5"), Error);  // a fraction of a byte
+  CHECK_THROWS_AS(parse_bytes("99999999999TiB"), Error);
+  CHECK_THROWS_AS(parse_bytes("abc"), Error);
+}
+
+TEST_CASE("token counts and counts parse", "[units]") {
+  CHECK(parse_tokens("4096").value == 4096);
+  CHECK(parse_tokens("32k").value == 32000);
+  CHECK(parse_tokens("128Ki").value == 131072);
+  CHECK(parse_tokens("1.5k").value == 1500);
+  CHECK_THROWS_AS(parse_tokens("0"), Error);
+  CHECK_THROWS_AS(parse_tokens("1.0001k"), Error);
+  CHECK_THROWS_AS(parse_tokens("-5"), Error);
+  CHECK(parse_count("16", "--users") == 16);
+  CHECK_THROWS_AS(parse_count("0", "--users"), Error);
+  CHECK_THROWS_AS(parse_count("1.5", "--users"), Error);
+  CHECK_THROWS_AS(parse_count("99999999999999999999", "--users"), Error);
+  try {
+    parse_count("-3", "--tp");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.field() == "--tp");
+    CHECK(std::string(e.what()).find("--tp") == 0);
+  }
+}

@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include "kvplan/presets.hpp"
+#include "kvplan/weights.hpp"
+
+using namespace kvplan;
+
+TEST_CASE("Llama-3.1-8B parameters from the architecture, by hand", "[weights]") {
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  // Embeddings and untied LM head: 2 * 128,256 * 4,096 = 1,050,673,152.
+  // Per layer: q 4096*4096 + k 4096*1024 + v 4096*1024 + o 4096*4096 = 41,943,040;
+  //            MLP 3 * 4096 * 14336 = 176,160,768; two RMSNorms 8,192 -> 218,112,000.
+  // 32 layers: 6,979,584,000; + final norm 4,096 -> 8,030,261,248 (published: 8.03B).
+  CHECK(parameter_count(m) == 8030261248ULL);
+  CHECK(weight_bytes(parameter_count(m), DType::bf16).value == 2 * 8030261248ULL);
+  CHECK(weight_bytes(8, DType::int4).value == 4);
+}
+
+TEST_CASE("parameter counts match published totals within 1%", "[weights][presets]") {
+  // Published totals: Meta's model cards (Llama 3.1: 8.03B, 70.6B, 405B), Mistral AI (Mixtral-8x7B: 46.7B),
+  // DeepSeek-V3 technical report (671B total, 37B activated), Qwen model cards.
+  struct Case {
+    const char* id;
+    double published;
+  };
+  const auto c = GENERATE(values<Case>({{"llama-3.1-8b", 8.03e9},
+                                        {"llama-3.1-70b", 70.6e9},
+                                        {"llama-3.1-405b", 405e9},
+                                        {"mixtral-8x7b", 46.7e9},
+                                        {"deepseek-v3", 671e9}}));
+  CAPTURE(c.id);
+  const ModelSpec m = presets::find_model(c.id);
+  CHECK_THAT(static_cast<double>(parameter_count(m)), Catch::Matchers::WithinRel(c.published, 0.01));
+}
+
+TEST_CASE("every preset with a recorded published total agrees within 1%", "[weights][presets]") {
+  for (const auto& p : presets::list_models()) {
+    const ModelSpec m = presets::load_model_file(p.path);
+    if (m.published_params == 0) continue;
+    CAPTURE(p.id, parameter_count(m), m.published_params);
+    CHECK_THAT(static_cast<double>(parameter_count(m)),
+               Catch::Matchers::WithinRel(static_cast<double>(m.published_params), 0.01));
+  }
+}
+
+TEST_CASE("MoE active parameters count only routed top-k experts", "[weights]") {
+  const ModelSpec m = presets::find_model("mixtral-8x7b");
+  // Mixtral: 2 of 8 experts per token; published 12.9B active of 46.7B.
+  CHECK_THAT(static_cast<double>(active_parameter_count(m)), Catch::Matchers::WithinRel(12.9e9, 0.01));
+}
