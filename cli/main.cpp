@@ -38,10 +38,11 @@ int run_gpus() {
   return 0;
 }
 
-Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, Tokens context) {
+Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliOptions& e, Tokens context) {
   PlanInputs in;
   in.model = resolve_model(mo, nullptr);
-  in.kv = resolve_kv_dtypes(d);
+  in.engine = resolve_engine(e);
+  in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
   apply_weight_dtype(d, in.model);
   in.context = context;
   return make_plan(in);
@@ -49,7 +50,7 @@ Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, Tokens context) 
 
 int run_show(const ShowOptions& o) {
   const UnitSystem u = resolve_units(o.units);
-  const Plan p = layout_plan(o.model, o.dtypes, Tokens{1});
+  const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
   print(o.json ? layout_json(p).dump(2) + "\n" : layout_text(p, u));
   return 0;
 }
@@ -65,9 +66,10 @@ int run_size(const SizeOptions& o) {
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   ModelSpec m = resolve_model(o.model, nullptr);
-  const KvDtypes t = resolve_kv_dtypes(o.dtypes);
+  EngineOptions engine = resolve_engine(o.engine);
+  const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
-  const auto rows = compare_attention(m, t, ctx);
+  const auto rows = compare_attention(m, t, ctx, VariantOptions{}, engine);
   print(o.json ? compare_json(m, t, ctx, rows).dump(2) + "\n" : compare_text(m, t, ctx, rows, u));
   return 0;
 }
@@ -154,6 +156,7 @@ int main(int argc, char** argv) {
   auto* show_cmd = app.add_subcommand("show", "the KV layout of a model: layer groups and bytes per token");
   add_model_options(*show_cmd, show.model, true);
   add_dtype_options(*show_cmd, show.dtypes);
+  add_engine_options(*show_cmd, show.engine, false);
   show_cmd->add_option("--units", show.units, "iec (GiB, default) or si (GB)");
   show_cmd->add_flag("--json", show.json, "one JSON object");
 
@@ -161,6 +164,7 @@ int main(int argc, char** argv) {
   auto* size_cmd = app.add_subcommand("size", "plan KV cache, weights and capacity for a deployment");
   add_model_options(*size_cmd, size.model, false);
   add_dtype_options(*size_cmd, size.dtypes);
+  add_engine_options(*size_cmd, size.engine, true);
   auto& d = size.deploy;
   size_cmd->add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
   size_cmd->add_option("--users", d.users, "concurrent sequences (default 1)");
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("compare", "the model as MHA, GQA, MQA, sliding window and MLA side by side");
   add_model_options(*cmp_cmd, cmp.model, true);
   add_dtype_options(*cmp_cmd, cmp.dtypes);
+  add_engine_options(*cmp_cmd, cmp.engine, false);
   cmp_cmd->add_option("--context", cmp.context, "tokens per sequence (default 4096)");
   cmp_cmd->add_option("--units", cmp.units, "iec (GiB, default) or si (GB)");
   cmp_cmd->add_flag("--json", cmp.json, "one JSON object");

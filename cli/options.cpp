@@ -65,18 +65,99 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
   return m;
 }
 
-KvDtypes resolve_kv_dtypes(const DtypeOptions& o) {
+namespace {
+/// A KV type by name, with the engines' own names: auto (the model's dtype) and fp8_ds_mla (vLLM).
+DType kv_type(const std::string& text, const char* field, const ModelSpec& m, EngineOptions* engine) {
+  if (text == "auto") return m.weight_dtype == DType::fp32 ? DType::fp16 : m.weight_dtype;
+  if (text == "fp8_ds_mla") {
+    if (engine == nullptr || engine->engine != Engine::vllm)
+      throw Error(field, "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
+    engine->fp8_ds_mla = true;
+    return DType::fp8_e4m3;
+  }
+  return parse_dtype(text, field);
+}
+}  // namespace
+
+KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOptions* engine) {
   KvDtypes t;
+  // Default: the engine's own default, "auto" (the model's dtype) or llama.cpp's f16.
+  t.k = t.v = engine != nullptr && engine->engine == Engine::llamacpp
+                  ? DType::fp16
+                  : kv_type("auto", "--kv-dtype", m, engine);
   if (!o.kv_dtype.empty() && (!o.k_dtype.empty() || !o.v_dtype.empty()))
     throw Error("--kv-dtype", "give --kv-dtype or --k-dtype/--v-dtype, not both");
-  if (!o.kv_dtype.empty()) t.k = t.v = parse_dtype(o.kv_dtype, "--kv-dtype");
+  if (!o.kv_dtype.empty()) t.k = t.v = kv_type(o.kv_dtype, "--kv-dtype", m, engine);
   if (!o.k_dtype.empty() || !o.v_dtype.empty()) {
     if (o.k_dtype.empty()) throw Error("--k-dtype", "missing (required with --v-dtype)");
     if (o.v_dtype.empty()) throw Error("--v-dtype", "missing (required with --k-dtype)");
-    t.k = parse_dtype(o.k_dtype, "--k-dtype");
-    t.v = parse_dtype(o.v_dtype, "--v-dtype");
+    t.k = kv_type(o.k_dtype, "--k-dtype", m, engine);
+    t.v = kv_type(o.v_dtype, "--v-dtype", m, engine);
   }
   return t;
+}
+
+void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
+  app.add_option("--engine", o.engine,
+                 "whose allocation rules: ideal (default), vllm, sglang, llamacpp, trtllm");
+  app.add_option("--engine-version", o.version,
+                 "vllm: v1 (default), v0; llamacpp: 2026 (default), 2025-11, 2025-08");
+  app.add_option("--block-size", o.block_size,
+                 "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)");
+  app.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                 "vLLM: sliding-window reserve (default 8192)");
+  app.add_option("--ubatch", o.ubatch, "llama.cpp n_ubatch (default 512)");
+  app.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size cache for sliding-window layers");
+  app.add_flag("--kv-unified", o.kv_unified, "llama.cpp: one KV stream shared by all sequences");
+  app.add_flag("--disable-hybrid-kv-cache-manager", o.disable_hybrid, "vLLM: every layer as full attention");
+  app.add_option("--swa-full-tokens-ratio", o.swa_full_tokens_ratio,
+                 "SGLang: SWA pool / full pool tokens (default 0.8)");
+  if (capacity) {
+    app.add_option("--kv-memory", o.kv_memory,
+                   "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...)");
+    app.add_option("--max-tokens", o.max_tokens, "TensorRT-LLM KvCacheConfig.max_tokens");
+  }
+}
+
+EngineOptions resolve_engine(const EngineCliOptions& o) {
+  EngineOptions e;
+  e.engine = parse_engine(o.engine, "--engine");
+  e.version = o.version;
+  if (!o.block_size.empty()) e.block_size = parse_count(o.block_size, "--block-size");
+  if (!o.max_num_batched_tokens.empty())
+    e.max_num_batched_tokens = parse_tokens(o.max_num_batched_tokens, "--max-num-batched-tokens").value;
+  if (!o.ubatch.empty()) e.ubatch = parse_count(o.ubatch, "--ubatch");
+  if (!o.max_tokens.empty()) e.max_tokens = parse_tokens(o.max_tokens, "--max-tokens").value;
+  e.swa_full = o.swa_full;
+  e.kv_unified = o.kv_unified;
+  e.disable_hybrid_kv_cache_manager = o.disable_hybrid;
+  if (!o.swa_full_tokens_ratio.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(o.swa_full_tokens_ratio.c_str(), &end);
+    if (end != o.swa_full_tokens_ratio.c_str() + o.swa_full_tokens_ratio.size() || !std::isfinite(v) ||
+        v <= 0.0 || v > 1.0)
+      throw Error("--swa-full-tokens-ratio",
+                  "must be a number in (0, 1], got '" + o.swa_full_tokens_ratio + "'");
+    e.swa_full_tokens_ratio = v;
+  }
+  const bool vllm = e.engine == Engine::vllm, llama = e.engine == Engine::llamacpp;
+  if (!vllm && !o.max_num_batched_tokens.empty())
+    throw Error("--max-num-batched-tokens", "applies to --engine vllm");
+  if (!vllm && o.disable_hybrid) throw Error("--disable-hybrid-kv-cache-manager", "applies to --engine vllm");
+  if (!llama && (o.swa_full || o.kv_unified || !o.ubatch.empty()))
+    throw Error(o.swa_full     ? "--swa-full"
+                : o.kv_unified ? "--kv-unified"
+                               : "--ubatch",
+                "applies to --engine llamacpp");
+  if (e.engine != Engine::trtllm && !o.max_tokens.empty())
+    throw Error("--max-tokens", "applies to --engine trtllm");
+  if (e.engine != Engine::sglang && !o.swa_full_tokens_ratio.empty())
+    throw Error("--swa-full-tokens-ratio", "applies to --engine sglang");
+  if ((e.engine == Engine::ideal || llama) && !o.block_size.empty())
+    throw Error("--block-size", "applies to --engine vllm, sglang or trtllm");
+  if (e.engine == Engine::ideal && !o.version.empty())
+    throw Error("--engine-version", "applies to an engine other than ideal");
+  return e;
 }
 
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
@@ -104,7 +185,12 @@ double parse_fraction(const std::string& text, const char* field) {
 PlanInputs build_inputs(const SizeOptions& o) {
   PlanInputs in;
   in.model = resolve_model(o.model, kDefaultModel);
-  in.kv = resolve_kv_dtypes(o.dtypes);
+  in.engine = resolve_engine(o.engine);
+  in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
+  if (!o.engine.kv_memory.empty()) {
+    in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
+    if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
+  }
   apply_weight_dtype(o.dtypes, in.model);
   const DeployOptions& d = o.deploy;
   (void)resolve_units(d.units);

@@ -25,6 +25,13 @@ struct DtypeOptions {
   std::string kv_dtype, k_dtype, v_dtype, weight_dtype;
 };
 
+/// Engine policy and the engine's own options (strings: parsed with kvplan's errors).
+struct EngineCliOptions {
+  std::string engine = "ideal", version, block_size, max_num_batched_tokens, ubatch, max_tokens, kv_memory,
+              swa_full_tokens_ratio;
+  bool swa_full = false, kv_unified = false, disable_hybrid = false;
+};
+
 /// Deployment and capacity.
 struct DeployOptions {
   std::string context = "4096", users = "1";
@@ -37,11 +44,13 @@ struct SizeOptions {
   ModelOptions model;
   DtypeOptions dtypes;
   DeployOptions deploy;
+  EngineCliOptions engine;
 };
 
 struct ShowOptions {
   ModelOptions model;
   DtypeOptions dtypes;
+  EngineCliOptions engine;
   std::string units = "iec";
   bool json = false;
 };
@@ -49,6 +58,7 @@ struct ShowOptions {
 struct CompareOptions {
   ModelOptions model;
   DtypeOptions dtypes;
+  EngineCliOptions engine;
   std::string context = "4096";
   std::string units = "iec";
   bool json = false;
@@ -62,12 +72,17 @@ struct PrefillOptions {
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
+/// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
+void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
 
 /// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window];
 /// `fallback` when neither is given (empty: error).
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback);
-/// K/V dtypes and the weight dtype (applied to the model).
-KvDtypes resolve_kv_dtypes(const DtypeOptions& o);
+/// K/V dtypes (engine names included: "auto" is the model's dtype, fp16 for fp32 checkpoints as vLLM
+/// does; "fp8_ds_mla" sets the engine option) and the weight dtype (applied to the model).
+KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOptions* engine = nullptr);
+/// The engine options.
+EngineOptions resolve_engine(const EngineCliOptions& o);
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m);
 UnitSystem resolve_units(const std::string& units);
 /// Everything `size` needs.

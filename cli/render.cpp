@@ -61,6 +61,53 @@ json layer_json(const AttentionLayer& a) {
   return j;
 }
 
+json engine_json(const EngineResult& e) {
+  json j{{"name", std::string(name(e.engine))},
+         {"rules", e.rules},
+         {"block_size", e.block_size},
+         {"page_bytes", e.page_bytes.value},
+         {"bytes_per_token", e.bytes_per_token ? json(e.bytes_per_token->value) : json(nullptr)},
+         {"per_token_note", e.per_token_note},
+         {"kv_bytes_total", e.kv_bytes_total.value},
+         {"log_lines", e.log_lines},
+         {"notes", e.notes}};
+  if (e.num_blocks) j["num_blocks"] = *e.num_blocks;
+  if (e.kv_cache_tokens) j["kv_cache_tokens"] = *e.kv_cache_tokens;
+  if (e.max_concurrency) j["max_concurrency"] = *e.max_concurrency;
+  if (e.max_context || e.max_context_unbounded)
+    j["max_context"] = e.max_context ? json(*e.max_context) : json(nullptr);
+  json caches = json::array();
+  for (const auto& c : e.caches)
+    caches.push_back({{"name", c.name},
+                      {"cells", c.cells},
+                      {"streams", c.streams},
+                      {"layers", c.layers},
+                      {"k_bytes", c.k_bytes.value},
+                      {"v_bytes", c.v_bytes.value}});
+  if (!e.caches.empty()) j["caches"] = caches;
+  return j;
+}
+
+std::string engine_text(const EngineResult& e, UnitSystem u) {
+  if (e.engine == Engine::ideal) return "";
+  std::string out = fmt::format("\nEngine: {}\n  rules: {}\n", name(e.engine), e.rules);
+  if (e.block_size != 0)
+    out += fmt::format("  {:<38}{}\n", "block / page size", fmt::format("{} tokens", e.block_size));
+  if (e.bytes_per_token)
+    out += fmt::format("  {:<38}{} ({})\n", "bytes per token (engine)", format_bytes(*e.bytes_per_token, u),
+                       format_bytes_exact(*e.bytes_per_token));
+  if (!e.per_token_note.empty()) out += fmt::format("  {}\n", e.per_token_note);
+  for (const auto& c : e.caches)
+    out += fmt::format("  {} cache: {} cells x {} stream(s), {} layers, K {} MiB, V {} MiB\n", c.name,
+                       format_count(c.cells), c.streams, c.layers, mib(c.k_bytes), mib(c.v_bytes));
+  if (!e.log_lines.empty()) {
+    out += "  what the engine will print:\n";
+    for (const auto& l : e.log_lines) out += "    " + l + "\n";
+  }
+  for (const auto& n : e.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
 std::string row(std::string_view label, const std::string& value) {
   return fmt::format("  {:<38}{}\n", label, value);
 }
@@ -78,7 +125,7 @@ json layout_json(const Plan& p) {
   }
   const auto& m = p.inputs.model;
   return json{{"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}, {"layers", p.layers}}},
-              {"engine", "ideal"},
+              {"engine", engine_json(p.engine)},
               {"k_dtype", std::string(name(p.inputs.kv.k))},
               {"v_dtype", std::string(name(p.inputs.kv.v))},
               {"groups", groups},
@@ -89,8 +136,8 @@ json layout_json(const Plan& p) {
 
 std::string layout_text(const Plan& p, UnitSystem u) {
   const auto& m = p.inputs.model;
-  std::string out = fmt::format("{} ({}): {} layers, KV {}, engine rules: ideal (exact layout)\n\n", m.name,
-                                m.source, p.layers, dtype_label(p.inputs.kv));
+  std::string out = fmt::format("{} ({}): {} layers, KV {}, engine rules: {}\n\n", m.name, m.source, p.layers,
+                                dtype_label(p.inputs.kv), name(p.engine.engine));
   out += fmt::format("  {:<11} {:<62} {:>14} {:>16}\n", "layers", "attention", "B/token/layer", "B/token");
   for (const auto& g : p.groups) {
     const std::string range = g.group.count == 1
@@ -105,6 +152,7 @@ std::string layout_text(const Plan& p, UnitSystem u) {
   out += row("full bytes per token (never cap)", both(p.full_bytes_per_token, u));
   if (p.state_bytes_per_sequence != Bytes{0})
     out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
+  out += engine_text(p.engine, u);
   return out;
 }
 
@@ -154,7 +202,13 @@ json plan_json(const Plan& p) {
     j["max_users"] = p.max_users;
     j["max_context"] = p.max_context ? json(p.max_context->value) : json(nullptr);
     j["max_context_unbounded"] = !p.max_context.has_value();
+    j["ideal"] = {{"max_users", p.ideal_max_users},
+                  {"max_context", p.ideal_max_context ? json(p.ideal_max_context->value) : json(nullptr)}};
+    if (p.engine.kv_cache_tokens) j["kv_cache_tokens"] = *p.engine.kv_cache_tokens;
+    if (p.engine.max_concurrency) j["max_concurrency"] = *p.engine.max_concurrency;
   }
+  if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
+  if (in.engine.engine == Engine::llamacpp) j["kv_bytes_total"] = p.engine.kv_bytes_total.value;
   j["limit"] = p.limit;
   j["warnings"] = p.warnings;
   return j;
@@ -165,8 +219,9 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   const auto& m = in.model;
   const auto& par = in.deployment.parallel;
   const auto& g = p.per_gpu;
-  std::string out =
-      fmt::format("{} ({}), engine rules: ideal (exact layout, no paging)\n\n", m.name, m.source);
+  std::string out = fmt::format(
+      "{} ({}), engine rules: {}\n\n", m.name, m.source,
+      in.engine.engine == Engine::ideal ? std::string("ideal (exact layout, no paging)") : p.engine.rules);
   out += "Inputs\n";
   out += row("context", format_count(in.context.value) + " tokens");
   out += row("users (concurrent sequences)", format_count(in.users));
@@ -201,9 +256,11 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   out += row("weights", format_bytes(g.weights_bytes, u));
   out += row(fmt::format("KV cache ({} users)", format_count(g.users)), both(g.kv_bytes_total, u));
   if (p.has_gpu) {
-    out += row("reserve", format_bytes(g.reserve_bytes, u));
-    out += row("usable (memory x utilisation)", format_bytes(g.usable_bytes, u));
-    out += row("available for KV", both(g.available_kv_bytes, u));
+    if (!in.kv_memory) {
+      out += row("reserve", format_bytes(g.reserve_bytes, u));
+      out += row("usable (memory x utilisation)", format_bytes(g.usable_bytes, u));
+    }
+    out += row(in.kv_memory ? "KV memory (given)" : "available for KV", both(g.available_kv_bytes, u));
     out += row("free after KV", format_bytes(g.free_bytes, u));
     out += "\nCapacity\n";
     out += row("fits", p.fits ? "yes" : "NO");
@@ -213,6 +270,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
         fmt::format("max context for {} users", format_count(in.users)),
         p.max_context ? format_count(p.max_context->value) + " tokens" : "unbounded (every layer windowed)");
   }
+  out += engine_text(p.engine, u);
   out += "\n" + p.limit + "\n";
   return out;
 }
@@ -225,7 +283,10 @@ json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
                    {"bytes_per_token", r.bytes_per_token.value},
                    {"full_bytes_per_token", r.full_bytes_per_token.value},
                    {"kv_bytes_per_sequence", r.kv_bytes_per_sequence.value},
-                   {"saving_vs_mha", r.saving_vs_mha}});
+                   {"saving_vs_mha", r.saving_vs_mha},
+                   {"engine_bytes_per_token",
+                    r.engine_bytes_per_token ? json(r.engine_bytes_per_token->value) : json(nullptr)},
+                   {"engine_kv_bytes_per_sequence", r.engine_kv_bytes_per_sequence.value}});
   return json{{"model", {{"id", m.id}, {"name", m.name}}},
               {"context", context.value},
               {"k_dtype", std::string(name(t.k))},
@@ -243,6 +304,15 @@ std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
     out += fmt::format("  {:<24} {:>16} {:>14} {:>16} {:>11}x\n", r.label,
                        format_count(r.bytes_per_token.value), format_bytes(r.bytes_per_token, u),
                        format_bytes(r.kv_bytes_per_sequence, u), format_fixed(r.saving_vs_mha, 1));
+  if (!rows.empty() && rows.front().engine_kv_bytes_per_sequence != Bytes{0}) {
+    out += "\n  under the engine's rules (one sequence, tp 1):\n";
+    for (const auto& r : rows)
+      out += fmt::format(
+          "  {:<24} {:>16} {:>14} {:>16}\n", r.label,
+          r.engine_bytes_per_token ? format_count(r.engine_bytes_per_token->value) : std::string("-"),
+          r.engine_bytes_per_token ? format_bytes(*r.engine_bytes_per_token, u) : std::string("-"),
+          format_bytes(r.engine_kv_bytes_per_sequence, u));
+  }
   out += "\n  vs MHA: MHA's KV per sequence / the variant's (the lesson's 8x for GQA-8 of 64 heads)\n";
   return out;
 }

@@ -69,3 +69,25 @@ kvplan_cli_bad("unknown gpu" "gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tp
 kvplan_cli_bad("unknown dtype" "--kv-dtype: unknown type 'fp7'" size llama-3.1-8b --kv-dtype fp7)
 kvplan_cli_bad("unknown flag" "kvplan: error: .*--frobnicate" size llama-3.1-8b --frobnicate)
 kvplan_cli_bad("no subcommand" "kvplan: error: " )
+
+# Engines. The issue's example: vLLM V1, Qwen3-14B, 6.51 GiB of KV memory at 32,768 tokens:
+# floor(6.51 * 2^30) // (16 * 8 * 256 * 2 B) // 40 layers = 2,666 blocks = 42,656 tokens; 2,666 / 2,048 = 1.30x.
+kvplan_cli_ok("engine vllm prints its two lines"
+  "GPU KV cache size: 42,656 tokens.*Maximum concurrency for 32,768 tokens per request: 1.30x"
+  size Qwen/Qwen3-14B --engine vllm --kv-memory 6.51GiB --context 32768)
+kvplan_cli_ok("engine vllm json keys"
+  "\"kv_cache_tokens\": 42656,.*\"max_concurrency\": 1.30[0-9]*,.*\"max_context\": 42656,"
+  size Qwen/Qwen3-14B --engine vllm --kv-memory 6.51GiB --context 32768 --json)
+# llama.cpp, gpt-oss-20b at 131,072 tokens: 3072 MiB full cache and a 768-cell SWA cache of 18 MiB.
+kvplan_cli_ok("engine llamacpp iswa lines"
+  "size = 3072.00 MiB \\(131072 cells,  12 layers,  1/1 seqs\\).*768 cells.*size =   18.00 MiB"
+  size gpt-oss-20b --engine llamacpp --context 131072)
+kvplan_cli_ok("engine llamacpp kv_bytes_total is every buffer" "\"kv_bytes_total\": 3240099840"
+  size gpt-oss-20b --engine llamacpp --context 131072 --json)
+kvplan_cli_ok("show with an engine" "engine rules: vllm.*per token" show qwen3-14b --engine vllm)
+kvplan_cli_ok("compare with an engine" "under the engine's rules" compare deepseek-v3 --engine llamacpp --engine-version 2025-11)
+kvplan_cli_bad("unknown engine" "--engine: unknown engine 'ollama'" size llama-3.1-8b --engine ollama)
+kvplan_cli_bad("engine option for another engine" "--ubatch: applies to --engine llamacpp" size llama-3.1-8b --engine vllm --ubatch 256)
+kvplan_cli_bad("engine dtype it lacks" "--kv-dtype: vLLM has no KV cache type q8_0" size llama-3.1-8b --engine vllm --kv-dtype q8_0)
+kvplan_cli_bad("llama.cpp has no tp" "--tp: llama.cpp does not split" size llama-3.1-70b --engine llamacpp --tp 2)
+kvplan_cli_bad("zero kv memory" "--kv-memory: must be positive" size llama-3.1-8b --engine vllm --kv-memory 0)

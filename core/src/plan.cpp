@@ -107,25 +107,31 @@ Plan make_plan(const PlanInputs& in) {
                          " exceeds the model's max_position_embeddings " +
                          format_count(m.max_position_embeddings));
 
-  if (!in.gpu) {
+  if (!in.gpu && !in.kv_memory) {
     p.limit = "no GPU given: capacity not computed";
+    p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, std::nullopt);
     return p;
   }
   p.has_gpu = true;
-  g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
-  const Bytes fixed = g.weights_bytes + g.reserve_bytes;
-  if (fixed > g.usable_bytes) {
-    g.available_kv_bytes = Bytes{0};
-    p.fits = false;
-    p.max_users = 0;
-    p.max_context = Tokens{0};
-    p.limit = "weights (" + format_bytes(g.weights_bytes, UnitSystem::iec) + ") and reserve (" +
-              format_bytes(g.reserve_bytes, UnitSystem::iec) + ") exceed the usable memory (" +
-              format_bytes(g.usable_bytes, UnitSystem::iec) +
-              ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
-    return p;
+  if (in.kv_memory) {
+    g.available_kv_bytes = *in.kv_memory;  // as the engine logs it: weights and reserve already out
+  } else {
+    g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
+    const Bytes fixed = g.weights_bytes + g.reserve_bytes;
+    if (fixed > g.usable_bytes) {
+      g.available_kv_bytes = Bytes{0};
+      p.fits = false;
+      p.max_users = 0;
+      p.max_context = Tokens{0};
+      p.limit = "weights (" + format_bytes(g.weights_bytes, UnitSystem::iec) + ") and reserve (" +
+                format_bytes(g.reserve_bytes, UnitSystem::iec) + ") exceed the usable memory (" +
+                format_bytes(g.usable_bytes, UnitSystem::iec) +
+                ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
+      p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, std::nullopt);
+      return p;
+    }
+    g.available_kv_bytes = g.usable_bytes - fixed;
   }
-  g.available_kv_bytes = g.usable_bytes - fixed;
   p.fits = g.kv_bytes_total <= g.available_kv_bytes;
   g.free_bytes = p.fits ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
   p.max_users =
@@ -133,13 +139,56 @@ Plan make_plan(const PlanInputs& in) {
           ? 0
           : checked_mul(g.available_kv_bytes.value / g.bytes_per_sequence.value, par.dp, "max_users");
   p.max_context = max_context_for(m, in.kv, par, g.users, g.available_kv_bytes);
+  p.ideal_max_users = p.max_users;
+  p.ideal_max_context = p.max_context;
+
+  p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, g.available_kv_bytes);
+  const EngineResult& e = p.engine;
+  if (in.engine.engine == Engine::llamacpp) {
+    // llama.cpp allocates what it is asked: the users' slots fit or not; max users by its own buffers.
+    p.fits = e.kv_bytes_total <= g.available_kv_bytes;
+    const auto fits_users = [&](std::uint64_t n) {
+      try {
+        return apply_engine(m, in.kv, par, in.context, n, in.engine, std::nullopt).kv_bytes_total <=
+               g.available_kv_bytes;
+      } catch (const Error&) {
+        return false;
+      }
+    };
+    std::uint64_t lo = 0, hi = 1;
+    while (hi < (1ULL << 40) && fits_users(hi)) hi *= 2;
+    if (fits_users(hi))
+      lo = hi;
+    else {
+      if (hi > 1) lo = hi / 2;
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (fits_users(mid) ? lo : hi) = mid;
+      }
+    }
+    p.max_users = lo;
+    p.max_context = e.max_context ? std::optional<Tokens>(Tokens{*e.max_context}) : std::nullopt;
+  } else if (in.engine.engine != Engine::ideal && e.max_concurrency) {
+    p.max_users = checked_mul(static_cast<std::uint64_t>(*e.max_concurrency), par.dp, "max_users");
+    p.fits = p.max_users >= in.users;
+    p.max_context =
+        e.max_context_unbounded ? std::nullopt : std::optional<Tokens>(Tokens{e.max_context.value_or(0)});
+  }
+  const std::string where = in.kv_memory ? "KV memory" : "available per GPU";
   if (p.fits)
-    p.limit = "fits: KV cache uses " + format_bytes(g.kv_bytes_total, UnitSystem::iec) + " of " +
-              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " available per GPU";
-  else
+    p.limit =
+        "fits: " + format_count(in.users) + " users x " + format_count(in.context.value) + " tokens within " +
+        format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where +
+        (in.engine.engine == Engine::ideal ? "" : " (" + std::string(name(in.engine.engine)) + " rules)");
+  else if (in.engine.engine == Engine::ideal)
     p.limit = "KV cache: " + format_count(in.users) + " users x " + format_count(in.context.value) +
               " tokens need " + format_bytes(g.kv_bytes_total, UnitSystem::iec) + " per GPU, only " +
-              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " available";
+              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where;
+  else
+    p.limit = "KV cache: under " + std::string(name(in.engine.engine)) + " rules only " +
+              format_count(p.max_users) + " requests of " + format_count(in.context.value) +
+              " tokens fit in " + format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where + ", " +
+              format_count(in.users) + " asked";
   return p;
 }
 

@@ -65,7 +65,7 @@ std::vector<Variant> attention_variants(const ModelSpec& m, const VariantOptions
 }
 
 std::vector<VariantFigures> compare_attention(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                                              const VariantOptions& o) {
+                                              const VariantOptions& o, const EngineOptions& engine) {
   if (context.value == 0) throw Error("context", "must be positive");
   std::vector<VariantFigures> out;
   for (auto& v : attention_variants(m, o)) {
@@ -74,6 +74,11 @@ std::vector<VariantFigures> compare_attention(const ModelSpec& m, const KvDtypes
     f.bytes_per_token = bytes_per_token(v.model, t);
     f.full_bytes_per_token = full_bytes_per_token(v.model, t);
     f.kv_bytes_per_sequence = kv_bytes_per_sequence(v.model, t, context);
+    if (engine.engine != Engine::ideal) {
+      const EngineResult e = apply_engine(v.model, t, Parallelism{}, context, 1, engine, std::nullopt);
+      f.engine_bytes_per_token = e.bytes_per_token;
+      f.engine_kv_bytes_per_sequence = e.kv_bytes_total;
+    }
     f.model = std::move(v.model);
     out.push_back(std::move(f));
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/engine.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/model.hpp"
 
@@ -48,7 +49,11 @@ struct PlanInputs {
   Tokens context{4096};
   std::uint64_t users = 1;
   Deployment deployment;
-  std::optional<Gpu> gpu;  ///< none: figures without capacity
+  std::optional<Gpu> gpu;  ///< none: figures without capacity (unless kv_memory is given)
+  EngineOptions engine;    ///< whose allocation rules apply (default: ideal, the exact layout)
+  /// KV-cache memory per GPU as the engine logs it (vLLM's "Available KV cache memory"); replaces
+  /// memory x utilisation - weights - reserve when given.
+  std::optional<Bytes> kv_memory;
   bool operator==(const PlanInputs&) const = default;
 };
 
@@ -91,11 +96,14 @@ struct Plan {
   Bytes weights_bytes;                  ///< whole model
   bool weights_from_architecture = true;
   PerGpu per_gpu;
-  bool has_gpu = false;
-  bool fits = false;                  ///< only meaningful with a GPU
-  std::uint64_t max_users = 0;        ///< at the context, over all replicas
+  bool has_gpu = false;         ///< capacity computed (a GPU or kv_memory given)
+  bool fits = false;            ///< only meaningful with capacity; under an engine, by its rules
+  std::uint64_t max_users = 0;  ///< at the context, over all replicas (engine: floor of its concurrency)
   std::optional<Tokens> max_context;  ///< for the users; nullopt when unbounded (every layer windowed)
-  std::string limit;                  ///< what limits the plan, in words
+  std::uint64_t ideal_max_users = 0;  ///< the exact layout's figures, whatever the engine
+  std::optional<Tokens> ideal_max_context;
+  EngineResult engine;  ///< what the engine allocates and logs (ideal: the exact layout)
+  std::string limit;    ///< what limits the plan, in words
   std::vector<std::string> warnings;
 };
 

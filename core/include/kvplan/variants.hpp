@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/engine.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/model.hpp"
 
@@ -38,10 +39,13 @@ struct VariantFigures {
   Bytes full_bytes_per_token;
   Bytes kv_bytes_per_sequence;
   double saving_vs_mha = 0;  ///< MHA's kv_bytes_per_sequence / this one's (0 when this one is 0)
+  std::optional<Bytes> engine_bytes_per_token;  ///< under the engine's rules (nullopt: ideal, or meaningless)
+  Bytes engine_kv_bytes_per_sequence;           ///< what the engine allocates for one sequence of the context
 };
 
 /// attention_variants() with their figures at `context` (KV only, recurrent state excluded).
+/// With an engine other than ideal, each variant also gets the engine's figures (tp = pp = 1, one sequence).
 std::vector<VariantFigures> compare_attention(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                                              const VariantOptions& o = {});
+                                              const VariantOptions& o = {}, const EngineOptions& engine = {});
 
 }  // namespace kvplan

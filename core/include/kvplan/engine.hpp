@@ -1,0 +1,111 @@
+#pragma once
+/// @file engine.hpp
+/// Engine policies: what a serving engine allocates for an exact KV layout. The `ideal` policy is
+/// the exact layout (no paging); vllm, sglang, llamacpp and trtllm each follow the engine's own
+/// source (cited in each policy's file: core/src/engine_<name>.cpp) and report the figures the
+/// engine itself logs, so a prediction can be held against a server's log.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvplan/kv.hpp"
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// Serving engines kvplan models.
+enum class Engine { ideal, vllm, sglang, llamacpp, trtllm };
+
+/// "ideal", "vllm", "sglang", "llamacpp", "trtllm".
+std::string_view name(Engine e);
+/// Parses an engine name (case-insensitive; "llama.cpp", "tensorrt-llm" accepted).
+/// Throws kvplan::Error(field, ...) naming the known engines.
+Engine parse_engine(std::string_view text, std::string_view field = "--engine");
+
+/// Engine options, each defaulting to the engine's own default (0 or empty = that default).
+struct EngineOptions {
+  Engine engine = Engine::ideal;
+  /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default), "v0";
+  /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed).
+  std::string version;
+  std::uint64_t block_size =
+      0;  ///< vLLM block_size (16), TRT-LLM tokens_per_block (32), SGLang page_size (1)
+  std::uint64_t max_num_batched_tokens = 0;  ///< vLLM sliding-window / chunk reserve (default 8192)
+  std::uint64_t ubatch = 0;                  ///< llama.cpp n_ubatch (512)
+  bool swa_full = false;                     ///< llama.cpp --swa-full: sliding layers get a full-size cache
+  bool kv_unified = false;                   ///< llama.cpp --kv-unified: one stream shared by all sequences
+  bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
+  bool fp8_ds_mla = false;             ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
+  std::uint64_t max_tokens = 0;        ///< TRT-LLM KvCacheConfig.max_tokens (0: none)
+  double swa_full_tokens_ratio = 0.8;  ///< SGLang --swa-full-tokens-ratio
+  bool operator==(const EngineOptions&) const = default;
+};
+
+/// One KV buffer as the engine logs it (llama.cpp: the full-attention cache and the SWA cache).
+struct EngineCache {
+  std::string name;           ///< "full", "swa"
+  std::uint64_t cells = 0;    ///< cells (token slots) per stream
+  std::uint64_t streams = 1;  ///< llama.cpp streams (sequences when not unified)
+  std::uint64_t layers = 0;
+  Bytes k_bytes;
+  Bytes v_bytes;
+};
+
+/// What an engine allocates, per GPU (one tp rank, the fullest pipeline stage), and the figures it logs.
+struct EngineResult {
+  Engine engine = Engine::ideal;
+  std::string rules;                     ///< which engine version's rules, with the source files
+  std::uint64_t block_size = 0;          ///< tokens per block/page (0: no paging)
+  Bytes page_bytes;                      ///< bytes of one page of one layer (vLLM), of one block (TRT-LLM)
+  std::optional<Bytes> bytes_per_token;  ///< per GPU, as the engine stores it; nullopt when meaningless
+  std::string per_token_note;            ///< why there is no per-token figure, or what it means
+  // With KV memory given:
+  std::optional<std::uint64_t> num_blocks;
+  std::optional<std::uint64_t>
+      kv_cache_tokens;  ///< vLLM "GPU KV cache size", SGLang max_total_num_tokens, TRT-LLM tokens
+  std::optional<double> max_concurrency;  ///< requests of the context length, as the engine prints it
+  std::optional<std::uint64_t>
+      max_context;                     ///< longest single request that fits (vLLM's estimate_max_model_len)
+  bool max_context_unbounded = false;  ///< every layer windowed: any length fits
+  // llama.cpp: the buffers it allocates for the given context and sequences.
+  std::vector<EngineCache> caches;
+  Bytes kv_bytes_total;  ///< what the engine allocates for the request (llama.cpp: every buffer)
+  std::vector<std::string> log_lines;  ///< the lines the engine itself would print
+  std::vector<std::string> notes;      ///< what the policy does not model, said plainly
+};
+
+/// Applies an engine policy. `context` is the context per sequence (vLLM's max_model_len, llama.cpp's
+/// context per slot), `users` the sequences (llama.cpp n_seq_max), `kv_memory` the KV memory per GPU
+/// as the engine logs it (vLLM "Available KV cache memory"); without it no capacity figures.
+/// Throws kvplan::Error on options the engine does not support (a dtype it lacks, tp under llama.cpp).
+EngineResult apply_engine(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                          std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory);
+
+/// The ideal policy: the exact layout, no paging; with kv_memory, tokens = memory / bytes per token.
+EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                          std::uint64_t users, std::optional<Bytes> kv_memory);
+/// vLLM V1 (and V0 with version "v0").
+EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                         const EngineOptions& o, std::optional<Bytes> kv_memory);
+/// SGLang's token pool.
+EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                           const EngineOptions& o, std::optional<Bytes> kv_memory);
+/// llama.cpp's KV caches (llama_kv_cache, llama_kv_cache_iswa).
+EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                             std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory);
+/// TensorRT-LLM's paged KV cache (PyTorch backend KVCacheManager).
+EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                           const EngineOptions& o, std::optional<Bytes> kv_memory);
+
+/// Layers of the fullest pipeline stage, as a model of its own (the layers one GPU holds).
+std::vector<ModelSpec> stage_models(const ModelSpec& m, std::uint64_t pp);
+
+/// "1,234.56 MiB"-style helpers for engine log lines: value / 2^20 with `decimals` decimals.
+std::string mib(Bytes b, int decimals = 2);
+/// value / 2^30 with two decimals, as engines print GiB.
+std::string gib(Bytes b);
+
+}  // namespace kvplan

@@ -1,0 +1,151 @@
+// Engine dispatch, the ideal policy, and helpers shared by the engine policies.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "engine_common.hpp"
+#include "kvplan/engine.hpp"
+#include "kvplan/format.hpp"
+#include "kvplan/plan.hpp"
+
+namespace kvplan {
+
+std::string_view name(Engine e) {
+  switch (e) {
+    case Engine::ideal: return "ideal";
+    case Engine::vllm: return "vllm";
+    case Engine::sglang: return "sglang";
+    case Engine::llamacpp: return "llamacpp";
+    case Engine::trtllm: return "trtllm";
+  }
+  return "?";
+}
+
+Engine parse_engine(std::string_view text, std::string_view field) {
+  std::string s(text);
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "ideal") return Engine::ideal;
+  if (s == "vllm") return Engine::vllm;
+  if (s == "sglang") return Engine::sglang;
+  if (s == "llamacpp" || s == "llama.cpp" || s == "llama-cpp") return Engine::llamacpp;
+  if (s == "trtllm" || s == "tensorrt-llm" || s == "tensorrt_llm") return Engine::trtllm;
+  throw Error(std::string(field),
+              "unknown engine '" + std::string(text) + "' (ideal, vllm, sglang, llamacpp, trtllm)");
+}
+
+std::string mib(Bytes b, int decimals) {
+  return format_fixed(static_cast<double>(b.value) / 1048576.0, decimals);
+}
+std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
+
+std::vector<ModelSpec> stage_models(const ModelSpec& m, std::uint64_t pp) {
+  std::vector<ModelSpec> out;
+  for (const auto& s : pipeline_stages(num_layers(m), pp)) {
+    ModelSpec stage = m;
+    stage.layers.clear();
+    std::uint64_t layer = 0;
+    for (const auto& g : m.layers) {
+      const std::uint64_t lo = std::max(layer, s.first), hi = std::min(layer + g.count, s.first + s.count);
+      if (lo < hi) {
+        LayerGroup part = g;
+        part.count = hi - lo;
+        stage.layers.push_back(part);
+      }
+      layer += g.count;
+    }
+    out.push_back(std::move(stage));
+  }
+  return out;
+}
+
+namespace engine_detail {
+
+std::uint64_t largest_fitting(std::uint64_t hi, const std::function<bool(std::uint64_t)>& fits) {
+  if (!fits(1)) return 0;
+  std::uint64_t lo = 1;  // fits(lo); find the boundary below hi
+  if (fits(hi)) return hi;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+bool has_windowed_only(const ModelSpec& m) {
+  bool any = false;
+  for (const auto& g : m.layers) {
+    if (g.attention.kind == AttentionKind::none) continue;
+    if (g.attention.kind == AttentionKind::full || g.attention.kind == AttentionKind::mla) return false;
+    any = true;
+  }
+  return any;
+}
+
+bool has_recurrent(const ModelSpec& m) {
+  for (const auto& g : m.layers)
+    if (g.attention.kind == AttentionKind::none) return true;
+  return false;
+}
+
+void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types) {
+  const auto ok = [&](DType d) {
+    switch (d) {
+      case DType::fp32:
+      case DType::fp16:
+      case DType::bf16:
+      case DType::fp8_e4m3:
+      case DType::fp8_e5m2: return true;
+      case DType::int8: return engine == "TensorRT-LLM";
+      default: return allow_block_types;
+    }
+  };
+  if (!ok(t.k) || !ok(t.v))
+    throw Error("--kv-dtype",
+                std::string(engine) + " has no KV cache type " + std::string(name(ok(t.k) ? t.v : t.k)));
+  if (t.k != t.v && !allow_block_types)
+    throw Error("--k-dtype", std::string(engine) + " uses one KV cache type for K and V");
+}
+
+std::string tokens_str(std::uint64_t n) { return format_count(n); }
+
+}  // namespace engine_detail
+
+EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                          std::uint64_t users, std::optional<Bytes> kv_memory) {
+  EngineResult r;
+  r.engine = Engine::ideal;
+  r.rules = "ideal: the exact layout, no paging (kvplan core/src/kv.cpp)";
+  const auto stages = per_gpu_sequence_bytes(m, t, context, p);
+  Bytes bpt{0}, seq{0};
+  for (const auto& s : stages) {
+    bpt = std::max(bpt, s.bytes_per_token);
+    seq = std::max(seq, s.kv_bytes + s.state_bytes);
+  }
+  r.bytes_per_token = bpt;
+  r.per_token_note = "per GPU (one tp rank, fullest stage), every cached layer as if no window were full";
+  r.kv_bytes_total = seq * users;
+  if (!kv_memory) return r;
+  r.kv_cache_tokens = bpt == Bytes{0} ? 0 : kv_memory->value / bpt.value;
+  r.max_concurrency =
+      seq == Bytes{0} ? 0.0 : static_cast<double>(kv_memory->value) / static_cast<double>(seq.value);
+  const auto ctx = max_context_for(m, t, p, 1, *kv_memory);
+  r.max_context_unbounded = !ctx.has_value();
+  if (ctx) r.max_context = ctx->value;
+  return r;
+}
+
+EngineResult apply_engine(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                          std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  if (context.value == 0) throw Error("context", "must be positive");
+  if (users == 0) throw Error("users", "must be positive");
+  switch (o.engine) {
+    case Engine::ideal: return ideal_policy(m, t, p, context, users, kv_memory);
+    case Engine::vllm: return vllm_policy(m, t, p, context, o, kv_memory);
+    case Engine::sglang: return sglang_policy(m, t, p, context, o, kv_memory);
+    case Engine::llamacpp: return llamacpp_policy(m, t, p, context, users, o, kv_memory);
+    case Engine::trtllm: return trtllm_policy(m, t, p, context, o, kv_memory);
+  }
+  throw Error("--engine", "unknown engine");
+}
+
+}  // namespace kvplan

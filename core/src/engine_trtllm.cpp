@@ -1,0 +1,71 @@
+// TensorRT-LLM's paged KV cache, after tensorrt_llm/_torch/pyexecutor/resource_manager.py
+// (KVCacheManager.get_cache_bytes_per_token, calculate_max_num_blocks) and the C++ KVCacheManager
+// (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp allocatePools):
+//  - bytes per token: kv_factor (2; 1 for MLA, SELFKONLY) x sum over local layers of
+//    ceil(num_kv_heads / tp) x head_dim x dtype bytes; MLA head_dim = kv_lora_rank + qk_rope_head_dim.
+//  - max_tokens = memory // bytes per token (KvCacheCreator), min with the user's max_tokens;
+//    blocks = ceil(max_tokens / tokens_per_block) (the budget rounds UP to whole blocks);
+//    log "[MemUsageChange] Allocated X GiB for max tokens in paged KV cache (blocks x tokens_per_block)".
+#include <algorithm>
+
+#include "engine_common.hpp"
+#include "kvplan/format.hpp"
+
+namespace kvplan {
+
+EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                           const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  using namespace engine_detail;
+  require_plain_dtypes(t, "TensorRT-LLM", false);
+  if (!o.version.empty())
+    throw Error("--engine-version", "trtllm has one version of its rules (PyTorch backend, 2025)");
+  if (has_recurrent(m))
+    throw Error("--engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
+  EngineResult r;
+  r.engine = Engine::trtllm;
+  r.rules =
+      "TensorRT-LLM (PyTorch backend, 2025): _torch/pyexecutor/resource_manager.py KVCacheManager "
+      "(get_cache_bytes_per_token, calculate_max_num_blocks)";
+  const std::uint64_t tpb = o.block_size ? o.block_size : 32;  // llmapi KvCacheConfig.tokens_per_block
+  r.block_size = tpb;
+  Bytes bpt{0};
+  for (const auto& stage : stage_models(m, p.pp)) {
+    Bytes s{0};
+    for (const auto& g : stage.layers) {
+      const auto& a = g.attention;
+      if (a.kind == AttentionKind::mla) {
+        s += row_bytes(t.k, a.kv_lora_rank + a.qk_rope_head_dim) * g.count;
+      } else {
+        if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) {
+          if (r.notes.empty())
+            r.notes.push_back(
+                "TensorRT-LLM's variable sliding-window pools are not modelled: windowed layers "
+                "are counted at full length (an upper bound)");
+        }
+        const std::uint64_t heads = ceil_div(a.num_key_value_heads, p.tp);  // (kv + tp - 1) // tp
+        s += row_bytes(t.k, heads * a.head_dim_k) * g.count + row_bytes(t.v, heads * a.head_dim_v) * g.count;
+      }
+    }
+    bpt = std::max(bpt, s);
+  }
+  r.bytes_per_token = bpt;
+  r.per_token_note = "per GPU: kv_factor x ceil(kv_heads / tp) x head_dim x layers x dtype bytes";
+  r.page_bytes = bpt * tpb;
+  r.kv_bytes_total = bpt * (ceil_div(context.value, tpb) * tpb);
+  if (!kv_memory && o.max_tokens == 0) return r;
+  std::uint64_t max_tokens = kv_memory ? kv_memory->value / bpt.value : o.max_tokens;
+  if (o.max_tokens != 0) max_tokens = std::min(max_tokens, o.max_tokens);
+  const std::uint64_t blocks = ceil_div(max_tokens, tpb);
+  r.num_blocks = blocks;
+  r.kv_cache_tokens = checked_mul(blocks, tpb, "tokens");
+  r.max_context = r.kv_cache_tokens;
+  r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
+  const Bytes allocated = bpt * *r.kv_cache_tokens;
+  r.log_lines.push_back("Number of tokens per block: " + std::to_string(tpb) + ".");
+  r.log_lines.push_back("[MemUsageChange] Allocated " + gib(allocated) +
+                        " GiB for max tokens in paged KV cache (" + std::to_string(*r.kv_cache_tokens) +
+                        ").");
+  return r;
+}
+
+}  // namespace kvplan

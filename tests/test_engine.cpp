@@ -1,0 +1,216 @@
+// Engine policies against the figures real engines printed (../shared/cases/engine-logs.json).
+// A printed GiB figure is rounded to two decimals, so a case's memory lies in [x - 0.005, x + 0.005) GiB:
+// the tests check that the reported counts lie between the predictions at the two ends.
+#include <catch2/catch.hpp>
+
+#include "kvplan/engine.hpp"
+#include "kvplan/format.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+/// The two ends of a printed GiB figure: [x - 0.005, x + 0.005) GiB, in bytes.
+std::pair<Bytes, Bytes> printed_gib(double x) {
+  return {Bytes{static_cast<std::uint64_t>((x - 0.005) * kGiB)},
+          Bytes{static_cast<std::uint64_t>((x + 0.005) * kGiB) - 1}};
+}
+EngineOptions engine(Engine e, std::string version = "") {
+  EngineOptions o;
+  o.engine = e;
+  o.version = std::move(version);
+  return o;
+}
+const KvDtypes f16{DType::fp16, DType::fp16};
+}  // namespace
+
+TEST_CASE("vllm-v0-llama31-8b: V0 blocks of 16 tokens of every layer", "[engine][vllm]") {
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  const auto o = engine(Engine::vllm, "v0");
+  // Block: 16 tokens * 2 (K, V) * 8 heads * 128 * 2 B * 32 layers = 2,097,152 B; 131,072 B per token.
+  const auto r = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{20000}, o, std::nullopt);
+  CHECK(r.page_bytes.value == 2097152);
+  CHECK(r.bytes_per_token->value == 131072);
+  SECTION("max_model_len 20000: 3.81 GiB, 1952 blocks, 1.56x") {
+    const auto [lo, hi] = printed_gib(3.81);
+    const auto a = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{20000}, o, lo);
+    const auto b = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{20000}, o, hi);
+    CHECK(*a.num_blocks <= 1952);
+    CHECK(*b.num_blocks >= 1952);
+    // At exactly 1952 blocks (1952 * 2 MiB = 3.8125 GiB): 31,232 tokens / 20,000 = 1.5616 -> "1.56x".
+    const auto c = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{20000}, o, Bytes{1952ULL * 2097152});
+    CHECK(*c.kv_cache_tokens == 31232);
+    CHECK(format_fixed(*c.max_concurrency, 2) == "1.56");
+    CHECK(c.log_lines.at(1) == "Maximum concurrency for 20000 tokens per request: 1.56x");
+  }
+  SECTION("max_model_len 29000: 2.89 GiB, 1478 blocks, 0.82x, 23,648 tokens") {
+    const auto [lo, hi] = printed_gib(2.89);
+    CHECK(*vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{29000}, o, lo).num_blocks <= 1478);
+    CHECK(*vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{29000}, o, hi).num_blocks >= 1478);
+    const auto c = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{29000}, o, Bytes{1478ULL * 2097152});
+    CHECK(*c.kv_cache_tokens == 23648);  // the engine's "maximum number of tokens ... (23648)"
+    CHECK(format_fixed(*c.max_concurrency, 2) == "0.82");
+  }
+}
+
+TEST_CASE("vllm-v1-qwen3-14b: 6.51 GiB gives 42,656 tokens and 1.30x", "[engine][vllm]") {
+  const ModelSpec m = presets::find_model("Qwen/Qwen3-14B");
+  const auto o = engine(Engine::vllm);
+  // Page: 16 * 8 * (128 + 128) * 2 B = 65,536 B per layer; 40 layers; 163,840 B per token.
+  const auto [lo, hi] = printed_gib(6.51);
+  const auto a = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{32768}, o, lo);
+  const auto b = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{32768}, o, hi);
+  CHECK(a.page_bytes.value == 65536);
+  CHECK(a.bytes_per_token->value == 163840);
+  CHECK(*a.kv_cache_tokens <= 42656);
+  CHECK(*b.kv_cache_tokens >= 42656);
+  // The user's figure taken as exact: floor(6.51 * 2^30) = 6,990,059,274 B // 65,536 // 40 = 2,666 blocks;
+  // 2,666 * 16 = 42,656 tokens; 2,666 / cdiv(32,768, 16) = 1.3018 -> "1.30x".
+  const auto c = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{32768}, o, parse_bytes("6.51GiB"));
+  CHECK(*c.num_blocks == 2666);
+  CHECK(*c.kv_cache_tokens == 42656);
+  CHECK(c.log_lines.at(1) == "GPU KV cache size: 42,656 tokens");
+  CHECK(c.log_lines.at(2) == "Maximum concurrency for 32,768 tokens per request: 1.30x");
+  CHECK(*c.max_context == 42656);  // estimate_max_model_len: 2,666 blocks of 16
+}
+
+TEST_CASE("vllm-mla-deepseek-v2-lite: the latent once per token per layer", "[engine][vllm][mla]") {
+  const ModelSpec m = presets::find_model("deepseek-ai/DeepSeek-V2-Lite-Chat");
+  const auto r = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{32768}, engine(Engine::vllm), std::nullopt);
+  // 27 layers * (512 + 64) * 2 B = 31,104 B per token; one 32,768-token request: 1,019,215,872 B = 0.95 GiB.
+  CHECK(r.bytes_per_token->value == 31104);
+  CHECK(r.kv_bytes_total.value == 1019215872ULL);
+  CHECK(gib(r.kv_bytes_total) == "0.95");
+  // Not split by tensor parallelism.
+  const auto tp =
+      vllm_policy(m, KvDtypes{}, Parallelism{2, 1, 1}, Tokens{32768}, engine(Engine::vllm), std::nullopt);
+  CHECK(tp.bytes_per_token->value == 31104);
+  // fp8_ds_mla: 656 B per token per layer (512 fp8 + 4 fp32 scales + 64 bf16).
+  auto ds = engine(Engine::vllm);
+  ds.fp8_ds_mla = true;
+  CHECK(
+      vllm_policy(m, KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3}, Parallelism{}, Tokens{16}, ds, std::nullopt)
+          .bytes_per_token->value == 27 * 656);
+}
+
+TEST_CASE("trtllm-fp8-llama31-8b: the token budget rounds up to whole blocks", "[engine][trtllm]") {
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  auto o = engine(Engine::trtllm);
+  o.max_tokens = 860308;
+  const KvDtypes fp8{DType::fp8_e4m3, DType::fp8_e4m3};
+  // free_gpu_memory_fraction 0.8 of an H100's 80 GiB is far above 860,308 tokens * 65,536 B, so max_tokens
+  // binds.
+  const auto r = trtllm_policy(m, fp8, Parallelism{}, Tokens{8192}, o,
+                               Bytes{static_cast<std::uint64_t>(0.8 * 80 * kGiB)});
+  CHECK(r.bytes_per_token->value == 65536);  // 2 * 8 * 128 * 32 layers * 1 B
+  CHECK(*r.num_blocks == 26885);             // ceil(860,308 / 32)
+  CHECK(*r.kv_cache_tokens == 860320);       // 26,885 * 32
+  // 860,320 * 65,536 B = 56,381,931,520 B = 52.5098 GiB, printed as 52.51 GiB.
+  CHECK(r.log_lines.at(1) ==
+        "[MemUsageChange] Allocated 52.51 GiB for max tokens in paged KV cache (860320).");
+}
+
+TEST_CASE("llamacpp-mla-with-v-cache: DeepSeek-V3 with and without the V cache", "[engine][llamacpp][mla]") {
+  const ModelSpec m = presets::find_model("deepseek-v3");
+  // 2025 builds (PR #12801): K 576 and V 512 per layer, 61 layers, 16,384 cells, f16:
+  // K = 61 * 16384 * 576 * 2 B = 1,151,336,448 B = 1098.00 MiB; V = 61 * 16384 * 512 * 2 B = 976.00 MiB.
+  const auto old = llamacpp_policy(m, f16, Parallelism{}, Tokens{16384}, 1,
+                                   engine(Engine::llamacpp, "2025-11"), std::nullopt);
+  REQUIRE(old.caches.size() == 1);
+  CHECK(mib(old.caches[0].k_bytes) == "1098.00");
+  CHECK(mib(old.caches[0].v_bytes) == "976.00");
+  CHECK(old.bytes_per_token->value == 132736);  // 61 * (576 + 512) * 2
+  // Current mainline (PR #19067): K only, 70,272 B per token.
+  const auto now =
+      llamacpp_policy(m, f16, Parallelism{}, Tokens{16384}, 1, engine(Engine::llamacpp), std::nullopt);
+  CHECK(now.bytes_per_token->value == 70272);
+  CHECK(now.caches[0].v_bytes.value == 0);
+}
+
+TEST_CASE("gpt-oss-20b under llama.cpp: the SWA cache, and without it", "[engine][llamacpp]") {
+  const ModelSpec m = presets::find_model("openai/gpt-oss-20b");
+  SECTION("llamacpp-iswa-gpt-oss-20b: full 131,072 cells, SWA pad(128 + 512, 256) = 768 cells") {
+    for (const char* v : {"2025-08", "2026"}) {
+      CAPTURE(v);
+      const auto r = llamacpp_policy(m, f16, Parallelism{}, Tokens{131072}, 1, engine(Engine::llamacpp, v),
+                                     std::nullopt);
+      REQUIRE(r.caches.size() == 2);
+      // 12 layers * 131,072 * 512 * 2 B * 2 (K, V) = 3072 MiB; 12 * 768 * 512 * 2 * 2 = 18 MiB.
+      CHECK(r.caches[0].cells == 131072);
+      CHECK(r.caches[0].layers == 12);
+      CHECK(mib(r.caches[0].k_bytes + r.caches[0].v_bytes) == "3072.00");
+      CHECK(r.caches[1].cells == 768);
+      CHECK(r.caches[1].layers == 12);
+      CHECK(mib(r.caches[1].k_bytes + r.caches[1].v_bytes) == "18.00");
+      CHECK(mib(r.kv_bytes_total) == "3090.00");
+    }
+    CHECK(full_bytes_per_token(m, f16).value == 24576);  // the case's bytes per token: 12 * 2 * 512 * 2
+  }
+  SECTION("swa-ignored-gpt-oss-20b: every layer at full context is the --swa-full figure") {
+    auto o = engine(Engine::llamacpp);
+    o.swa_full = true;
+    const auto r = llamacpp_policy(m, f16, Parallelism{}, Tokens{131072}, 1, o, std::nullopt);
+    // 24 layers * 131,072 * 512 * 2 B = 3072 MiB of K and as much V: 6144 MiB.
+    Bytes k{0}, v{0};
+    for (const auto& c : r.caches) {
+      k += c.k_bytes;
+      v += c.v_bytes;
+    }
+    CHECK(mib(k) == "3072.00");
+    CHECK(mib(v) == "3072.00");
+    CHECK(mib(r.kv_bytes_total) == "6144.00");
+    CHECK(r.bytes_per_token->value == 49152);
+  }
+}
+
+TEST_CASE("llamacpp-405b-layer-split: per device, the layers it holds", "[engine][llamacpp]") {
+  const ModelSpec m = presets::find_model("llama-3.1-405b");
+  const auto whole =
+      llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt);
+  // 126 layers * 2 * 8 * 128 * 2 B * 4096 cells = 16 MiB per layer, 2016 MiB in all.
+  CHECK(mib(whole.kv_bytes_total) == "2016.00");
+  CHECK(whole.bytes_per_token->value == 516096);
+  // The split itself (27 layers on the CPU, 50 and 49 on the RPC devices) follows the devices' free memory
+  // in llama_model::load_tensors: an input, not a rule. Given it, each device holds layers x 16 MiB.
+  const auto device = [&](std::uint64_t layers) {
+    ModelSpec part = m;
+    part.layers[0].count = layers;
+    return mib(
+        llamacpp_policy(part, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt)
+            .kv_bytes_total);
+  };
+  CHECK(device(50) == "800.00");
+  CHECK(device(49) == "784.00");
+  CHECK(device(27) == "432.00");
+}
+
+TEST_CASE("vLLM hybrid allocator: sliding and full layers share one pool", "[engine][vllm]") {
+  const ModelSpec m = presets::find_model("gpt-oss-20b");
+  // 12 sliding (128) + 12 full layers, page 16 * 8 * (64 + 64) * 2 B = 32,768 B: two groups of 12.
+  const auto r = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{131072}, engine(Engine::vllm),
+                             Bytes{12ULL * 32768 * 1000});
+  CHECK_FALSE(r.bytes_per_token.has_value());  // per-token view not meaningful: said instead
+  CHECK(r.per_token_note.find("not meaningful") != std::string::npos);
+  CHECK(*r.num_blocks == 1000);                // available // page // group_size (12)
+  CHECK(*r.kv_cache_tokens == 1000 / 2 * 16);  // num_blocks // groups * block_size
+  // Per request: full group cdiv(131072, 16) = 8192 pages; sliding group cdiv(min(127 + 8192, 131072), 16) +
+  // 1 = 521.
+  CHECK_THAT(*r.max_concurrency, Catch::Matchers::WithinRel(1000.0 / (8192 + 521), 1e-12));
+  auto off = engine(Engine::vllm);
+  off.disable_hybrid_kv_cache_manager = true;
+  const auto u = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{131072}, off, std::nullopt);
+  CHECK(u.bytes_per_token->value == 49152);  // every layer full: 24 * 2,048 B
+}
+
+TEST_CASE("engines reject what they do not support", "[engine]") {
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  CHECK_THROWS_AS(vllm_policy(m, KvDtypes{DType::q8_0, DType::q8_0}, Parallelism{}, Tokens{16},
+                              engine(Engine::vllm), std::nullopt),
+                  Error);
+  CHECK_THROWS_AS(
+      llamacpp_policy(m, f16, Parallelism{2, 1, 1}, Tokens{16}, 1, engine(Engine::llamacpp), std::nullopt),
+      Error);
+  CHECK_THROWS_AS(parse_engine("ollama"), Error);
+  CHECK(parse_engine("llama.cpp") == Engine::llamacpp);
+}
