@@ -48,3 +48,23 @@ TEST_CASE("MoE active parameters count only routed top-k experts", "[weights]") 
   // Mixtral: 2 of 8 experts per token; published 12.9B active of 46.7B.
   CHECK_THAT(static_cast<double>(active_parameter_count(m)), Catch::Matchers::WithinRel(12.9e9, 0.01));
 }
+
+TEST_CASE("quantised checkpoints: mxfp4 experts, fp8 linear layers", "[weights][presets]") {
+  // 32 values of mxfp4: 16 B of E2M1 + 1 E8M0 scale byte = 17 B (OCP Microscaling spec).
+  CHECK(weight_bytes(64, DType::mxfp4).value == 34);
+  const ModelSpec oss = presets::find_model("gpt-oss-120b");
+  CHECK(oss.expert_weight_dtype == DType::mxfp4);
+  CHECK(oss.weight_dtype == DType::bf16);
+  // OpenAI's gpt-oss model card: 116.8B parameters and a 60.8 GiB checkpoint (quoted at
+  // fitmygpu.com/models/gpt-oss-120b); experts in mxfp4, attention, router and embeddings in bf16.
+  CHECK_THAT(static_cast<double>(parameter_count(oss)), Catch::Matchers::WithinRel(116.8e9, 0.01));
+  CHECK_THAT(static_cast<double>(model_weight_bytes(oss).value),
+             Catch::Matchers::WithinRel(60.8 * 1073741824.0, 0.01));
+  const auto b = parameter_breakdown(oss);
+  // Experts by hand: 36 layers * 128 experts * (3 * 2880 * 2880 + biases 2 * 2880 + 2880) = 115,022,069,760.
+  CHECK(b.experts == 36ULL * 128 * (3ULL * 2880 * 2880 + 3 * 2880));
+  CHECK(b.embeddings + b.experts + b.other == parameter_count(oss));
+  const ModelSpec ds = presets::find_model("deepseek-v3");
+  CHECK(ds.weight_dtype == DType::fp8_e4m3);  // quantization_config: fp8, e4m3
+  CHECK(ds.embedding_dtype == DType::bf16);   // torch_dtype
+}

@@ -91,7 +91,7 @@ Plan make_plan(const PlanInputs& in) {
   p.parameters = parameter_count(m);
   p.active_parameters = active_parameter_count(m);
   p.weights_from_architecture = !in.deployment.weights.has_value();
-  p.weights_bytes = in.deployment.weights.value_or(weight_bytes(p.parameters, m.weight_dtype));
+  p.weights_bytes = in.deployment.weights.value_or(model_weight_bytes(m));
   if (!in.deployment.weights && m.hidden_size == 0)
     p.warnings.push_back("the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
 

@@ -97,4 +97,32 @@ std::uint64_t active_parameter_count(const ModelSpec& m) { return parameters(m, 
 
 Bytes weight_bytes(std::uint64_t params, DType t) { return row_bytes(t, params); }
 
+ParameterBreakdown parameter_breakdown(const ModelSpec& m) {
+  ParameterBreakdown b;
+  const std::uint64_t h = m.hidden_size;
+  b.embeddings = mul(m.vocab_size, h);
+  if (!m.tie_word_embeddings) b.embeddings = add(b.embeddings, mul(m.vocab_size, h));
+  b.embeddings = add(b.embeddings, mul(m.learned_position_embeddings, h));
+  for (const auto& g : m.layers) {
+    const auto& e = g.mlp;
+    if (e.num_experts == 0) continue;
+    MlpSpec routed = e;
+    routed.num_experts = 1;
+    routed.num_shared_experts = 0;
+    routed.shared_expert_gate = false;
+    routed.router_bias = false;
+    // One routed expert's matrices (and biases) = the MoE MLP with a single expert, less its router.
+    const std::uint64_t one = mlp_parameters(routed, h) - h;
+    b.experts = add(b.experts, mul(mul(one, e.num_experts), g.count));
+  }
+  b.other = parameter_count(m) - b.embeddings - b.experts;
+  return b;
+}
+
+Bytes model_weight_bytes(const ModelSpec& m) {
+  const auto b = parameter_breakdown(m);
+  return weight_bytes(b.embeddings, m.embedding_dtype) + weight_bytes(b.experts, m.expert_weight_dtype) +
+         weight_bytes(b.other, m.weight_dtype);
+}
+
 }  // namespace kvplan

@@ -182,6 +182,22 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
 
   ModelSpec m;
   m.weight_dtype = dtype_from_config(r.has("torch_dtype") || r.has("dtype") ? r : top);
+  m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
+  // quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep
+  // embeddings and LM head in torch_dtype; gpt-oss's mxfp4 quantises only the experts
+  // (modules_to_not_convert: self_attn, router, embed_tokens, lm_head).
+  const json* q = top.get("quantization_config");
+  if (q == nullptr) q = r.get("quantization_config");
+  if (q != nullptr && q->is_object()) {
+    const auto method = q->find("quant_method");
+    if (method != q->end() && method->is_string()) {
+      if (*method == "fp8") {
+        m.weight_dtype = m.expert_weight_dtype = DType::fp8_e4m3;
+      } else if (*method == "mxfp4") {
+        m.expert_weight_dtype = DType::mxfp4;
+      }
+    }
+  }
 
   const std::uint64_t n_layers = r.positive_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
   const std::uint64_t heads = r.positive_any({"num_attention_heads", "n_head", "num_heads"});

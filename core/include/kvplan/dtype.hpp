@@ -13,7 +13,7 @@
 namespace kvplan {
 
 /// Storage types. Block formats follow ggml (ggml/src/ggml.c type_traits: blck_size, type_size).
-enum class DType { fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, q4_0, q4_1, q5_0, q5_1 };
+enum class DType { fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, q4_0, q4_1, q5_0, q5_1, mxfp4 };
 
 /// Exact size of a type: `block_bytes` bytes hold `block_values` values.
 struct DTypeInfo {

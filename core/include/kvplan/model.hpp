@@ -94,8 +94,11 @@ struct ModelSpec {
   std::uint64_t learned_position_embeddings = 0;  ///< rows of a learned position table (GPT-2: n_positions)
   bool norm_bias = false;                         ///< LayerNorm with bias (GPT-2, Falcon) vs RMSNorm
   std::uint64_t max_position_embeddings = 0;      ///< 0: unknown
-  DType weight_dtype = DType::bf16;               ///< the checkpoint's dtype (config torch_dtype)
-  std::uint64_t published_params = 0;             ///< published total parameters (0: none recorded)
+  DType weight_dtype = DType::bf16;  ///< linear layers' dtype (config torch_dtype, or its quantisation)
+  DType embedding_dtype =
+      DType::bf16;  ///< embeddings and LM head (kept unquantised by fp8/mxfp4 checkpoints)
+  DType expert_weight_dtype = DType::bf16;  ///< routed experts (gpt-oss: mxfp4)
+  std::uint64_t published_params = 0;       ///< published total parameters (0: none recorded)
   bool operator==(const ModelSpec&) const = default;
 };
 

@@ -31,4 +31,18 @@ std::uint64_t active_parameter_count(const ModelSpec& m);
 /// Weight bytes of `params` parameters stored as `t` (exact for block types: row_bytes).
 Bytes weight_bytes(std::uint64_t params, DType t);
 
+/// Parameters by how checkpoints store them: embeddings (token and position tables, LM head unless
+/// tied), routed experts, and the rest (attention, dense and shared MLPs, norms).
+struct ParameterBreakdown {
+  std::uint64_t embeddings = 0;
+  std::uint64_t experts = 0;
+  std::uint64_t other = 0;
+};
+ParameterBreakdown parameter_breakdown(const ModelSpec& m);
+
+/// The model's weight bytes: embeddings in embedding_dtype, routed experts in expert_weight_dtype,
+/// the rest in weight_dtype (a quantised checkpoint's quantization_config sets these; block scales of
+/// fp8 block quantisation, under 0.03%, are not counted).
+Bytes model_weight_bytes(const ModelSpec& m);
+
 }  // namespace kvplan
