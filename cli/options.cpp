@@ -68,7 +68,7 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
 namespace {
 /// A KV type by name, with the engines' own names: auto (the model's dtype) and fp8_ds_mla (vLLM).
 DType kv_type(const std::string& text, const char* field, const ModelSpec& m, EngineOptions* engine) {
-  if (text == "auto") return m.weight_dtype == DType::fp32 ? DType::fp16 : m.weight_dtype;
+  if (text == "auto") return m.dtype == DType::fp32 ? DType::fp16 : m.dtype;  // vLLM: fp32 models serve in fp16
   if (text == "fp8_ds_mla") {
     if (engine == nullptr || engine->engine != Engine::vllm)
       throw Error(field, "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");

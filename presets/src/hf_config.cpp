@@ -182,7 +182,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
 
   ModelSpec m;
   m.weight_dtype = dtype_from_config(r.has("torch_dtype") || r.has("dtype") ? r : top);
-  m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
+  m.dtype = m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
   // quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep
   // embeddings and LM head in torch_dtype; gpt-oss's mxfp4 quantises only the experts
   // (modules_to_not_convert: self_attn, router, embed_tokens, lm_head).

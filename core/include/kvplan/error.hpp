@@ -4,17 +4,37 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kvplan {
 
+namespace detail {
+/// Control characters as \n, \r, \t or \xNN: a message quotes what a file or flag held, and must
+/// stay one line whatever that was.
+inline std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+      continue;
+    }
+    constexpr const char* hex = "0123456789abcdef";
+    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : "";
+    if (c != '\n' && c != '\r' && c != '\t') out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+  }
+  return out;
+}
+}  // namespace detail
+
 /// A user-facing error: the field (or JSON path, or option) at fault and the reason.
-/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows.
+/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows; control
+/// characters in either (from a file name, a JSON string, a flag's value) are escaped.
 class Error : public std::runtime_error {
  public:
   Error(std::string field, std::string reason)
-      : std::runtime_error(field.empty() ? reason : field + ": " + reason),
-        field_(std::move(field)),
-        reason_(std::move(reason)) {}
+      : Error(Escaped{detail::one_line(field), detail::one_line(reason)}) {}
 
   /// The field, option or JSON path the error is about (may be empty).
   [[nodiscard]] const std::string& field() const noexcept { return field_; }
@@ -22,6 +42,14 @@ class Error : public std::runtime_error {
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
 
  private:
+  struct Escaped {
+    std::string field, reason;
+  };
+  explicit Error(Escaped e)
+      : std::runtime_error(e.field.empty() ? e.reason : e.field + ": " + e.reason),
+        field_(std::move(e.field)),
+        reason_(std::move(e.reason)) {}
+
   std::string field_;
   std::string reason_;
 };
