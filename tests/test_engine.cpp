@@ -214,3 +214,22 @@ TEST_CASE("engines reject what they do not support", "[engine]") {
   CHECK_THROWS_AS(parse_engine("ollama"), Error);
   CHECK(parse_engine("llama.cpp") == Engine::llamacpp);
 }
+
+TEST_CASE("vLLM with Mamba layers: attention block size raised, Mamba page padded", "[engine][vllm]") {
+  const ModelSpec m = presets::find_model("jamba-1.5-mini");
+  // Attention: 8 KV heads * 128 * 2 (K, V) * 2 B = 4,096 B per token per layer (4 layers of 32).
+  // Mamba state: d_inner 8192 * (d_conv 4 - 1) + 8192 * d_state 16 = 155,648 values * 2 B = 311,296 B.
+  // HybridAttentionMambaModelConfig: block = 16 * cdiv(311,296, 16 * 4,096) = 80 tokens; page 327,680 B;
+  // the Mamba page is padded by (327,680 - 311,296) / 311,296 = 5.26%.
+  const auto r =
+      vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm), Bytes{20ULL << 30});
+  CHECK(r.block_size == 80);
+  CHECK(r.page_bytes.value == 327680);
+  // Groups: 4 attention layers and 28 Mamba layers, group_size 4: 1 + 7 = 8 groups.
+  // Blocks: 20 GiB // 327,680 // 4 = 16,384; tokens 16,384 // 8 * 80 = 163,840.
+  CHECK(*r.num_blocks == 16384);
+  CHECK(*r.kv_cache_tokens == 163840);
+  // Per request: cdiv(262,144, 80) = 3,277 attention pages + 7 Mamba states.
+  CHECK_THAT(*r.max_concurrency, Catch::Matchers::WithinRel(16384.0 / (3277 + 7), 1e-12));
+  CHECK(r.log_lines.at(1).find("by 5.26%") != std::string::npos);
+}

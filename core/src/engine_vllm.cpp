@@ -36,12 +36,15 @@ constexpr std::uint64_t kDefaultMaxNumBatchedTokens = 8192;  // vllm serve on la
 
 /// One layer's KV cache spec as vLLM builds it.
 struct Spec {
-  AttentionKind kind = AttentionKind::full;  // full (incl. MLA), sliding, chunked
+  AttentionKind kind = AttentionKind::full;  // full (incl. MLA), sliding, chunked, none (MambaSpec)
   bool mla = false;
+  Bytes mamba_page;  // MambaSpec: the state, padded to the attention page
   std::uint64_t window = 0;
   Bytes per_token;  // bytes per token of this layer on one rank
   std::uint64_t block_size = 0;
-  [[nodiscard]] Bytes page() const { return per_token * block_size; }
+  [[nodiscard]] Bytes page() const {
+    return kind == AttentionKind::none ? mamba_page : per_token * block_size;
+  }
   /// vLLM's type_id: layers with equal ids share a group type.
   [[nodiscard]] std::string type_id() const {
     return std::string(name(kind)) + (mla ? "_mla" : "") + "_" + std::to_string(window) + "_" +
@@ -50,6 +53,7 @@ struct Spec {
   /// max_memory_usage_bytes for a request of `len` tokens.
   [[nodiscard]] Bytes max_memory(std::uint64_t len, std::uint64_t mnbt) const {
     switch (kind) {
+      case AttentionKind::none: return page();  // mamba_cache_mode "none": one state per request
       case AttentionKind::sliding:
         return page() * (ceil_div(std::min(window - 1 + mnbt, len), block_size) + 1);
       case AttentionKind::chunked: return page() * ceil_div(std::min(window + mnbt, len), block_size);
@@ -76,13 +80,22 @@ struct Groups {
 };
 
 Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, const EngineOptions& o,
-                   std::uint64_t bs) {
+                   std::uint64_t bs, Bytes mamba_page) {
   std::map<std::string, std::pair<Spec, std::uint64_t>> by_type;
   std::vector<std::string> order;
   for (const auto& g : stage.layers) {
     const auto& a = g.attention;
-    if (a.kind == AttentionKind::none) continue;
     Spec s;
+    if (a.kind == AttentionKind::none) {
+      s.kind = AttentionKind::none;
+      s.mamba_page = mamba_page;
+      s.block_size = bs;
+      const std::string id = "mamba_" + std::to_string(mamba_page.value);
+      if (!by_type.count(id)) order.push_back(id);
+      by_type[id].first = s;
+      by_type[id].second += g.count;
+      continue;
+    }
     s.kind = a.kind == AttentionKind::mla ? AttentionKind::full : a.kind;
     s.mla = a.kind == AttentionKind::mla;
     s.window = s.kind == AttentionKind::full ? 0 : a.window;
@@ -192,11 +205,10 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
     if (!mla) throw Error("--kv-dtype", "fp8_ds_mla applies to MLA models only");
   }
   require_plain_dtypes(t, "vLLM", false);
-  if (has_recurrent(m))
-    throw Error("--engine",
-                "vLLM's Mamba / linear-attention state pools (MambaSpec page padding) are not "
-                "modelled by kvplan; use --engine ideal for this model");
-  if (o.version == "v0") return vllm_v0(m, t, p, context, o, kv_memory);
+  if (o.version == "v0") {
+    if (has_recurrent(m)) throw Error("--engine-version", "vLLM V0's Mamba cache is not modelled; use v1");
+    return vllm_v0(m, t, p, context, o, kv_memory);
+  }
   if (!o.version.empty() && o.version != "v1")
     throw Error("--engine-version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
 
@@ -217,9 +229,43 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
       break;
     }
 
+  // Hybrid attention + Mamba / linear attention (vllm/model_executor/models/config.py,
+  // HybridAttentionMambaModelConfig.verify_and_update_config, mamba_cache_mode "none"): the attention
+  // block size becomes the smallest multiple of 16 whose page holds a Mamba state, and the Mamba page
+  // is padded to the attention page.
+  Bytes mamba_page{0};
+  std::uint64_t block = bs;
+  if (has_recurrent(m)) {
+    if (o.disable_hybrid_kv_cache_manager)
+      throw Error("--disable-hybrid-kv-cache-manager",
+                  "vLLM needs its hybrid manager for Mamba / linear-attention layers");
+    Bytes attn_1{0}, state{0};
+    for (const auto& g : m.layers) {
+      if (g.attention.kind == AttentionKind::none)
+        state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
+      else
+        attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
+    }
+    if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");
+    const std::uint64_t align = 16;
+    const std::uint64_t needed = align * ceil_div(state.value, align * attn_1.value);
+    if (o.block_size == 0 || o.block_size < needed) {
+      block = needed;
+      r.log_lines.push_back("Setting attention block size to " + std::to_string(block) +
+                            " tokens to ensure that attention page size is >= mamba page size.");
+    }
+    mamba_page = attn_1 * block;
+    if (mamba_page != state)
+      r.log_lines.push_back(
+          "Padding mamba page size by " +
+          format_fixed(
+              100.0 * static_cast<double>((mamba_page - state).value) / static_cast<double>(state.value), 2) +
+          "% to ensure that mamba page size and attention page size are exactly equal.");
+    r.block_size = block;
+  }
   const auto stages = stage_models(m, p.pp);
   std::vector<Groups> groups;
-  for (const auto& s : stages) groups.push_back(group_stage(s, t, p.tp, o, bs));
+  for (const auto& s : stages) groups.push_back(group_stage(s, t, p.tp, o, block, mamba_page));
   // The reported figures follow the stage with the fewest blocks; with equal memory that is the one
   // with the most layers per group (ties: the first).
   std::size_t worst = 0;
@@ -228,7 +274,7 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
   const Groups& g = groups[worst];
   r.page_bytes = g.page;
   if (!g.hybrid) {
-    r.bytes_per_token = Bytes{g.page.value / bs * g.group_size};
+    r.bytes_per_token = Bytes{g.page.value / block * g.group_size};
     r.per_token_note = "per GPU: page_size_bytes / block_size x layers";
   } else {
     r.per_token_note =
