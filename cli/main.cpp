@@ -17,6 +17,10 @@ namespace kvplan::cli {
 namespace {
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+/// Indented JSON; bytes that are not UTF-8 (a file name's) become U+FFFD instead of an exception.
+std::string dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 void warn(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", w.c_str());
 }
@@ -51,7 +55,7 @@ Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliO
 int run_show(const ShowOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
-  print(o.json ? layout_json(p).dump(2) + "\n" : layout_text(p, u));
+  print(o.json ? dump(layout_json(p)) + "\n" : layout_text(p, u));
   return 0;
 }
 
@@ -59,7 +63,7 @@ int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
   const Plan p = make_plan(build_inputs(o));
   warn(p.warnings);
-  print(o.deploy.json ? plan_json(p).dump(2) + "\n" : plan_text(p, u));
+  print(o.deploy.json ? dump(plan_json(p)) + "\n" : plan_text(p, u));
   return 0;
 }
 
@@ -70,7 +74,7 @@ int run_compare(const CompareOptions& o) {
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
   const auto rows = compare_attention(m, t, ctx, VariantOptions{}, engine);
-  print(o.json ? compare_json(m, t, ctx, rows).dump(2) + "\n" : compare_text(m, t, ctx, rows, u));
+  print(o.json ? dump(compare_json(m, t, ctx, rows)) + "\n" : compare_text(m, t, ctx, rows, u));
   return 0;
 }
 
@@ -89,7 +93,20 @@ int run_prefill(const PrefillOptions& o) {
   std::optional<PrefillComparison> c;
   if (vs != 0) c = compare_prefill(m, n, vs);
   std::optional<double> secs, vs_secs;
-  if (gpu) {
+  std::optional<PrefillCalibration> cal;
+  std::optional<PrefillSeconds> cal_secs, cal_vs;
+  if (!o.calibration.empty()) {
+    std::uint64_t head_dim = 0;
+    for (const auto& g : m.layers)
+      if (g.attention.kind != AttentionKind::none && head_dim == 0) head_dim = g.attention.head_dim_k;
+    cal = presets::load_calibration(o.calibration, head_dim);
+    // Without a GEMM baseline in the report, the linear part runs at the GPU's peak x efficiency.
+    const double fallback =
+        gpu && gpu->bf16_dense_flops > 0 ? static_cast<double>(gpu->bf16_dense_flops) * eff : 0.0;
+    if (gpu) (void)prefill_seconds(1, gpu->bf16_dense_flops, eff);  // checks the efficiency
+    cal_secs = prefill_seconds(f, *cal, fallback);
+    if (c) cal_vs = prefill_seconds(c->versus, *cal, fallback);
+  } else if (gpu) {
     secs = prefill_seconds(f.total, gpu->bf16_dense_flops, eff);
     if (c) vs_secs = prefill_seconds(c->versus.total, gpu->bf16_dense_flops, eff);
   }
@@ -111,13 +128,24 @@ int run_prefill(const PrefillOptions& o) {
       j["linear_ratio"] = c->linear_ratio;
       j["total_ratio"] = c->total_ratio;
     }
-    if (gpu) {
+    if (cal) {
+      j["calibration"] = {{"source", cal->source},
+                          {"backend", cal->backend},
+                          {"head_dim", cal->head_dim},
+                          {"attention_flops_per_s", cal->attention_flops_per_s},
+                          {"linear_flops_per_s", cal->linear_flops_per_s},
+                          {"exponent", cal->exponent}};
+      j["attention_seconds"] = cal_secs->attention;
+      j["linear_seconds"] = cal_secs->linear;
+      j["seconds"] = cal_secs->total;
+      if (cal_vs) j["vs_seconds"] = cal_vs->total;
+    } else if (gpu) {
       j["gpu"] = gpu->id;
       j["efficiency"] = eff;
       j["seconds"] = *secs;
       if (vs_secs) j["vs_seconds"] = *vs_secs;
     }
-    print(j.dump(2) + "\n");
+    print(dump(j) + "\n");
     return 0;
   }
   std::string out = fmt::format("{}: prefill of {} tokens\n", m.name, format_count(n));
@@ -132,6 +160,14 @@ int run_prefill(const PrefillOptions& o) {
   if (secs)
     line(fmt::format("time on {} at {:.0f}% of dense bf16 peak", gpu->id, eff * 100),
          fmt::format("{:.3f} s", *secs));
+  if (cal) {
+    out += fmt::format("\ncalibration: {}\n", cal->source);
+    line(fmt::format("measured attention rate (exponent {:.2f})", cal->exponent),
+         fmt::format("{:.3g} FLOP/s", cal->attention_flops_per_s));
+    line("attention time", fmt::format("{:.3f} s", cal_secs->attention));
+    line("linear time", fmt::format("{:.3f} s", cal_secs->linear));
+    line("total time", fmt::format("{:.3f} s", cal_secs->total));
+  }
   if (c) {
     out += fmt::format("\nagainst {} tokens: attention {:.1f}x, linear {:.1f}x, total {:.1f}x\n",
                        format_count(vs), c->attention_ratio, c->linear_ratio, c->total_ratio);
@@ -198,6 +234,8 @@ int main(int argc, char** argv) {
   pre_cmd->add_option("--vs", pre.vs, "a second prompt length to compare against");
   pre_cmd->add_option("--gpu", pre.gpu, "GPU preset: estimate time from its dense bf16 peak");
   pre_cmd->add_option("--efficiency", pre.efficiency, "share of the peak reached, (0, 1] (default 0.5)");
+  pre_cmd->add_option("--calibration", pre.calibration,
+                      "a kvplan-bench report: time from its measured rates");
   pre_cmd->add_flag("--json", pre.json, "one JSON object");
 
   try {

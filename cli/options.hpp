@@ -66,7 +66,7 @@ struct CompareOptions {
 
 struct PrefillOptions {
   ModelOptions model;
-  std::string prompt, vs, gpu, efficiency = "0.5";
+  std::string prompt, vs, gpu, efficiency = "0.5", calibration;
   bool json = false;
 };
 

@@ -91,3 +91,11 @@ kvplan_cli_bad("engine option for another engine" "--ubatch: applies to --engine
 kvplan_cli_bad("engine dtype it lacks" "--kv-dtype: vLLM has no KV cache type q8_0" size llama-3.1-8b --engine vllm --kv-dtype q8_0)
 kvplan_cli_bad("llama.cpp has no tp" "--tp: llama.cpp does not split" size llama-3.1-70b --engine llamacpp --tp 2)
 kvplan_cli_bad("zero kv memory" "--kv-memory: must be positive" size llama-3.1-8b --engine vllm --kv-memory 0)
+# Prefill with a measured calibration (fixture rates: attention 1e11, GEMM 2e11 FLOP/s; see test_prefill.cpp).
+kvplan_cli_ok("prefill with a calibration" "\"attention_seconds\": 2.62406144.*\"linear_seconds\": 80.30261248"
+  prefill ${KVPLAN_FIXTURES}/llama-like/config.json --prompt 1000 --calibration ${KVPLAN_FIXTURES}/calibration.json --json)
+# The lesson: 40,000 against 2,000 tokens: attention 800,020,000 / 2,001,000 pairs = 399.8x.
+kvplan_cli_ok("prefill the lesson's 400x" "\"attention_ratio\": 399.8[0-9]*"
+  prefill meta-llama/Llama-3.1-70B --prompt 40000 --vs 2000 --json)
+kvplan_cli_bad("prefill bad calibration" "config.json: /schema: not a kvplan-bench/1 report"
+  prefill llama-3.1-8b --prompt 1000 --calibration ${KVPLAN_FIXTURES}/llama-like/config.json)

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "kvplan/prefill.hpp"
+#include "kvplan/presets.hpp"
 #include "test_support.hpp"
 
 using namespace kvplan;
@@ -31,4 +32,28 @@ TEST_CASE("prefill FLOPs: linear and quadratic parts", "[prefill]") {
   CHECK_THROWS_AS(prefill_seconds(100, 0, 0.5), Error);
   CHECK_THROWS_AS(prefill_seconds(100, 1000, 0.0), Error);
   CHECK_THAT(prefill_seconds(1000, 1000, 0.5), Catch::Matchers::WithinRel(2.0, 1e-12));
+}
+
+TEST_CASE("a kvplan-bench report calibrates prefill time", "[prefill][calibration]") {
+  // The fixture: cpu-tiled, head_dim 128, causal, 1e11 FLOP/s (the cuda-tiled run failed its check, the
+  // non-causal and head_dim 64 runs do not match); the fastest CPU GEMM is OpenBLAS at 0.2 TFLOP/s.
+  const auto c = presets::load_calibration(KVPLAN_FIXTURES "/calibration.json", 128);
+  CHECK(c.backend == "cpu-tiled");
+  CHECK(c.head_dim == 128);
+  CHECK(c.attention_flops_per_s == 1e11);
+  CHECK(c.linear_flops_per_s == 2e11);
+  CHECK(c.exponent == 1.98);
+  // Llama-3.1-8B-like (tests/fixtures/llama-like): 8,030,261,248 parameters; a 1,000-token prompt:
+  // linear 2 * 8,030,261,248 * 1000 = 16,060,522,496,000 FLOPs -> / 2e11 = 80.30261248 s;
+  // attention 500,500 pairs * 2 * 32 heads * (128 + 128) * 32 layers = 262,406,144,000 -> / 1e11 = 2.62406144
+  // s.
+  const ModelSpec m = presets::load_model_file(KVPLAN_FIXTURES "/llama-like/config.json");
+  const auto f = prefill_flops(m, 1000);
+  CHECK(f.linear == 16060522496000ULL);
+  CHECK(f.attention == 262406144000ULL);
+  const auto s = prefill_seconds(f, c);
+  CHECK_THAT(s.attention, Catch::Matchers::WithinRel(2.62406144, 1e-12));
+  CHECK_THAT(s.linear, Catch::Matchers::WithinRel(80.30261248, 1e-12));
+  CHECK_THAT(s.total, Catch::Matchers::WithinRel(82.92667392, 1e-12));
+  CHECK_THROWS_AS(presets::load_calibration(KVPLAN_FIXTURES "/llama-like/config.json", 128), Error);
 }

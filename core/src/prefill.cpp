@@ -9,7 +9,8 @@ namespace kvplan {
 std::uint64_t causal_pairs(std::uint64_t n, std::uint64_t window) {
   const auto tri = [](std::uint64_t k) {
     // k (k + 1) / 2 without overflowing the intermediate product.
-    return k % 2 == 0 ? checked_mul(k / 2, k + 1, "prompt") : checked_mul(k, (k + 1) / 2, "prompt");
+    // (k + 1) / 2 as k / 2 + 1 for odd k: k + 1 wraps at k = 2^64 - 1.
+    return k % 2 == 0 ? checked_mul(k / 2, k + 1, "prompt") : checked_mul(k, k / 2 + 1, "prompt");
   };
   if (window == 0 || n <= window) return tri(n);
   return checked_add(tri(window), checked_mul(n - window, window, "prompt"), "prompt");
@@ -37,8 +38,8 @@ PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t n) {
       case AttentionKind::chunked: pairs = chunked_pairs(n, a.window); break;
       default: pairs = causal_pairs(n, 0); break;
     }
-    const std::uint64_t per_pair =
-        checked_mul(2 * a.num_attention_heads, a.head_dim_k + a.head_dim_v, "prompt");
+    const std::uint64_t per_pair = checked_mul(checked_mul(2, a.num_attention_heads, "prompt"),
+                                               checked_add(a.head_dim_k, a.head_dim_v, "prompt"), "prompt");
     f.attention = checked_add(
         f.attention, checked_mul(checked_mul(pairs, per_pair, "prompt"), g.count, "prompt"), "prompt");
   }
@@ -59,6 +60,20 @@ PrefillComparison compare_prefill(const ModelSpec& m, std::uint64_t prompt_token
   c.linear_ratio = ratio(c.prompt.linear, c.versus.linear);
   c.total_ratio = ratio(c.prompt.total, c.versus.total);
   return c;
+}
+
+PrefillSeconds prefill_seconds(const PrefillFlops& f, const PrefillCalibration& c, double linear_fallback) {
+  const auto rate = [](double r) { return std::isfinite(r) && r > 0.0; };
+  if (!rate(c.attention_flops_per_s))
+    throw Error("calibration", c.source + ": no positive attention_flops_per_s in the fit");
+  const double linear = rate(c.linear_flops_per_s) ? c.linear_flops_per_s : linear_fallback;
+  if (!rate(linear))
+    throw Error("calibration", c.source + ": no GEMM baseline for the linear part; give --gpu for its peak");
+  PrefillSeconds s;
+  s.attention = static_cast<double>(f.attention) / c.attention_flops_per_s;
+  s.linear = static_cast<double>(f.linear) / linear;
+  s.total = s.attention + s.linear;
+  return s;
 }
 
 double prefill_seconds(std::uint64_t flops, std::uint64_t peak, double efficiency) {

@@ -4,6 +4,7 @@
 /// token) and the attention part (every query against every earlier key: quadratic in N).
 
 #include <cstdint>
+#include <string>
 
 #include "kvplan/model.hpp"
 
@@ -38,6 +39,29 @@ struct PrefillComparison {
 };
 PrefillComparison compare_prefill(const ModelSpec& m, std::uint64_t prompt_tokens,
                                   std::uint64_t versus_tokens);
+
+/// A measured cost model (a kvplan-bench report's fit): the attention rate of a fused attention
+/// kernel and, when measured in the same run, the rate of a plain GEMM for the linear part.
+struct PrefillCalibration {
+  std::string source;   ///< file, and which run of it
+  std::string backend;  ///< "cuda-tiled", "cpu-tiled" ...
+  std::uint64_t head_dim = 0;
+  bool causal = true;
+  double attention_flops_per_s = 0;  ///< fit.attention_flops_per_s: FLOPs per n^2 / fitted c
+  double linear_flops_per_s = 0;     ///< the fastest GEMM baseline on that hardware (0: none measured)
+  double exponent = 0;               ///< fit.exponent: the measured scaling in n (0: none)
+};
+
+/// Seconds of a prefill under a calibration: attention FLOPs / the measured attention rate, plus linear
+/// FLOPs / the measured GEMM rate (or `linear_flops_per_s_fallback` when the report has no GEMM).
+/// Throws kvplan::Error("calibration", ...) when a needed rate is missing or not positive.
+struct PrefillSeconds {
+  double attention = 0;
+  double linear = 0;
+  double total = 0;
+};
+PrefillSeconds prefill_seconds(const PrefillFlops& f, const PrefillCalibration& c,
+                               double linear_flops_per_s_fallback = 0);
 
 /// Seconds for `flops` at `peak_flops_per_s` x `efficiency` (efficiency finite, in (0, 1]).
 /// Throws kvplan::Error("efficiency", ...) or ("gpu", ...) when the peak is unknown (0).

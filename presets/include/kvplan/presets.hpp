@@ -13,6 +13,7 @@
 
 #include "kvplan/model.hpp"
 #include "kvplan/plan.hpp"
+#include "kvplan/prefill.hpp"
 
 namespace kvplan::presets {
 
@@ -53,6 +54,12 @@ std::vector<Gpu> list_gpus();
 
 /// The GPU with this id (case-insensitive). Throws kvplan::Error("gpu", ...) naming the known ids.
 Gpu find_gpu(std::string_view id);
+
+/// Reads a kvplan-bench report (schema "kvplan-bench/1", bench/README.md) as a prefill calibration:
+/// the run of the tiled backend (cuda-tiled, else cpu-tiled, else a naive one), causal, whose check
+/// passed and whose fit has an attention rate, with the head_dim nearest `head_dim`; and the fastest
+/// GEMM baseline on the same hardware. Throws kvplan::Error naming the file and JSON path.
+PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint64_t head_dim);
 
 /// Reads and parses a JSON file; errors name the file (missing, unreadable, empty, malformed).
 nlohmann::json read_json_file(const std::filesystem::path& path);

@@ -1,0 +1,81 @@
+// kvplan-bench reports -> PrefillCalibration (schema "kvplan-bench/1", documented in bench/README.md).
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/presets.hpp"
+
+namespace kvplan::presets {
+
+namespace {
+using nlohmann::json;
+
+int backend_rank(const std::string& b) {
+  if (b == "cuda-tiled") return 0;
+  if (b == "cpu-tiled") return 1;
+  if (b == "cuda-naive") return 2;
+  if (b == "cpu-naive") return 3;
+  return 4;
+}
+
+bool is_gpu(const std::string& backend) { return backend.rfind("cuda", 0) == 0; }
+}  // namespace
+
+PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint64_t head_dim) {
+  const json j = read_json_file(path);
+  const std::string file = path.string();
+  if (!j.is_object() || j.value("schema", std::string{}) != "kvplan-bench/1")
+    throw Error(file + ": /schema", "not a kvplan-bench/1 report");
+  const auto runs = j.find("runs");
+  if (runs == j.end() || !runs->is_array()) throw Error(file + ": /runs", "must be an array");
+
+  const json* best = nullptr;
+  std::size_t best_index = 0;
+  const auto key = [&](const json& r) {
+    const auto d = r.value("head_dim", std::uint64_t{0});
+    const std::uint64_t dist = d > head_dim ? d - head_dim : head_dim - d;
+    return std::make_pair(backend_rank(r.value("backend", std::string{})), dist);
+  };
+  for (std::size_t i = 0; i < runs->size(); ++i) {
+    const json& r = (*runs)[i];
+    if (!r.is_object() || !r.value("causal", false)) continue;
+    const auto check = r.find("check");
+    if (check != r.end() && check->is_object() && !check->value("passed", false)) continue;
+    const auto fit = r.find("fit");
+    if (fit == r.end() || !fit->is_object()) continue;
+    const auto rate = fit->find("attention_flops_per_s");
+    if (rate == fit->end() || !rate->is_number() || !(rate->get<double>() > 0.0) ||
+        !std::isfinite(rate->get<double>()))
+      continue;
+    if (best == nullptr || key(r) < key(*best)) {
+      best = &r;
+      best_index = i;
+    }
+  }
+  if (best == nullptr)
+    throw Error(file + ": /runs", "no causal run with a passed check and a fitted attention_flops_per_s");
+
+  PrefillCalibration c;
+  c.backend = best->value("backend", std::string{});
+  c.head_dim = best->value("head_dim", std::uint64_t{0});
+  c.causal = true;
+  c.source = file + " /runs/" + std::to_string(best_index) + " (" + c.backend + ", head_dim " +
+             std::to_string(c.head_dim) + ", causal)";
+  const json& fit = (*best)["fit"];
+  c.attention_flops_per_s = fit["attention_flops_per_s"].get<double>();
+  if (const auto e = fit.find("exponent"); e != fit.end() && e->is_number()) c.exponent = e->get<double>();
+  // The fastest GEMM baseline on the same hardware as the run: cuBLAS for a GPU run, CPU libraries otherwise.
+  if (const auto gemm = j.find("gemm"); gemm != j.end() && gemm->is_array()) {
+    for (const auto& g : *gemm) {
+      if (!g.is_object()) continue;
+      const std::string lib = g.value("library", std::string{});
+      if ((lib == "cuBLAS") != is_gpu(c.backend)) continue;
+      const auto t = g.find("tflops");
+      if (t != g.end() && t->is_number() && std::isfinite(t->get<double>()))
+        c.linear_flops_per_s = std::max(c.linear_flops_per_s, t->get<double>() * 1e12);
+    }
+  }
+  return c;
+}
+
+}  // namespace kvplan::presets
