@@ -15,6 +15,7 @@
 // llama.cpp has no tensor parallelism for the KV cache: each layer's K/V lives on the device holding
 // the layer (--pp here: an even layer split; the real split follows the devices' free memory).
 #include <algorithm>
+#include <limits>
 
 #include "engine_common.hpp"
 #include "kvplan/format.hpp"
@@ -23,18 +24,18 @@ namespace kvplan {
 
 namespace {
 constexpr std::uint64_t kPad = 256;
-std::uint64_t pad(std::uint64_t x, std::uint64_t n) { return ceil_div(x, n) * n; }
+std::uint64_t pad(std::uint64_t x, std::uint64_t n) { return checked_mul(ceil_div(x, n), n, "context"); }
 
 /// Per-layer K and V row bytes as llama.cpp stores them.
 std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v) {
   if (a.kind == AttentionKind::mla) {
     // convert_hf_to_gguf.py DeepseekV2Model: MQA with key_length = kv_lora_rank + qk_rope_head_dim,
     // value_length = kv_lora_rank, head_count_kv = 1.
-    return {row_bytes(t.k, a.kv_lora_rank + a.qk_rope_head_dim),
+    return {row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")),
             mla_v ? row_bytes(t.v, a.kv_lora_rank) : Bytes{0}};
   }
-  return {row_bytes(t.k, a.num_key_value_heads * a.head_dim_k),
-          row_bytes(t.v, a.num_key_value_heads * a.head_dim_v)};
+  return {row_bytes(t.k, checked_mul(a.num_key_value_heads, a.head_dim_k, "head_dim")),
+          row_bytes(t.v, checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
 }
 
 std::string type_name(DType d) {
@@ -174,7 +175,7 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
         return false;
       }
     };
-    r.max_context = largest_fitting(1ULL << 40, fits);
+    r.max_context = largest_fitting(std::numeric_limits<std::uint64_t>::max(), fits);
   }
   return r;
 }

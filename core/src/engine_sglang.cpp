@@ -44,11 +44,11 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
       Bytes kb{0}, vb{0};
       if (a.kind == AttentionKind::mla) {
         mla = true;
-        kb = row_bytes(t.k, a.kv_lora_rank + a.qk_rope_head_dim);
+        kb = row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
       } else {
         const std::uint64_t heads = kv_heads_per_rank(a, p.tp);
-        kb = row_bytes(t.k, heads * a.head_dim_k);
-        vb = row_bytes(t.v, heads * a.head_dim_v);
+        kb = row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim"));
+        vb = row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim"));
       }
       c += (kb + vb) * g.count;
       k += kb * g.count;
@@ -71,6 +71,9 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
                                 : "per GPU, cell_size: every layer of this rank";
   r.kv_bytes_total = cell * context.value;
   if (!kv_memory) return r;
+  if (cell == Bytes{0})
+    throw Error("--engine",
+                "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
 
   std::uint64_t tokens = kv_memory->value / cell.value;
   if (hybrid_swa) {
@@ -94,7 +97,7 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   r.max_concurrency = static_cast<double>(tokens) / static_cast<double>(context.value);
   const auto gb = [](Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); };
   if (!hybrid_swa) {
-    const std::uint64_t slots = tokens + page;
+    const std::uint64_t slots = checked_add(tokens, page, "--block-size");
     if (mla)
       r.log_lines.push_back("KV Cache is allocated. #tokens: " + std::to_string(tokens) +
                             ", KV size: " + gb(k_pt * slots) + " GB");

@@ -34,7 +34,7 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
       if (a.kind == AttentionKind::mla) {
-        s += row_bytes(t.k, a.kv_lora_rank + a.qk_rope_head_dim) * g.count;
+        s += row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) * g.count;
       } else {
         if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) {
           if (r.notes.empty())
@@ -43,7 +43,8 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
                 "are counted at full length (an upper bound)");
         }
         const std::uint64_t heads = ceil_div(a.num_key_value_heads, p.tp);  // (kv + tp - 1) // tp
-        s += row_bytes(t.k, heads * a.head_dim_k) * g.count + row_bytes(t.v, heads * a.head_dim_v) * g.count;
+        s += row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) * g.count +
+             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) * g.count;
       }
     }
     bpt = std::max(bpt, s);
@@ -51,7 +52,7 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   r.bytes_per_token = bpt;
   r.per_token_note = "per GPU: kv_factor x ceil(kv_heads / tp) x head_dim x layers x dtype bytes";
   r.page_bytes = bpt * tpb;
-  r.kv_bytes_total = bpt * (ceil_div(context.value, tpb) * tpb);
+  r.kv_bytes_total = bpt * checked_mul(ceil_div(context.value, tpb), tpb, "context");
   if (!kv_memory && o.max_tokens == 0) return r;
   std::uint64_t max_tokens = kv_memory ? kv_memory->value / bpt.value : o.max_tokens;
   if (o.max_tokens != 0) max_tokens = std::min(max_tokens, o.max_tokens);

@@ -21,6 +21,7 @@
 // vllm/worker/worker.py determine_num_available_blocks: one block holds block_size tokens of every
 // layer of the stage; num_gpu_blocks = available // block bytes; concurrency = blocks x bs / max_model_len.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "engine_common.hpp"
@@ -52,11 +53,14 @@ struct Spec {
   }
   /// max_memory_usage_bytes for a request of `len` tokens.
   [[nodiscard]] Bytes max_memory(std::uint64_t len, std::uint64_t mnbt) const {
+    // min(a + b, len) without wrapping when a window is near 2^64.
+    const auto capped = [len](std::uint64_t a, std::uint64_t b) {
+      return a >= len || b >= len - a ? len : a + b;
+    };
     switch (kind) {
       case AttentionKind::none: return page();  // mamba_cache_mode "none": one state per request
-      case AttentionKind::sliding:
-        return page() * (ceil_div(std::min(window - 1 + mnbt, len), block_size) + 1);
-      case AttentionKind::chunked: return page() * ceil_div(std::min(window + mnbt, len), block_size);
+      case AttentionKind::sliding: return page() * (ceil_div(capped(window - 1, mnbt), block_size) + 1);
+      case AttentionKind::chunked: return page() * ceil_div(capped(window, mnbt), block_size);
       default: return page() * ceil_div(len, block_size);
     }
   }
@@ -65,10 +69,10 @@ struct Spec {
 Bytes vllm_layer_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp, bool fp8_ds_mla) {
   if (a.kind == AttentionKind::mla) {
     if (fp8_ds_mla) return Bytes{656};  // flashmla_sparse.py: 512 fp8 + 4 fp32 scales + 64 bf16 RoPE
-    return row_bytes(t.k, a.kv_lora_rank + a.qk_rope_head_dim);
+    return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
   }
   const std::uint64_t heads = kv_heads_per_rank(a, tp);
-  return row_bytes(t.k, checked_mul(heads, a.head_dim_k + a.head_dim_v, "head_dim"));
+  return row_bytes(t.k, checked_mul(heads, checked_add(a.head_dim_k, a.head_dim_v, "head_dim"), "head_dim"));
 }
 
 /// The groups of one stage: (spec, layers in the group).
@@ -130,7 +134,7 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
       throw Error("--engine", "vLLM cannot unify the page sizes of this model's layers (" +
                                   std::to_string(page.value) + " B and " + std::to_string(max_page.value) +
                                   " B)");
-    e.first.block_size = bs * (max_page.value / page.value);
+    e.first.block_size = checked_mul(bs, max_page.value / page.value, "--block-size");
   }
   std::uint64_t fewest = ~0ULL, most = 0;
   for (const auto& [id, e] : by_type) {
@@ -248,7 +252,8 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
     }
     if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");
     const std::uint64_t align = 16;
-    const std::uint64_t needed = align * ceil_div(state.value, align * attn_1.value);
+    const std::uint64_t needed =
+        checked_mul(align, ceil_div(state.value, checked_mul(align, attn_1.value, "bytes")), "bytes");
     if (o.block_size == 0 || o.block_size < needed) {
       block = needed;
       r.log_lines.push_back("Setting attention block size to " + std::to_string(block) +
@@ -307,7 +312,8 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
     }
     return true;
   };
-  const std::uint64_t limit = 1ULL << 40;
+  // Every length a request can have: only a model that fits at all of them is unbounded.
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
   if (fits(limit)) {
     r.max_context_unbounded = true;
   } else {

@@ -83,6 +83,9 @@ Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t) {
 
 std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
   if (pp == 0) throw Error("pp", "must be positive");
+  if (pp > kMaxPipelineStages)
+    throw Error("pp",
+                std::to_string(pp) + " stages: kvplan plans at most " + std::to_string(kMaxPipelineStages));
   if (pp > layers)
     throw Error("pp",
                 std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kvplan/format.hpp"
 #include "kvplan/weights.hpp"
@@ -44,9 +45,11 @@ std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, con
     for (const auto& g : m.layers) widest = std::max(widest, g.attention.window);
     if (fits_at(m, t, p, users, available, Tokens{std::max<std::uint64_t>(widest, 1)})) return std::nullopt;
   }
-  // Binary search for the largest L with fits_at(L); memory needed is non-decreasing in L.
-  std::uint64_t lo = 0, hi = 1ULL << 50;  // fits_at(lo) holds or lo == 0; fits_at(hi) fails
+  // Binary search for the largest L with fits_at(L); memory needed is non-decreasing in L. The search
+  // spans every uint64 length (fits_at is false where the bytes overflow), so no cap is reported as a limit.
+  std::uint64_t lo = 0, hi = std::numeric_limits<std::uint64_t>::max();  // fits_at(lo); fits_at(hi) fails
   if (!fits_at(m, t, p, users, available, Tokens{1})) return Tokens{0};
+  if (fits_at(m, t, p, users, available, Tokens{hi})) return Tokens{hi};
   lo = 1;
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
@@ -68,25 +71,40 @@ Plan make_plan(const PlanInputs& in) {
   p.layers = num_layers(m);
   p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");
 
+  // An overflow names the figure it happened in (its --json key), not the arithmetic's generic "bytes".
+  const auto figure = [](const char* name, const auto& compute) {
+    try {
+      return compute();
+    } catch (const Error& e) {
+      if (e.field() != "bytes") throw;
+      throw Error(name, e.reason());
+    }
+  };
   std::uint64_t first = 0;
   for (const auto& g : m.layers) {
     GroupFigures f;
     f.group = g;
     f.first_layer = first;
-    f.bytes_per_token_per_layer = layer_bytes_per_token(g.attention, in.kv);
-    f.bytes_per_token = f.bytes_per_token_per_layer * g.count;
-    f.kv_bytes_per_sequence = f.bytes_per_token * cached_tokens(g.attention, in.context);
-    f.state_bytes_per_sequence = layer_state_bytes(g.attention, in.kv) * g.count;
+    f.bytes_per_token_per_layer =
+        figure("bytes_per_token", [&] { return layer_bytes_per_token(g.attention, in.kv); });
+    f.bytes_per_token = figure("bytes_per_token", [&] { return f.bytes_per_token_per_layer * g.count; });
+    f.kv_bytes_per_sequence = figure(
+        "kv_bytes_per_sequence", [&] { return f.bytes_per_token * cached_tokens(g.attention, in.context); });
+    f.state_bytes_per_sequence =
+        figure("state_bytes_per_sequence", [&] { return layer_state_bytes(g.attention, in.kv) * g.count; });
     p.groups.push_back(f);
     first += g.count;
   }
 
-  p.bytes_per_token = bytes_per_token(m, in.kv);
-  p.full_bytes_per_token = full_bytes_per_token(m, in.kv);
-  p.kv_bytes_per_sequence = kv_bytes_per_sequence(m, in.kv, in.context);
-  p.state_bytes_per_sequence = state_bytes_per_sequence(m, in.kv);
-  p.kv_bytes_total = replica_sequence_bytes(m, in.kv, in.context, par) * in.users;
-  p.stages = per_gpu_sequence_bytes(m, in.kv, in.context, par);
+  p.bytes_per_token = figure("bytes_per_token", [&] { return bytes_per_token(m, in.kv); });
+  p.full_bytes_per_token = figure("full_bytes_per_token", [&] { return full_bytes_per_token(m, in.kv); });
+  p.kv_bytes_per_sequence =
+      figure("kv_bytes_per_sequence", [&] { return kv_bytes_per_sequence(m, in.kv, in.context); });
+  p.state_bytes_per_sequence =
+      figure("state_bytes_per_sequence", [&] { return state_bytes_per_sequence(m, in.kv); });
+  p.kv_bytes_total =
+      figure("kv_bytes_total", [&] { return replica_sequence_bytes(m, in.kv, in.context, par) * in.users; });
+  p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
 
   p.parameters = parameter_count(m);
   p.active_parameters = active_parameter_count(m);
@@ -98,7 +116,7 @@ Plan make_plan(const PlanInputs& in) {
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);
   g.bytes_per_sequence = fullest_stage(p.stages);
-  g.kv_bytes_total = g.bytes_per_sequence * g.users;
+  g.kv_bytes_total = figure("per_gpu.kv_bytes_total", [&] { return g.bytes_per_sequence * g.users; });
   g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
   g.reserve_bytes = in.deployment.reserve;
 
@@ -156,7 +174,7 @@ Plan make_plan(const PlanInputs& in) {
       }
     };
     std::uint64_t lo = 0, hi = 1;
-    while (hi < (1ULL << 40) && fits_users(hi)) hi *= 2;
+    while (hi < (1ULL << 63) && fits_users(hi)) hi *= 2;  // 2^63 users never fit: each needs cells
     if (fits_users(hi))
       lo = hi;
     else {

@@ -53,7 +53,8 @@ KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> co
     vin.model = std::move(v.model);
     c.per_gpu.reserve(contexts.size());
     try {
-      for (const Tokens ctx : contexts) c.per_gpu.push_back(make_plan(at_context(vin, ctx)).per_gpu.kv_bytes_total);
+      for (const Tokens ctx : contexts)
+        c.per_gpu.push_back(make_plan(at_context(vin, ctx)).per_gpu.kv_bytes_total);
     } catch (const Error& e) {
       c.error = e.what();
     }
@@ -98,7 +99,7 @@ PrefillSeries prefill_series(const ModelSpec& m, std::span<const std::uint64_t> 
 }
 
 std::vector<double> relative_measured(const ModelSpec& m, std::span<const MeasuredPrefill> measured,
-                                      std::uint64_t reference_tokens) {
+                                      std::uint64_t reference_tokens, bool attention_only) {
   if (measured.empty()) throw Error("measured", "no points");
   for (const auto& p : measured) {
     if (p.prompt_tokens == 0) throw Error("measured", "a point has 0 prompt tokens");
@@ -110,7 +111,9 @@ std::vector<double> relative_measured(const ModelSpec& m, std::span<const Measur
   });
   const double ref = static_cast<double>(prefill_flops(m, reference_tokens).total);
   if (ref == 0) throw Error("prompt", "the model has no prefill work to compare against");
-  const double anchor = static_cast<double>(prefill_flops(m, shortest->prompt_tokens).total) / ref;
+  const PrefillFlops at_shortest = prefill_flops(m, shortest->prompt_tokens);
+  const double anchor = static_cast<double>(attention_only ? at_shortest.attention : at_shortest.total) / ref;
+  if (anchor == 0) throw Error("measured", "the model has no attention work to anchor attention times to");
   std::vector<double> out;
   out.reserve(measured.size());
   for (const auto& p : measured) out.push_back(p.seconds / shortest->seconds * anchor);

@@ -66,14 +66,31 @@ u128 pow10(unsigned n) {
   return r;
 }
 
+/// floor(a * b / d) for a < d < 2^126, exact although a * b may not fit 128 bits (binary long
+/// multiplication keeping the remainder below d).
+u128 mul_div_floor(u128 a, std::uint64_t b, u128 d) {
+  u128 q = 0, r = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    q <<= 1;
+    r <<= 1;
+    if (r >= d) r -= d, ++q;
+    if (((b >> bit) & 1U) != 0) {
+      r += a;
+      if (r >= d) r -= d, ++q;
+    }
+  }
+  return q;
+}
+
 /// floor(digits * unit / 10^scale), checked.
 std::uint64_t scaled(const Decimal& d, std::uint64_t unit, std::string_view field) {
   const u128 den = pow10(d.scale);
-  // digits < 10^31 and unit <= 2^40 could overflow u128 in theory; divide first where exact.
+  // digits < 10^31 and unit <= 2^40: the fraction's product can exceed 128 bits (30 decimals of GiB).
   const u128 whole = d.digits / den, frac = d.digits % den;
-  if (whole != 0 && unit > std::numeric_limits<u128>::max() / whole)
+  // The result must fit 64 bits, so whole * unit must: checking that also keeps the sum below 2^128.
+  if (whole > std::numeric_limits<std::uint64_t>::max() / unit)
     throw Error(std::string(field), "overflows 64-bit arithmetic");
-  const u128 v = whole * unit + (frac * unit) / den;
+  const u128 v = whole * unit + mul_div_floor(frac, unit, den);
   return to_u64(v, field);
 }
 }  // namespace

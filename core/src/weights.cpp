@@ -12,11 +12,11 @@ std::uint64_t parameters(const ModelSpec& m, bool active) {
   std::uint64_t total = mul(m.vocab_size, h);                            // token embeddings
   if (!m.tie_word_embeddings) total = add(total, mul(m.vocab_size, h));  // LM head
   total = add(total, mul(m.learned_position_embeddings, h));
-  const std::uint64_t norm = m.norm_bias ? 2 * h : h;
+  const std::uint64_t norm = m.norm_bias ? mul(2, h) : h;
   total = add(total, norm);  // final norm
   for (const auto& g : m.layers) {
     std::uint64_t layer = add(mixer_parameters(g.attention, h), mlp_parameters(g.mlp, h, active));
-    layer = add(layer, 2 * norm);
+    layer = add(layer, mul(2, norm));
     total = add(total, mul(layer, g.count));
   }
   return total;
@@ -31,24 +31,24 @@ std::uint64_t mixer_parameters(const AttentionLayer& a, std::uint64_t h) {
       if (r.kind == RecurrentSpec::Kind::mamba) {
         // Jamba's JambaMambaMixer: in_proj, conv1d (+bias), x_proj, dt_proj (+bias), A_log, D, out_proj,
         // and the dt/B/C layer norms.
-        std::uint64_t p = mul(h, 2 * r.d_inner);
+        std::uint64_t p = mul(h, mul(2, r.d_inner));
         p = add(p, add(mul(r.d_inner, r.d_conv), r.d_inner));
-        p = add(p, mul(r.d_inner, add(r.dt_rank, 2 * r.d_state)));
+        p = add(p, mul(r.d_inner, add(r.dt_rank, mul(2, r.d_state))));
         p = add(p, add(mul(r.dt_rank, r.d_inner), r.d_inner));
         p = add(p, mul(r.d_inner, r.d_state));
         p = add(p, r.d_inner);
         p = add(p, mul(r.d_inner, h));
-        p = add(p, add(r.dt_rank, 2 * r.d_state));
+        p = add(p, add(r.dt_rank, mul(2, r.d_state)));
         return p;
       }
       // Qwen3-Next's Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d, dt_bias, A_log, norm,
       // out_proj.
       const std::uint64_t kd = mul(r.num_key_heads, r.key_head_dim),
                           vd = mul(r.num_value_heads, r.value_head_dim);
-      std::uint64_t p = mul(h, add(2 * kd, 2 * vd));
-      p = add(p, mul(h, 2 * r.num_value_heads));
-      p = add(p, mul(add(2 * kd, vd), r.d_conv));
-      p = add(p, 2 * r.num_value_heads);
+      std::uint64_t p = mul(h, add(mul(2, kd), mul(2, vd)));
+      p = add(p, mul(h, mul(2, r.num_value_heads)));
+      p = add(p, mul(add(mul(2, kd), vd), r.d_conv));
+      p = add(p, mul(2, r.num_value_heads));
       p = add(p, r.value_head_dim);
       p = add(p, mul(vd, h));
       return p;
@@ -70,7 +70,7 @@ std::uint64_t mixer_parameters(const AttentionLayer& a, std::uint64_t h) {
       std::uint64_t p = add(mul(h, qkv), mul(mul(H, dv), h));
       if (a.qkv_bias) p = add(p, qkv);
       if (a.o_bias) p = add(p, h);
-      if (a.qk_norm) p = add(p, 2 * dk);
+      if (a.qk_norm) p = add(p, mul(2, dk));
       return p;
     }
   }

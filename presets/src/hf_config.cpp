@@ -15,11 +15,19 @@ namespace kvplan::presets {
 namespace {
 using nlohmann::json;
 
-/// Reads keys of one JSON object, naming origin and JSON path in every error.
+/// "a string", "an array", "an object": a JSON value's type for messages.
+std::string a_type(const json& v) {
+  const std::string t = v.type_name();
+  return (t == "array" || t == "object" ? "an " : "a ") + t;
+}
+
+/// Reads keys of one JSON object, naming origin and JSON path in every error. `defaults` (class
+/// defaults, see class_defaults) answer for keys the object lacks; the config itself is never copied,
+/// so a deeply nested value under some unused key costs nothing.
 class Reader {
  public:
-  Reader(const json& obj, std::string origin, std::string path)
-      : obj_(obj), origin_(std::move(origin)), path_(std::move(path)) {}
+  Reader(const json& obj, std::string origin, std::string path, const json* defaults = nullptr)
+      : obj_(obj), defaults_(defaults), origin_(std::move(origin)), path_(std::move(path)) {}
 
   [[nodiscard]] std::string where(std::string_view key) const {
     return origin_ + ": " + path_ + "/" + std::string(key);
@@ -28,13 +36,16 @@ class Reader {
     throw Error(where(key), reason);
   }
 
-  [[nodiscard]] bool has(std::string_view key) const {
-    const auto it = obj_.find(key);
-    return it != obj_.end() && !it->is_null();
-  }
+  [[nodiscard]] bool has(std::string_view key) const { return get(key) != nullptr; }
   [[nodiscard]] const json* get(std::string_view key) const {
-    const auto it = obj_.find(key);
-    return it == obj_.end() || it->is_null() ? nullptr : &*it;
+    auto it = obj_.find(key);
+    if (it == obj_.end() && defaults_ != nullptr) {
+      it = defaults_->find(key);
+      if (it == defaults_->end()) return nullptr;
+    } else if (it == obj_.end()) {
+      return nullptr;
+    }
+    return it->is_null() ? nullptr : &*it;
   }
 
   /// A non-negative integer (JSON integer, or a float with no fraction); absent or null: nullopt.
@@ -52,7 +63,7 @@ class Reader {
         fail(key, "must be a non-negative integer, got " + v->dump());
       return static_cast<std::uint64_t>(d);
     }
-    fail(key, std::string("must be a non-negative integer, got a ") + v->type_name());
+    fail(key, "must be a non-negative integer, got " + a_type(*v));
   }
   /// A positive integer that must be present.
   [[nodiscard]] std::uint64_t positive(std::string_view key) const {
@@ -78,24 +89,29 @@ class Reader {
   [[nodiscard]] std::optional<bool> boolean(std::string_view key) const {
     const json* v = get(key);
     if (v == nullptr) return std::nullopt;
-    if (!v->is_boolean()) fail(key, std::string("must be true or false, got a ") + v->type_name());
+    if (!v->is_boolean()) fail(key, "must be true or false, got " + a_type(*v));
     return v->get<bool>();
   }
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
     const json* v = get(key);
     if (v == nullptr) return std::nullopt;
-    if (!v->is_string()) fail(key, std::string("must be a string, got a ") + v->type_name());
+    if (!v->is_string()) fail(key, "must be a string, got " + a_type(*v));
     return v->get<std::string>();
   }
   [[nodiscard]] const json& obj() const { return obj_; }
+  [[nodiscard]] Reader with_defaults(const json& defaults) const { return {obj_, origin_, path_, &defaults}; }
   [[nodiscard]] const std::string& origin() const { return origin_; }
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
   const json& obj_;
+  const json* defaults_;
   std::string origin_;
   std::string path_;
 };
+
+/// Most layers a config may declare (see model_from_hf_config).
+constexpr std::uint64_t kMaxLayers = 100000;
 
 /// model_type values whose configuration class defaults tie_word_embeddings to false
 /// (PretrainedConfig's default is true).
@@ -155,20 +171,11 @@ const json& class_defaults(const std::string& model_type) {
   return none;
 }
 
-/// The config with its class defaults filled in where a key is absent.
-json with_defaults(const json& cfg, const std::string& model_type) {
-  json out = cfg;
-  for (const auto& [k, v] : class_defaults(model_type).items())
-    if (!out.contains(k)) out[k] = v;
-  return out;
-}
-
 }  // namespace
 
 ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   const std::string origin(origin_view);
-  if (!root.is_object())
-    throw Error(origin, std::string("a config must be a JSON object, got a ") + root.type_name());
+  if (!root.is_object()) throw Error(origin, "a config must be a JSON object, got " + a_type(root));
   const json* text = nullptr;
   if (const auto it = root.find("text_config"); it != root.end() && !it->is_null()) {
     if (!it->is_object()) throw Error(origin + ": /text_config", "must be an object");
@@ -177,8 +184,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   const Reader top(root, origin, "");
   const Reader raw = text ? Reader(*text, origin, "/text_config") : top;
   const std::string model_type = raw.string("model_type").value_or(top.string("model_type").value_or(""));
-  const json merged = with_defaults(raw.obj(), model_type);
-  const Reader r(merged, origin, raw.path());
+  const Reader r = raw.with_defaults(class_defaults(model_type));
 
   ModelSpec m;
   m.weight_dtype = dtype_from_config(r.has("torch_dtype") || r.has("dtype") ? r : top);
@@ -200,6 +206,14 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   }
 
   const std::uint64_t n_layers = r.positive_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  // The loader lays the model out layer by layer; a count far past any real model (the largest have a
+  // few hundred layers) is a typo or a fuzzed file, and would only exhaust memory.
+  if (n_layers > kMaxLayers) {
+    for (const auto k : {"num_hidden_layers", "n_layer", "num_layers", "n_layers"})
+      if (r.has(k))
+        r.fail(k,
+               std::to_string(n_layers) + " layers: a config may have at most " + std::to_string(kMaxLayers));
+  }
   const std::uint64_t heads = r.positive_any({"num_attention_heads", "n_head", "num_heads"});
   const std::uint64_t hidden = r.positive_any({"hidden_size", "n_embd", "d_model"});
   m.hidden_size = hidden;
@@ -272,7 +286,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
 
   if (r.has("layer_types")) {
     const json& lt = *r.get("layer_types");
-    if (!lt.is_array()) r.fail("layer_types", std::string("must be an array, got a ") + lt.type_name());
+    if (!lt.is_array()) r.fail("layer_types", "must be an array, got " + a_type(lt));
     if (lt.size() != n_layers)
       r.fail("layer_types",
              "has " + std::to_string(lt.size()) + " entries for " + std::to_string(n_layers) + " layers");
@@ -367,7 +381,14 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   MlpSpec moe = dense;
   if (experts > 0) {
     moe.num_experts = experts;
-    moe.experts_per_token = r.u64_any({"num_experts_per_tok", "experts_per_token", "top_k"}).value_or(0);
+    for (const auto k : {"num_experts_per_tok", "experts_per_token", "top_k"}) {
+      if (!r.has(k)) continue;
+      moe.experts_per_token = r.u64(k).value_or(0);
+      if (moe.experts_per_token > experts)
+        r.fail(k, std::to_string(moe.experts_per_token) + " active experts exceed the " +
+                      std::to_string(experts) + " experts");
+      break;
+    }
     moe.expert_intermediate_size = r.has("moe_intermediate_size") ? r.positive("moe_intermediate_size")
                                                                   : r.positive("intermediate_size");
     if (model_type == "gpt_oss") moe.bias = moe.router_bias = true;

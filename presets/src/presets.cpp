@@ -1,10 +1,10 @@
 #include "kvplan/presets.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +44,53 @@ ModelSpec from_preset(const json& j, const std::string& origin) {
   return m;
 }
 
+/// The JSON path of the value being parsed ("/layer_types/3"), kept by the parser callback so that an
+/// error the parser raises on a value (a number out of range) can name it.
+class JsonPath {
+ public:
+  bool track(json::parse_event_t e, const json& v) {
+    switch (e) {
+      case json::parse_event_t::object_start: frames_.push_back({false, {}, 0}); break;
+      case json::parse_event_t::array_start: frames_.push_back({true, {}, 0}); break;
+      case json::parse_event_t::key:
+        if (!frames_.empty() && v.is_string()) frames_.back().key = v.get<std::string>();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        next();
+        break;
+      case json::parse_event_t::value: next(); break;
+    }
+    return true;
+  }
+  [[nodiscard]] bool empty() const { return frames_.empty(); }
+  /// JSON Pointer syntax (RFC 6901): "~" as "~0", "/" as "~1".
+  [[nodiscard]] std::string str() const {
+    std::string out;
+    for (const auto& f : frames_) {
+      out += '/';
+      if (f.array) {
+        out += std::to_string(f.index);
+        continue;
+      }
+      for (const char c : f.key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    }
+    return out;
+  }
+
+ private:
+  void next() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  struct Frame {
+    bool array;
+    std::string key;
+    std::size_t index;
+  };
+  std::vector<Frame> frames_;
+};
+
 bool is_preset(const json& j) { return j.is_object() && j.contains("config") && j["config"].is_object(); }
 }  // namespace
 
@@ -59,18 +106,25 @@ json read_json_file(const fs::path& path) {
   if (fs::is_directory(path, ec)) throw Error(p, "is a directory, not a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(p, "cannot be read");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  // Read at most the limit: a huge file, or a device that never ends, is not a config.
+  constexpr std::size_t kMaxBytes = 64U << 20;
+  std::string text;
+  std::array<char, 1 << 16> buf{};
+  while (in.read(buf.data(), buf.size()) || in.gcount() > 0) {
+    text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw Error(p, "is larger than 64 MiB: not a config");
+  }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(p, "is empty");
-  if (text.size() > (64U << 20)) throw Error(p, "is larger than 64 MiB: not a config");
+  JsonPath where;
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
+    return json::parse(text, [&where](int, json::parse_event_t e, json& v) { return where.track(e, v); });
+  } catch (const json::exception& e) {
     // nlohmann's message is one line: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     std::string what = e.what();
     if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    throw Error(p, "malformed JSON: " + what);
+    // A syntax error is located by line and column; a value the parser cannot hold (1e400) by its path.
+    if (dynamic_cast<const json::parse_error*>(&e) != nullptr) throw Error(p, "malformed JSON: " + what);
+    throw Error(where.empty() ? p : p + ": " + where.str(), what);
   }
 }
 
@@ -86,7 +140,7 @@ std::vector<ModelPreset> list_models() {
     if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
     ModelPreset p;
     p.id = str(j, "id", origin);
-    p.name = j.value("name", p.id);
+    p.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.id;
     p.hf_repo = str(j, "hf_repo", origin);
     if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
       for (const auto& s : *a)
@@ -154,7 +208,8 @@ std::vector<Gpu> list_gpus() {
     };
     gpu.memory_bandwidth_bytes_per_s = opt("memory_bandwidth_bytes_per_s");
     gpu.bf16_dense_flops = opt("bf16_dense_flops");
-    gpu.source = g.value("datasheet_source", std::string{});
+    if (const auto src = g.find("datasheet_source"); src != g.end() && src->is_string())
+      gpu.source = src->get<std::string>();
     out.push_back(std::move(gpu));
   }
   return out;

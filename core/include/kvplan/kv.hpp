@@ -75,9 +75,13 @@ struct Stage {
   std::uint64_t count = 0;
 };
 
+/// Most pipeline stages kvplan plans: far past real deployments (tens of stages), and every figure
+/// walks the stages, so a larger count would only exhaust memory and time.
+inline constexpr std::uint64_t kMaxPipelineStages = 4096;
+
 /// Splits `layers` into `pp` contiguous stages of floor(L / pp) layers, the first L mod pp
 /// stages taking one more (an even split; engines may place the remainder elsewhere).
-/// Throws kvplan::Error("pp", ...) when pp is 0 or exceeds the layer count.
+/// Throws kvplan::Error("pp", ...) when pp is 0, exceeds the layer count or kMaxPipelineStages.
 std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp);
 
 /// Checks tp and pp against the model: tp must divide num_attention_heads; with tp <= kv heads,

@@ -80,12 +80,13 @@ struct MeasuredPrefill {
 };
 
 /// Measured times on the relative-cost axis of prefill_series: each time divided by the time of the
-/// shortest measured prompt, times the model's relative total there
-/// (s_i / s_0 x total(n_0) / total(reference)), so the measured curve starts on the model's total
-/// and its shape shows where measurement and FLOP count part. Same order as `measured`.
-/// Throws kvplan::Error("measured", ...) when a point has no tokens or a time that is not finite
-/// and positive, or the list is empty.
+/// shortest measured prompt, times the model's relative cost there (s_i / s_0 x part(n_0) /
+/// total(reference)), so the measured curve starts on the model's curve and its shape shows where
+/// measurement and FLOP count part. `part` is the total, or the attention part alone when the
+/// measurement timed only attention (kvplan-bench). Same order as `measured`.
+/// Throws kvplan::Error("measured", ...) when a point has no tokens or a time that is not finite and
+/// positive, the list is empty, or the anchoring part is 0 (attention of a model without attention).
 std::vector<double> relative_measured(const ModelSpec& m, std::span<const MeasuredPrefill> measured,
-                                      std::uint64_t reference_tokens);
+                                      std::uint64_t reference_tokens, bool attention_only = false);
 
 }  // namespace kvplan

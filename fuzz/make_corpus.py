@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Regenerates the committed seed corpora in fuzz/corpus/<target>/ from the shipped presets and the
+test fixtures (run from anywhere; overwrites the seeds, keeps nothing else). One preset per
+architecture family keeps the corpus small; the fuzzers' own findings go to build-fuzz/corpus."""
+import json
+import pathlib
+import shutil
+
+root = pathlib.Path(__file__).resolve().parent.parent
+out = root / "fuzz" / "corpus"
+# One preset per architecture family (every loader branch: GQA, MLA, Falcon, GPT-2, Gemma 2/3
+# alternation, gpt-oss, Jamba, Llama 4 chunks, Mistral window, Mixtral/Qwen MoE, Qwen3-Next).
+models = ["llama-3.1-8b", "deepseek-v3", "deepseek-v2-lite", "falcon-7b", "falcon-40b", "gemma-2-9b",
+          "gemma-3-4b", "gemma-3-12b", "gpt-oss-20b", "gpt2", "jamba-1.5-mini", "llama-4-scout",
+          "mistral-7b-v0.1", "mixtral-8x7b", "qwen2.5-7b", "qwen3-8b", "qwen3-235b-a22b",
+          "qwen3-next-80b-a3b"]
+fixtures = root / "tests" / "fixtures"
+
+for target in ["preset", "hf_config", "units", "size"]:
+    shutil.rmtree(out / target, ignore_errors=True)
+    (out / target).mkdir(parents=True)
+
+def config(name):
+    return json.loads((root / "presets" / "models" / f"{name}.json").read_text())["config"]
+
+# preset: whole preset files, the GPU list and the fixtures (bare configs, malformed, empty, a report).
+for m in models:
+    shutil.copy(root / "presets" / "models" / f"{m}.json", out / "preset" / f"{m}.json")
+shutil.copy(root / "presets" / "gpus.json", out / "preset" / "gpus.json")
+for f in ["malformed.json", "unknown-arch.json", "empty.json"]:
+    shutil.copy(fixtures / f, out / "preset" / f)
+shutil.copy(fixtures / "llama-like" / "config.json", out / "preset" / "llama-like-config.json")
+shutil.copy(fixtures / "calibration.json", out / "preset" / "calibration.json")  # a kvplan-bench report
+
+# hf_config: the "config" objects, as Hugging Face ships them.
+for m in models:
+    (out / "hf_config" / f"{m}.json").write_text(json.dumps(config(m), indent=1) + "\n")
+shutil.copy(fixtures / "llama-like" / "config.json", out / "hf_config" / "llama-like-config.json")
+shutil.copy(fixtures / "unknown-arch.json", out / "hf_config" / "unknown-arch.json")
+
+# units: sizes, token counts and counts as users type them.
+for i, s in enumerate(["80GiB", "6.51GiB", "85520809984", "1.5 TB", "512MiB", "32k", "128Ki", "4096",
+                       "1M", "0.5Mi", "18446744073709551615", "00042", "+7 kB"]):
+    (out / "units" / f"seed-{i:02}.txt").write_text(s)
+
+# size: the first line is the command line after `size`, the rest the model file.
+runs = [("--context 32768 --users 16 --gpu h100-sxm --tp 4", "llama-3.1-8b"),
+        ("--context 128Ki --gpu h200 --tp 8 --pp 2 --json", "deepseek-v3"),
+        ("--engine vllm --kv-memory 6.51GiB --context 32768", "qwen3-8b"),
+        ("--engine llamacpp --context 131072 --users 4 --gpu-memory 24GiB --kv-dtype q8_0", "gpt-oss-20b"),
+        ("--engine sglang --gpu h100-sxm --gpu-util 0.85 --users 8", "gemma-3-12b"),
+        ("--engine trtllm --gpu a100-80gb --tp 2 --kv-dtype fp8 --max-tokens 100000", "mixtral-8x7b"),
+        ("--gpu h100-sxm --gpus 8 --tp 2 --pp 2 --weights auto --overhead 2GiB", "jamba-1.5-mini"),
+        ("--context 1M --users 2 --gpu-memory 80GB --units si --k-dtype fp16 --v-dtype int4", "llama-4-scout"),
+        ("--engine vllm --engine-version v0 --block-size 32 --gpu h100-sxm", "qwen3-next-80b-a3b"),
+        ("--engine llamacpp --swa-full --kv-unified --ubatch 256 --gpu-memory 16GiB", "gemma-2-9b")]
+for i, (line, m) in enumerate(runs):
+    (out / "size" / f"{m}.txt").write_text(line + "\n" + json.dumps(config(m)) + "\n")
+for i, line in enumerate(["--layers 80 --heads 64 --kv-heads 8 --head-dim 128 --kv-dtype fp16 --context 4096",
+                          "--layers 32 --heads 32 --head-dim 128 --window 4096 --gpu h100-sxm --users 64",
+                          "llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 4"]):
+    (out / "size" / f"flags-{i}.txt").write_text(line + "\n")

@@ -1,0 +1,105 @@
+// kvplan-gui-bench: how long the window takes to follow a moving context slider. Moves the slider
+// through 100 positions across its range, each time letting the controller recompute and the window
+// (results and all four charts) repaint, and prints the median and the worst time. Then the same for
+// 100 user counts, which recompute every chart series (the context sweep reuses them).
+// Usage: kvplan-gui-bench [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSlider>
+#include <QSpinBox>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <vector>
+
+#include "kvplan/gui/charts.hpp"
+#include "kvplan/gui/context_scale.hpp"
+#include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/main_window.hpp"
+
+namespace {
+void settle() {
+  for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+}
+
+/// CPU time of this thread (the GUI thread does all the work offscreen), in milliseconds: unlike wall
+/// time it does not grow when other processes share the cores.
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+struct Times {
+  std::vector<double> wall, cpu;
+};
+
+/// Times `steps` calls of `step(i)` (milliseconds), each followed by the paint the window does in the
+/// app (the regions that changed) and, with `full`, a repaint of every chart from scratch as well.
+Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::function<void(int)>& step) {
+  Times ms;
+  for (int i = 0; i < steps; ++i) {
+    QElapsedTimer t;
+    t.start();
+    const double c0 = cpu_ms();
+    step(i);
+    // The scene posts its updates, the view posts an update request: two rounds deliver and paint them.
+    for (int r = 0; r < 3; ++r) QCoreApplication::processEvents();
+    if (full)
+      for (int c = 0; c < kvplan::gui::ChartPanel::kCount; ++c)
+        window.charts()->chartWidget(static_cast<kvplan::gui::ChartPanel::Chart>(c))->repaint();
+    ms.wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    ms.cpu.push_back(cpu_ms() - c0);
+  }
+  return ms;
+}
+
+void report(const char* what, Times t) {
+  const auto stats = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return std::pair{(v[v.size() / 2] + v[(v.size() - 1) / 2]) / 2, v.back()};
+  };
+  const auto [wall_median, wall_max] = stats(t.wall);
+  const auto [cpu_median, cpu_max] = stats(t.cpu);
+  std::printf("%-52s wall median %6.2f max %6.2f ms | cpu median %6.2f max %6.2f ms (%zu steps)\n", what,
+              wall_median, wall_max, cpu_median, cpu_max, t.wall.size());
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  kvplan::gui::Controller controller;
+  if (argc > 1 && !controller.openFile(QString::fromLocal8Bit(argv[1]))) {
+    std::fprintf(stderr, "kvplan-gui-bench: error: %s\n", qPrintable(controller.errorMessage()));
+    return 2;
+  }
+  kvplan::gui::MainWindow window(&controller);
+  window.show();
+  settle();
+  auto* slider = window.findChild<QSlider*>(QStringLiteral("context_slider"));
+  auto* users = window.findChild<QSpinBox*>(QStringLiteral("users"));
+  if (slider == nullptr || users == nullptr) return 1;
+  std::printf("model: %s, window %dx%d, platform %s\n", qPrintable(controller.modelTitle()), window.width(),
+              window.height(), qPrintable(QGuiApplication::platformName()));
+
+  constexpr int kSteps = 100;
+  const auto slide = [&](int i) { slider->setValue(i * kvplan::gui::kContextSliderMax / (kSteps - 1)); };
+  report("context slider: recompute + paint (as in the app)", sweep(window, kSteps, false, slide));
+  slider->setValue(0);
+  report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
+  report("users: recompute all series + repaint all 4 charts",
+         sweep(window, kSteps, true, [&](int i) { users->setValue(1 + i); }));
+  Times compute;
+  for (int i = 0; i < kSteps; ++i) {
+    QElapsedTimer t;
+    t.start();
+    const double c0 = cpu_ms();
+    controller.setUsers(static_cast<std::uint64_t>(200 + i));
+    compute.wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    compute.cpu.push_back(cpu_ms() - c0);
+  }
+  report("users: recompute and window update, no repaint", compute);
+  return 0;
+}

@@ -1,0 +1,67 @@
+#pragma once
+/// @file chart_data.hpp
+/// What the four charts draw, as plain data: titles, axis titles with units, ranges and point lists,
+/// taken from the controller's Figures (bytes shown in GiB). The chart class renders this and
+/// nothing else, so another chart library needs only a new renderer, and tests read the charts here.
+
+#include <QColor>
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+
+#include "kvplan/gui/controller.hpp"
+
+namespace kvplan::gui {
+
+/// One series of an x-y chart.
+struct ChartLine {
+  enum class Style { line, dashed, markers };
+  QString name;
+  QList<QPointF> points;
+  Style style = Style::line;
+  QColor color;        ///< invalid: the chart theme's next colour
+  bool legend = true;  ///< shown in the legend
+  double width = 2;    ///< pen width in pixels (lines)
+};
+
+/// An x-y chart.
+struct XYChart {
+  QString title;
+  QString x_title;
+  QString y_title;
+  bool log_x = true;
+  bool log_y = true;
+  double x_min = 1, x_max = 10, y_min = 1, y_max = 10;
+  QList<ChartLine> lines;     ///< drawn in order (the last on top)
+  bool legend_right = false;  ///< legend beside the plot (many entries) instead of below it
+};
+
+/// A single stacked bar (one GPU's memory).
+struct StackedBar {
+  QString title;
+  QString value_title;
+  QString category;
+  QStringList parts;
+  QList<QColor> colors;
+  QList<double> values;  ///< one per part
+  double value_max = 1;
+};
+
+/// The four charts.
+struct ChartsData {
+  XYChart kv_memory;  ///< 1. KV memory per GPU against context, the model and its variants, available KV
+  StackedBar memory;  ///< 2. per-GPU memory: weights, KV, reserve, free
+  XYChart max_users;  ///< 3. max concurrent users against context
+  XYChart prefill;    ///< 4. relative prefill cost against prompt length, with measured points
+};
+
+/// Bytes as GiB, for an axis (display only: every figure stays an integer in the Plan).
+double to_gib(Bytes b);
+
+/// Describes the charts of `f`; `model_title` names the model in titles. Only the marker lines and
+/// points depend on the context, and their names do not, so a moving context slider redraws the
+/// markers and leaves titles and legends alone.
+ChartsData describe_charts(const Figures& f, const QString& model_title);
+
+}  // namespace kvplan::gui

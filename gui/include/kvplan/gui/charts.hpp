@@ -1,0 +1,46 @@
+#pragma once
+/// @file charts.hpp
+/// The four charts on screen. This class and its .cpp are the only Qt Charts code in kvplan (Qt Charts
+/// is deprecated from Qt 6.10): it renders ChartsData, so another backend replaces these two files.
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "kvplan/gui/chart_data.hpp"
+
+namespace kvplan::gui {
+
+/// A 2 x 2 grid of charts: KV memory against context, per-GPU memory, max users, prefill cost.
+class ChartPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// The charts, in grid order.
+  enum Chart { KvMemory = 0, GpuMemory = 1, MaxUsers = 2, PrefillCost = 3 };
+  static constexpr int kCount = 4;
+
+  explicit ChartPanel(QWidget* parent = nullptr);
+  ~ChartPanel() override;
+
+  /// Redraws every chart from `data`, reusing its series (no chart is rebuilt unless its lines change kind).
+  void display(const ChartsData& data);
+
+  /// Writes one chart as a PNG, as it is on screen. False with `error` set when it cannot be written.
+  bool exportPng(Chart chart, const QString& path, QString* error = nullptr) const;
+
+  /// "KV memory vs context", ... : names for menus and file names.
+  [[nodiscard]] static QString chartName(Chart chart);
+
+  /// The widget showing one chart (for tests and grabbing).
+  [[nodiscard]] QWidget* chartWidget(Chart chart) const;
+
+  /// Series each chart shows now (for tests: the renderer keeps what it was given).
+  [[nodiscard]] int seriesCount(Chart chart) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> d_;
+};
+
+}  // namespace kvplan::gui

@@ -1,0 +1,164 @@
+#pragma once
+/// @file controller.hpp
+/// The GUI's logic: one QObject that holds the current scenario, asks core for every figure and
+/// emits the result. Widgets call its actions and redraw on its signals; they compute nothing.
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "kvplan/gui/measured.hpp"
+#include "kvplan/gui/scenario.hpp"
+#include "kvplan/presets.hpp"
+#include "kvplan/series.hpp"
+
+namespace kvplan::gui {
+
+/// Shortest and longest context of the charts and the context slider (2^8 and 2^20 tokens).
+inline constexpr std::uint64_t kMinChartContext = 256;
+inline constexpr std::uint64_t kMaxChartContext = 1ULL << 20;
+/// Points per doubling of context on the charts.
+inline constexpr unsigned kChartPointsPerDoubling = 4;
+/// Prompt length the prefill chart is relative to (1 = the cost of a 1,024-token prompt).
+inline constexpr std::uint64_t kPrefillReferenceTokens = 1024;
+
+/// Everything the window shows, computed by core from one scenario.
+struct Figures {
+  Plan plan;
+  KvMemorySeries kv;                      ///< KV per GPU against context: the model and its variants
+  UsersSeries users;                      ///< max users against context
+  PrefillSeries prefill;                  ///< relative to kPrefillReferenceTokens
+  MeasuredSet measured;                   ///< measured points loaded for the overlay (may be empty)
+  std::vector<double> measured_relative;  ///< relative_measured(measured.points), same order
+};
+
+/// A number in one layer group, as the architecture table edits it.
+enum class GroupField {
+  count,
+  heads,
+  kv_heads,
+  head_dim_k,
+  head_dim_v,
+  window,
+  kv_lora_rank,
+  qk_rope_head_dim
+};
+
+/// Holds the inputs, calls kvplan::make_plan and the series functions, and emits the result.
+/// Every action returns true when applied. A rejected action (a kvplan::Error from core or the
+/// loaders) emits errorOccurred with the message and keeps the previous valid scenario and figures;
+/// no exception leaves the controller.
+class Controller : public QObject {
+  Q_OBJECT
+
+ public:
+  /// Opens on `llama-3.1-8b` on one H100 SXM at 8,192 tokens and 8 users; when the presets cannot be
+  /// read, on a small custom model and an 80 GiB custom GPU, with errorMessage() saying why.
+  explicit Controller(QObject* parent = nullptr);
+
+  [[nodiscard]] const Scenario& scenario() const { return scenario_; }
+  [[nodiscard]] const PlanInputs& inputs() const { return scenario_.inputs; }
+  [[nodiscard]] const Plan& plan() const { return figures_.plan; }
+  [[nodiscard]] const Figures& figures() const { return figures_; }
+  /// The last rejected action's message; empty after an applied one.
+  [[nodiscard]] const QString& errorMessage() const { return error_; }
+  /// The model presets and GPU presets found at start-up (empty when the presets cannot be read).
+  [[nodiscard]] const std::vector<presets::ModelPreset>& modelPresets() const { return model_presets_; }
+  [[nodiscard]] const std::vector<Gpu>& gpuPresets() const { return gpu_presets_; }
+  /// The engines core has rules for (kvplan::Engine), by name; "ideal" (the exact layout) first.
+  [[nodiscard]] static QStringList engines();
+  /// "Llama 3.1 70B", with " (edited)" once the architecture differs from the file or preset.
+  [[nodiscard]] QString modelTitle() const;
+  /// Path of the loaded measured prefill points; empty when none.
+  [[nodiscard]] const QString& measuredPath() const { return measured_path_; }
+
+  // The model.
+  bool selectModel(const QString& presetId);
+  /// A scenario file (has "kvplan_scenario"), a kvplan preset file or a Hugging Face config.json.
+  bool openFile(const QString& path);
+  bool openModelFile(const QString& path);
+  bool setGroupValue(int group, GroupField field, std::uint64_t value);
+  /// full, sliding, chunked or mla; a switch fills what the new kind needs (MHA heads, a 4,096
+  /// window, DeepSeek's 512 + 64 MLA ranks) and clears what it does not. Recurrent groups stay.
+  bool setGroupKind(int group, AttentionKind kind);
+  /// Splits a group of n >= 2 layers into n / 2 and n - n / 2, to give part of a model another scheme.
+  bool splitGroup(int group);
+  /// Back to the architecture as loaded.
+  bool resetArchitecture();
+  bool setKDtype(DType t);
+  bool setVDtype(DType t);
+  /// Every weight dtype of the model (linear layers, embeddings, experts), as the CLI's --weight-dtype.
+  bool setWeightDtype(DType t);
+
+  // The deployment.
+  bool selectGpu(const QString& presetId);
+  /// A custom GPU with this memory (a size as the CLI takes it: "80GiB", "85520809984").
+  bool setGpuMemory(const QString& size);
+  /// GPUs in all: a multiple of tp x pp (the rest are data-parallel replicas).
+  bool setGpuCount(std::uint64_t gpus);
+  /// tp and pp keep the number of replicas, so the GPU count follows.
+  bool setTensorParallel(std::uint64_t tp);
+  bool setPipelineParallel(std::uint64_t pp);
+  bool setUtilization(double fraction);
+  /// Runtime reserve per GPU, a size ("1GiB").
+  bool setReserve(const QString& size);
+  /// Whole-model weights: a size, or "auto" / empty for the architecture's.
+  bool setWeights(const QString& sizeOrAuto);
+  /// The engine whose allocation rules apply (a kvplan::Engine name), with its default options.
+  bool setEngine(const QString& engine);
+  bool setContext(std::uint64_t tokens);
+  bool setUsers(std::uint64_t users);
+
+  // Files.
+  bool loadScenario(const QString& path);
+  bool saveScenario(const QString& path);
+  bool applyScenario(const Scenario& s);
+  /// Measured prefill points for the overlay: a kvplan-bench report or a list of points (measured.hpp).
+  bool loadMeasuredPrefill(const QString& path);
+  void clearMeasuredPrefill();
+
+  /// The `kvplan size` arguments (without the program name) that print the current plan's figures;
+  /// empty with `error` set when the CLI cannot express the architecture.
+  [[nodiscard]] QStringList commandArgs(QString* error = nullptr) const;
+  /// "kvplan size ...", shell-quoted; empty with `error` set as for commandArgs.
+  [[nodiscard]] QString commandLine(QString* error = nullptr) const;
+
+ Q_SIGNALS:
+  /// The scenario and every figure changed (after an applied action).
+  void planChanged();
+  /// Widgets should re-read the inputs: after an applied action, and after a rejected one so that
+  /// an edited field shows the kept value again.
+  void inputsChanged();
+  /// An action was rejected; the previous state is kept.
+  void errorOccurred(const QString& message);
+
+ private:
+  /// Runs `edit` on a copy of the scenario, computes its figures, and commits both, or reports the
+  /// error and keeps the current ones.
+  bool apply(const std::function<void(Scenario&)>& edit);
+  bool commit(Scenario next, MeasuredSet measured, const QString& measured_path);
+  void reject(const QString& message);
+  Figures compute(const Scenario& s, const MeasuredSet& measured);
+  AttentionLayer& group(Scenario& s, int index) const;
+
+  Scenario scenario_;
+  Figures figures_;
+  QString error_;
+  QString measured_path_;
+  std::vector<presets::ModelPreset> model_presets_;
+  std::vector<Gpu> gpu_presets_;
+  std::vector<Tokens> contexts_;
+  std::vector<std::uint64_t> prompts_;
+  // The series do not depend on the context: kept while only the context moves.
+  std::optional<PlanInputs> series_key_;
+  KvMemorySeries kv_cache_;
+  UsersSeries users_cache_;
+  std::optional<ModelSpec> prefill_key_;
+  PrefillSeries prefill_cache_;
+};
+
+}  // namespace kvplan::gui

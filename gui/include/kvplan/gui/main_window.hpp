@@ -1,0 +1,100 @@
+#pragma once
+/// @file main_window.hpp
+/// The main window: widgets bound to a Controller. It wires signals both ways and shows what the
+/// controller holds; every figure comes from the controller's Plan and Figures.
+
+#include <QMainWindow>
+
+#include "kvplan/gui/controller.hpp"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListView;
+class QSlider;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+
+namespace kvplan::gui {
+
+class ChartPanel;
+class LayerGroupsModel;
+class PresetListModel;
+class ResultsModel;
+
+/// The kvplan-gui window. Inputs on the left (model, architecture, dtypes, deployment), results and
+/// the equivalent command at the top right, the four charts below them. File > Open and drag and drop
+/// take a scenario, a preset file or a config.json. Widgets carry object names ("context", "users",
+/// "tp" ...) so tests can find them.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  /// Binds to `controller`, which must outlive the window.
+  explicit MainWindow(Controller* controller, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  [[nodiscard]] ChartPanel* charts() const { return charts_; }
+  [[nodiscard]] ResultsModel* results() const { return results_; }
+  /// The message shown in the window's error banner (empty when hidden).
+  [[nodiscard]] QString shownError() const;
+
+  /// Puts Controller::commandLine() on the clipboard, or shows why it cannot.
+  void copyCommand();
+  /// Writes one chart as PNG (see ChartPanel::exportPng); errors go to the banner.
+  bool exportChart(int chart, const QString& path);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  QWidget* buildInputs();
+  QWidget* buildResults();
+  void buildMenus();
+  void syncInputs();
+  void showPlan();
+  void showError(const QString& message);
+  void openDialog();
+  void saveDialog();
+  void measuredDialog();
+  void exportDialog(int chart);
+
+  Controller* controller_;
+  ResultsModel* results_ = nullptr;
+  LayerGroupsModel* groups_ = nullptr;
+  PresetListModel* presets_ = nullptr;
+  QSortFilterProxyModel* preset_filter_ = nullptr;
+  ChartPanel* charts_ = nullptr;
+
+  QLabel* error_banner_ = nullptr;
+  QLabel* fits_banner_ = nullptr;  ///< "FITS" / "DOES NOT FIT", coloured
+  QLabel* limit_ = nullptr;        ///< the plan's limit, in words
+  QLabel* warnings_ = nullptr;     ///< the plan's warnings
+  QLabel* model_title_ = nullptr;
+  QLabel* command_ = nullptr;
+  QTableView* results_view_ = nullptr;
+  QLabel* measured_label_ = nullptr;
+  QLineEdit* search_ = nullptr;
+  QListView* preset_list_ = nullptr;
+  QTableView* groups_view_ = nullptr;
+  QComboBox* k_dtype_ = nullptr;
+  QComboBox* v_dtype_ = nullptr;
+  QComboBox* weight_dtype_ = nullptr;
+  QComboBox* gpu_ = nullptr;
+  QLineEdit* gpu_memory_ = nullptr;
+  QSpinBox* gpus_ = nullptr;
+  QSpinBox* tp_ = nullptr;
+  QSpinBox* pp_ = nullptr;
+  QDoubleSpinBox* util_ = nullptr;
+  QLineEdit* reserve_ = nullptr;
+  QLineEdit* weights_ = nullptr;
+  QComboBox* engine_ = nullptr;
+  QSlider* context_slider_ = nullptr;
+  QSpinBox* context_ = nullptr;
+  QSpinBox* users_ = nullptr;
+};
+
+}  // namespace kvplan::gui

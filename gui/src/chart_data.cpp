@@ -1,0 +1,178 @@
+#include "kvplan/gui/chart_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kvplan/format.hpp"
+
+namespace kvplan::gui {
+
+namespace {
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+QString count(std::uint64_t n) { return qstr(format_count(n)); }
+QString human(Bytes b) { return qstr(format_bytes(b, UnitSystem::iec)); }
+
+const QColor kAvailable(0x20, 0x20, 0x20);
+const QColor kMarker(0x90, 0x90, 0x90);
+
+/// Sets the y range of a log chart to its positive points, with some room, and the x range to the
+/// charts' contexts widened to `x`.
+void fit(XYChart& c, double x) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& l : c.lines)
+    for (const auto& p : l.points)
+      if (p.y() > 0) {
+        lo = std::min(lo, p.y());
+        hi = std::max(hi, p.y());
+      }
+  if (hi <= 0) lo = hi = 1;
+  c.y_min = lo / 2;
+  c.y_max = hi * 2;
+  // Some room past the last tick, so that its label is not cut at the plot's edge.
+  c.x_min = std::min(static_cast<double>(kMinChartContext), x);
+  c.x_max = std::max(static_cast<double>(kMaxChartContext), x) * 1.6;
+}
+
+/// A vertical line at x across the chart's y range (call after fit()).
+ChartLine vertical(const XYChart& c, double x, const QString& name) {
+  return {name, {QPointF(x, c.y_min), QPointF(x, c.y_max)}, ChartLine::Style::dashed, kMarker, true, 1.5};
+}
+
+ChartLine horizontal(const XYChart& c, double y, const QString& name, QColor color) {
+  return {name, {QPointF(c.x_min, y), QPointF(c.x_max, y)}, ChartLine::Style::dashed, color, true, 2};
+}
+}  // namespace
+
+double to_gib(Bytes b) { return static_cast<double>(b.value) / static_cast<double>(1ULL << 30); }
+
+ChartsData describe_charts(const Figures& f, const QString& model_title) {
+  const Plan& p = f.plan;
+  const PlanInputs& in = p.inputs;
+  const Parallelism& par = in.deployment.parallel;
+  const auto ctx = static_cast<double>(in.context.value);
+  const QString deployment =
+      QStringLiteral("%1 users, tp %2 pp %3").arg(count(in.users)).arg(par.tp).arg(par.pp);
+  ChartsData d;
+
+  // 1. KV memory per GPU against context.
+  XYChart& kv = d.kv_memory;
+  kv.title = QStringLiteral("KV cache per GPU vs context: %1, %2").arg(model_title, deployment);
+  kv.x_title = QStringLiteral("context length (tokens, log scale)");
+  kv.y_title = QStringLiteral("KV cache per GPU (GiB, log scale)");
+  kv.legend_right = true;
+  // The variants first, the model as configured last so that it is drawn on top of a variant it equals.
+  for (std::size_t k = 0; k < f.kv.curves.size(); ++k) {
+    const KvCurve& c = f.kv.curves[(k + 1) % f.kv.curves.size()];
+    const bool model = (k + 1) % f.kv.curves.size() == 0;
+    ChartLine l;
+    l.name = model ? QStringLiteral("this model") : qstr(c.label);
+    if (!c.error.empty())
+      l.name += c.per_gpu.empty() ? QStringLiteral(" (n/a: ") + qstr(c.error) + QStringLiteral(")")
+                                  : QStringLiteral(" (stops: overflow)");
+    l.width = model ? 4 : 2;
+    if (model) l.color = QColor(0x10, 0x10, 0x10).lighter(150);
+    for (std::size_t i = 0; i < c.per_gpu.size() && i < f.kv.contexts.size(); ++i)
+      if (c.per_gpu[i] != Bytes{0})
+        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), to_gib(c.per_gpu[i])});
+    kv.lines.push_back(l);
+  }
+  if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
+    kv.lines.push_back({QStringLiteral("available (%1)").arg(human(*f.kv.available_per_gpu)),
+                        {QPointF(0, to_gib(*f.kv.available_per_gpu))},
+                        ChartLine::Style::dashed,
+                        kAvailable,
+                        true,
+                        2});
+  fit(kv, ctx);
+  if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
+    kv.lines.back() = horizontal(kv, to_gib(*f.kv.available_per_gpu), kv.lines.back().name, kAvailable);
+  kv.lines.push_back(vertical(kv, ctx, QStringLiteral("this context")));
+
+  // 2. Per-GPU memory as one stacked bar.
+  StackedBar& bar = d.memory;
+  const PerGpu& g = p.per_gpu;
+  const QString gpu = in.gpu ? qstr(in.gpu->name) : QStringLiteral("no GPU");
+  bar.title = p.has_gpu ? QStringLiteral("Memory per GPU: %1, usable %2 of %3: %4")
+                              .arg(gpu, human(g.usable_bytes), human(in.gpu->memory),
+                                   p.fits ? QStringLiteral("fits") : QStringLiteral("does NOT fit"))
+                        : QStringLiteral("Memory per GPU (no GPU chosen)");
+  bar.value_title = QStringLiteral("memory per GPU (GiB)");
+  bar.category = QStringLiteral("fullest GPU");
+  bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache"), QStringLiteral("reserve"),
+               QStringLiteral("free")};
+  bar.colors = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52), QColor(0x8c, 0x8c, 0x8c),
+                QColor(0x55, 0xa8, 0x68)};
+  bar.values = {to_gib(g.weights_bytes), to_gib(g.kv_bytes_total), to_gib(g.reserve_bytes),
+                to_gib(g.free_bytes)};
+  double total = 0;
+  for (const double v : bar.values) total += v;
+  bar.value_max = std::max(total, in.gpu ? to_gib(in.gpu->memory) : 0.0) * 1.05;
+  if (bar.value_max <= 0) bar.value_max = 1;
+
+  // 3. Max users against context.
+  XYChart& users = d.max_users;
+  users.title = QStringLiteral("Max concurrent users vs context: %1 on %2 x %3")
+                    .arg(model_title, gpu)
+                    .arg(par.tp * par.pp * par.dp);
+  users.x_title = QStringLiteral("context length (tokens, log scale)");
+  users.y_title = QStringLiteral("max concurrent users (log scale)");
+  ChartLine max_line{QStringLiteral("max users"), {}, ChartLine::Style::line, {}, true, 3};
+  for (std::size_t i = 0; i < f.users.max_users.size() && i < f.users.contexts.size(); ++i)
+    if (f.users.max_users[i] > 0)
+      max_line.points.push_back(
+          {static_cast<double>(f.users.contexts[i].value), static_cast<double>(f.users.max_users[i])});
+  users.lines.push_back(max_line);
+  users.lines.push_back({QStringLiteral("users asked (%1)").arg(count(in.users)),
+                         {QPointF(0, static_cast<double>(in.users))},
+                         ChartLine::Style::dashed,
+                         kAvailable,
+                         true,
+                         2});
+  users.lines.push_back({QStringLiteral("max users at this context"),
+                         {},
+                         ChartLine::Style::markers,
+                         QColor(0xdd, 0x84, 0x52),
+                         true,
+                         2});
+  if (p.has_gpu && p.max_users > 0)
+    users.lines.back().points = {QPointF(ctx, static_cast<double>(p.max_users))};
+  fit(users, ctx);
+  users.y_min = std::min(users.y_min, 0.5);
+  users.lines[1] = horizontal(users, static_cast<double>(in.users), users.lines[1].name, kAvailable);
+  users.lines.push_back(vertical(users, ctx, QStringLiteral("this context")));
+
+  // 4. Relative prefill cost against prompt length.
+  XYChart& pre = d.prefill;
+  pre.title = QStringLiteral("Prefill cost vs prompt length: %1").arg(model_title);
+  pre.x_title = QStringLiteral("prompt length (tokens, log scale)");
+  pre.y_title = QStringLiteral("FLOPs (1 = a %1-token prompt, log)").arg(count(f.prefill.reference_tokens));
+  const auto relative = [&](const QString& name, const std::vector<double>& values) {
+    ChartLine l{name, {}, ChartLine::Style::line, {}, true, 2.5};
+    for (std::size_t i = 0; i < values.size() && i < f.prefill.points.size(); ++i)
+      if (values[i] > 0)
+        l.points.push_back({static_cast<double>(f.prefill.points[i].prompt_tokens), values[i]});
+    return l;
+  };
+  pre.lines.push_back(relative(QStringLiteral("linear (weights)"), f.prefill.linear));
+  pre.lines.push_back(relative(QStringLiteral("attention (quadratic)"), f.prefill.attention));
+  pre.lines.push_back(relative(QStringLiteral("total"), f.prefill.total));
+  if (!f.measured.points.empty()) {
+    ChartLine m{
+        qstr(f.measured.label) + (f.measured.attention_only ? QStringLiteral(", anchored on attention")
+                                                            : QStringLiteral(", anchored on the total")),
+        {},
+        ChartLine::Style::markers,
+        QColor(0xc4, 0x1e, 0x3a),
+        true,
+        2};
+    for (std::size_t i = 0; i < f.measured.points.size() && i < f.measured_relative.size(); ++i)
+      m.points.push_back({static_cast<double>(f.measured.points[i].prompt_tokens), f.measured_relative[i]});
+    pre.lines.push_back(m);
+  }
+  fit(pre, ctx);
+  pre.lines.push_back(vertical(pre, ctx, QStringLiteral("this context")));
+  return d;
+}
+
+}  // namespace kvplan::gui

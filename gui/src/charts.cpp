@@ -1,0 +1,266 @@
+#include "kvplan/gui/charts.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QGridLayout>
+#include <QHorizontalStackedBarSeries>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPixmap>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+namespace kvplan::gui {
+
+namespace {
+/// One x-y chart and the series it reuses from update to update.
+struct XYView {
+  QChart* chart = nullptr;
+  QChartView* view = nullptr;
+  QAbstractAxis* x = nullptr;
+  QAbstractAxis* y = nullptr;
+  bool log_x = false, log_y = false;
+  QList<QXYSeries*> series;
+  QList<ChartLine::Style> styles;
+};
+
+/// The stacked bar of one GPU's memory.
+struct BarView {
+  QChart* chart = nullptr;
+  QChartView* view = nullptr;
+  QHorizontalStackedBarSeries* series = nullptr;
+  QBarCategoryAxis* category = nullptr;
+  QValueAxis* value = nullptr;
+  QList<QBarSet*> sets;
+  double range_max = -1;  ///< the value_max the axis was last set for (nice numbers widen it)
+};
+
+QChartView* make_view(QChart* chart, QWidget* parent) {
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  QFont title = chart->titleFont();
+  title.setBold(true);
+  chart->setTitleFont(title);
+  auto* view = new QChartView(chart, parent);
+  view->setRenderHint(QPainter::Antialiasing);
+  // A moving marker dirties a few thin strips; one bounding rect repaints faster than their region.
+  view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+  view->setMinimumSize(360, 260);
+  return view;
+}
+
+QAbstractAxis* make_axis(bool log, bool tokens) {
+  if (log) {
+    auto* a = new QLogValueAxis;
+    a->setBase(tokens ? 4.0 : 10.0);  // tokens: 256, 1,024, 4,096 ... 1,048,576
+    a->setLabelFormat(tokens ? QStringLiteral("%.0f") : QStringLiteral("%g"));
+    // Minor grid lines are dashed, and dashed antialiased lines are most of a chart's paint time.
+    a->setMinorTickCount(0);
+    a->setMinorGridLineVisible(false);
+    return a;
+  }
+  auto* a = new QValueAxis;
+  a->setLabelFormat(QStringLiteral("%g"));
+  return a;
+}
+
+void set_range(QAbstractAxis* a, double lo, double hi) {
+  if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
+    if (l->min() == lo && l->max() == hi) return;
+  } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
+    if (v->min() == lo && v->max() == hi) return;
+  }
+  a->setRange(lo, hi);
+}
+
+void display_xy(XYView& v, const XYChart& c) {
+  // Setters below are skipped when nothing changes: a text change relayouts the whole chart.
+  if (v.chart->title() != c.title) v.chart->setTitle(c.title);
+  v.chart->legend()->setAlignment(c.legend_right ? Qt::AlignRight : Qt::AlignBottom);
+  if (v.x == nullptr || v.log_x != c.log_x || v.log_y != c.log_y) {
+    for (auto* s : v.series) {
+      v.chart->removeSeries(s);
+      delete s;
+    }
+    v.series.clear();
+    v.styles.clear();
+    for (auto* a : v.chart->axes()) {
+      v.chart->removeAxis(a);
+      delete a;
+    }
+    v.x = make_axis(c.log_x, true);
+    v.y = make_axis(c.log_y, false);
+    v.log_x = c.log_x;
+    v.log_y = c.log_y;
+    v.chart->addAxis(v.x, Qt::AlignBottom);
+    v.chart->addAxis(v.y, Qt::AlignLeft);
+  }
+  QList<ChartLine::Style> styles;
+  for (const auto& l : c.lines) styles.push_back(l.style);
+  if (styles != v.styles) {
+    for (auto* s : v.series) {
+      v.chart->removeSeries(s);
+      delete s;
+    }
+    v.series.clear();
+    for (const auto& l : c.lines) {
+      QXYSeries* s = nullptr;
+      if (l.style == ChartLine::Style::markers) {
+        auto* scatter = new QScatterSeries;
+        scatter->setMarkerSize(9);
+        s = scatter;
+      } else {
+        s = new QLineSeries;
+      }
+      v.chart->addSeries(s);
+      s->attachAxis(v.x);
+      s->attachAxis(v.y);
+      if (l.style != ChartLine::Style::markers) {
+        QPen pen = s->pen();
+        if (l.color.isValid()) pen.setColor(l.color);
+        pen.setWidthF(l.width);
+        pen.setStyle(l.style == ChartLine::Style::dashed ? Qt::DashLine : Qt::SolidLine);
+        s->setPen(pen);
+      } else if (l.color.isValid()) {
+        s->setColor(l.color);
+      }
+      v.series.push_back(s);
+    }
+    v.styles = styles;
+  }
+  for (qsizetype i = 0; i < c.lines.size(); ++i) {
+    QXYSeries* s = v.series[i];
+    if (s->name() != c.lines[i].name) s->setName(c.lines[i].name);
+    s->replace(c.lines[i].points);
+    for (auto* m : v.chart->legend()->markers(s)) m->setVisible(c.lines[i].legend);
+  }
+  if (v.x->titleText() != c.x_title) v.x->setTitleText(c.x_title);
+  if (v.y->titleText() != c.y_title) v.y->setTitleText(c.y_title);
+  set_range(v.x, c.x_min, c.x_max);
+  set_range(v.y, c.y_min, c.y_max);
+}
+
+void display_bar(BarView& v, const StackedBar& b) {
+  if (v.chart->title() != b.title) v.chart->setTitle(b.title);
+  if (v.sets.size() != b.parts.size()) {
+    v.series->clear();
+    v.sets.clear();
+    for (qsizetype i = 0; i < b.parts.size(); ++i) {
+      auto* set = new QBarSet(b.parts[i]);
+      if (i < b.colors.size()) set->setColor(b.colors[i]);
+      set->append(0);
+      v.series->append(set);
+      v.sets.push_back(set);
+    }
+  }
+  for (qsizetype i = 0; i < b.parts.size(); ++i) {
+    if (v.sets[i]->label() != b.parts[i]) v.sets[i]->setLabel(b.parts[i]);
+    const double value = i < b.values.size() ? b.values[i] : 0.0;
+    if (v.sets[i]->at(0) != value) v.sets[i]->replace(0, value);
+  }
+  if (v.category->categories() != QStringList{b.category}) v.category->setCategories({b.category});
+  if (v.value->titleText() != b.value_title) v.value->setTitleText(b.value_title);
+  if (v.range_max != b.value_max) {
+    v.range_max = b.value_max;
+    v.value->setRange(0, b.value_max);
+    v.value->applyNiceNumbers();
+  }
+}
+}  // namespace
+
+struct ChartPanel::Impl {
+  XYView kv, users, prefill;
+  BarView bar;
+
+  [[nodiscard]] QChartView* view(Chart c) const {
+    switch (c) {
+      case KvMemory: return kv.view;
+      case GpuMemory: return bar.view;
+      case MaxUsers: return users.view;
+      case PrefillCost: return prefill.view;
+    }
+    return nullptr;
+  }
+};
+
+ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<Impl>()) {
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->setSpacing(4);
+  for (XYView* v : {&d_->kv, &d_->users, &d_->prefill}) {
+    v->chart = new QChart;
+    v->view = make_view(v->chart, this);
+  }
+  BarView& b = d_->bar;
+  b.chart = new QChart;
+  b.series = new QHorizontalStackedBarSeries;
+  b.series->setLabelsVisible(true);
+  b.series->setLabelsFormat(QStringLiteral("@value"));
+  b.series->setLabelsPrecision(3);
+  b.series->setBarWidth(0.6);
+  b.chart->addSeries(b.series);
+  b.category = new QBarCategoryAxis;
+  b.value = new QValueAxis;
+  b.value->setLabelFormat(QStringLiteral("%g"));
+  b.chart->addAxis(b.category, Qt::AlignLeft);
+  b.chart->addAxis(b.value, Qt::AlignBottom);
+  b.series->attachAxis(b.category);
+  b.series->attachAxis(b.value);
+  b.view = make_view(b.chart, this);
+
+  grid->addWidget(d_->kv.view, 0, 0);
+  grid->addWidget(d_->bar.view, 0, 1);
+  grid->addWidget(d_->users.view, 1, 0);
+  grid->addWidget(d_->prefill.view, 1, 1);
+  for (int i = 0; i < 2; ++i) {
+    grid->setColumnStretch(i, 1);
+    grid->setRowStretch(i, 1);
+  }
+}
+
+ChartPanel::~ChartPanel() = default;
+
+void ChartPanel::display(const ChartsData& data) {
+  display_xy(d_->kv, data.kv_memory);
+  display_bar(d_->bar, data.memory);
+  display_xy(d_->users, data.max_users);
+  display_xy(d_->prefill, data.prefill);
+}
+
+bool ChartPanel::exportPng(Chart chart, const QString& path, QString* error) const {
+  QChartView* v = d_->view(chart);
+  const QPixmap pixmap = v == nullptr ? QPixmap() : v->grab();
+  if (pixmap.isNull()) {
+    if (error != nullptr) *error = QStringLiteral("%1: the chart has not been drawn yet").arg(path);
+    return false;
+  }
+  if (!pixmap.save(path, "PNG")) {
+    if (error != nullptr) *error = QStringLiteral("%1: cannot be written").arg(path);
+    return false;
+  }
+  return true;
+}
+
+QString ChartPanel::chartName(Chart chart) {
+  switch (chart) {
+    case KvMemory: return QStringLiteral("KV memory vs context");
+    case GpuMemory: return QStringLiteral("Memory per GPU");
+    case MaxUsers: return QStringLiteral("Max users vs context");
+    case PrefillCost: return QStringLiteral("Prefill cost vs prompt length");
+  }
+  return {};
+}
+
+QWidget* ChartPanel::chartWidget(Chart chart) const { return d_->view(chart); }
+
+int ChartPanel::seriesCount(Chart chart) const {
+  const QChartView* v = d_->view(chart);
+  if (v == nullptr) return 0;
+  if (chart == GpuMemory) return static_cast<int>(d_->bar.sets.size());
+  return static_cast<int>(v->chart()->series().size());
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,439 @@
+#include "kvplan/gui/controller.hpp"
+
+#include <QFileInfo>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/gui/measured.hpp"
+
+namespace kvplan::gui {
+
+namespace {
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+std::filesystem::path fspath(const QString& p) { return std::filesystem::path(p.toStdString()); }
+
+/// A Llama-3-8B-shaped model, for when the presets folder cannot be read.
+ModelSpec fallback_model() {
+  ModelSpec m;
+  m.id = "custom";
+  m.name = "custom model";
+  m.source = "built in (presets not found)";
+  LayerGroup g;
+  g.count = 32;
+  g.attention.num_attention_heads = 32;
+  g.attention.num_key_value_heads = 8;
+  g.attention.head_dim_k = g.attention.head_dim_v = 128;
+  g.mlp.intermediate_size = 14336;
+  m.layers.push_back(g);
+  m.hidden_size = 4096;
+  m.vocab_size = 128256;
+  return m;
+}
+
+Gpu custom_gpu(Bytes memory) {
+  Gpu g;
+  g.id = "custom";
+  g.name = "custom GPU";
+  g.memory = memory;
+  return g;
+}
+}  // namespace
+
+Controller::Controller(QObject* parent) : QObject(parent) {
+  for (const std::uint64_t n : log_lengths(kMinChartContext, kMaxChartContext, kChartPointsPerDoubling)) {
+    contexts_.push_back(Tokens{n});
+    prompts_.push_back(n);
+  }
+  QStringList problems;
+  try {
+    model_presets_ = presets::list_models();
+  } catch (const std::exception& e) {
+    problems << qstr(e.what());
+  }
+  try {
+    gpu_presets_ = presets::list_gpus();
+  } catch (const std::exception& e) {
+    problems << qstr(e.what());
+  }
+
+  Scenario s;
+  s.inputs.context = Tokens{8192};
+  s.inputs.users = 8;
+  try {
+    s.base = presets::find_model("llama-3.1-8b");
+    s.source = {ModelSource::Kind::preset, "llama-3.1-8b"};
+  } catch (const std::exception& e) {
+    if (problems.isEmpty()) problems << qstr(e.what());
+    s.base = fallback_model();
+    s.source = {ModelSource::Kind::custom, ""};
+  }
+  s.inputs.model = s.base;
+  try {
+    s.inputs.gpu = presets::find_gpu("h100-sxm");
+    s.gpu_preset = s.inputs.gpu->id;
+  } catch (const std::exception&) {
+    s.inputs.gpu = custom_gpu(Bytes{80ULL << 30});
+  }
+  try {
+    figures_ = compute(s, {});
+  } catch (const std::exception& e) {
+    // A preset that does not plan: start on the built-in model, which does.
+    problems << qstr(e.what());
+    s.base = s.inputs.model = fallback_model();
+    s.source = {ModelSource::Kind::custom, ""};
+    figures_ = compute(s, {});
+  }
+  scenario_ = std::move(s);
+  error_ = problems.join('\n');
+}
+
+QStringList Controller::engines() {
+  QStringList out;
+  for (const Engine e : {Engine::ideal, Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm})
+    out << qstr(std::string(name(e)));
+  return out;
+}
+
+QString Controller::modelTitle() const {
+  QString t = qstr(scenario_.inputs.model.name);
+  if (architecture_edited(scenario_)) t += QStringLiteral(" (edited)");
+  return t;
+}
+
+Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
+  Figures f;
+  f.plan = make_plan(s.inputs);
+
+  // Everything but the context decides the series; a moving context slider reuses them.
+  PlanInputs key = s.inputs;
+  key.context = Tokens{0};
+  const bool series_hit = series_key_ && *series_key_ == key;
+  if (series_hit) {
+    f.kv = kv_cache_;
+    f.users = users_cache_;
+  } else {
+    f.kv = kv_memory_series(s.inputs, contexts_);
+    if (s.inputs.gpu) f.users = max_users_series(s.inputs, contexts_);
+  }
+  const bool prefill_hit = prefill_key_ && *prefill_key_ == s.inputs.model;
+  f.prefill =
+      prefill_hit ? prefill_cache_ : prefill_series(s.inputs.model, prompts_, kPrefillReferenceTokens);
+  f.measured = measured;
+  if (!measured.points.empty())
+    f.measured_relative =
+        relative_measured(s.inputs.model, measured.points, kPrefillReferenceTokens, measured.attention_only);
+
+  // Only now, with nothing left to throw, remember the series.
+  if (!series_hit) {
+    series_key_ = key;
+    kv_cache_ = f.kv;
+    users_cache_ = f.users;
+  }
+  if (!prefill_hit) {
+    prefill_key_ = s.inputs.model;
+    prefill_cache_ = f.prefill;
+  }
+  return f;
+}
+
+bool Controller::commit(Scenario next, MeasuredSet measured, const QString& measured_path) {
+  if (next == scenario_ && measured == figures_.measured && measured_path == measured_path_) return true;
+  Figures f = compute(next, measured);
+  scenario_ = std::move(next);
+  figures_ = std::move(f);
+  measured_path_ = measured_path;
+  error_.clear();
+  Q_EMIT planChanged();
+  Q_EMIT inputsChanged();
+  return true;
+}
+
+void Controller::reject(const QString& message) {
+  error_ = message;
+  Q_EMIT errorOccurred(message);
+  Q_EMIT inputsChanged();
+}
+
+bool Controller::apply(const std::function<void(Scenario&)>& edit) {
+  try {
+    Scenario next = scenario_;
+    edit(next);
+    return commit(std::move(next), figures_.measured, measured_path_);
+  } catch (const std::exception& e) {
+    reject(qstr(e.what()));
+  }
+  return false;
+}
+
+AttentionLayer& Controller::group(Scenario& s, int index) const {
+  auto& layers = s.inputs.model.layers;
+  if (index < 0 || static_cast<std::size_t>(index) >= layers.size())
+    throw Error("layers", "no layer group " + std::to_string(index + 1));
+  return layers[static_cast<std::size_t>(index)].attention;
+}
+
+bool Controller::selectModel(const QString& presetId) {
+  return apply([&](Scenario& s) {
+    const std::string id = presetId.toStdString();
+    ModelSpec m;
+    bool found = false;
+    for (const auto& p : model_presets_)
+      if (p.id == id) {
+        m = presets::load_model_file(p.path);
+        found = true;
+      }
+    if (!found) m = presets::find_model(id);
+    s.source = {ModelSource::Kind::preset, m.id};
+    s.base = s.inputs.model = m;
+    s.inputs.deployment.weights.reset();  // an override belongs to the model it was set for
+  });
+}
+
+bool Controller::openModelFile(const QString& path) {
+  return apply([&](Scenario& s) {
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    s.base = s.inputs.model = presets::load_model_file(fspath(abs));
+    s.source = {ModelSource::Kind::file, abs.toStdString()};
+    s.inputs.deployment.weights.reset();
+  });
+}
+
+bool Controller::openFile(const QString& path) {
+  try {
+    if (is_scenario(presets::read_json_file(fspath(path)))) return loadScenario(path);
+  } catch (const std::exception& e) {
+    reject(qstr(e.what()));
+    return false;
+  }
+  return openModelFile(path);
+}
+
+bool Controller::setGroupValue(int index, GroupField field, std::uint64_t value) {
+  return apply([&](Scenario& s) {
+    AttentionLayer& a = group(s, index);
+    const bool windowed = a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked;
+    const bool mla = a.kind == AttentionKind::mla;
+    if (a.kind == AttentionKind::none && field != GroupField::count)
+      throw Error("layers", "a recurrent layer group has no attention heads to edit");
+    switch (field) {
+      case GroupField::count:
+        if (value == 0) throw Error("layers", "a layer group needs at least one layer");
+        s.inputs.model.layers[static_cast<std::size_t>(index)].count = value;
+        break;
+      case GroupField::heads: a.num_attention_heads = value; break;
+      case GroupField::kv_heads:
+        if (mla) throw Error("num_key_value_heads", "MLA layers cache one latent, not KV heads");
+        a.num_key_value_heads = value;
+        break;
+      case GroupField::head_dim_k: a.head_dim_k = value; break;
+      case GroupField::head_dim_v: a.head_dim_v = value; break;
+      case GroupField::window:
+        if (!windowed) throw Error("window", "only sliding-window and chunked layers have a window");
+        a.window = value;
+        break;
+      case GroupField::kv_lora_rank:
+        if (!mla) throw Error("kv_lora_rank", "only MLA layers have a latent rank");
+        a.kv_lora_rank = value;
+        break;
+      case GroupField::qk_rope_head_dim:
+        if (!mla) throw Error("qk_rope_head_dim", "only MLA layers have a decoupled RoPE key");
+        a.qk_rope_head_dim = value;
+        break;
+    }
+  });
+}
+
+bool Controller::setGroupKind(int index, AttentionKind kind) {
+  return apply([&](Scenario& s) {
+    AttentionLayer& a = group(s, index);
+    if (a.kind == kind) return;
+    if (a.kind == AttentionKind::none || kind == AttentionKind::none)
+      throw Error("layers", "recurrent (Mamba, linear-attention) layers keep their kind");
+    if (kind == AttentionKind::mla) {
+      // DeepSeek-V2/V3's ranks (what `kvplan compare` uses); the head dims stay for the projections.
+      if (a.kv_lora_rank == 0) a.kv_lora_rank = 512;
+      if (a.qk_rope_head_dim == 0) a.qk_rope_head_dim = 64;
+      a.num_key_value_heads = 0;
+      a.window = 0;
+    } else {
+      if (a.kind == AttentionKind::mla) {
+        a.num_key_value_heads = a.num_attention_heads;  // back from MLA: MHA of the same heads
+        a.kv_lora_rank = a.qk_rope_head_dim = a.q_lora_rank = 0;
+      }
+      if (kind == AttentionKind::full) a.window = 0;
+      if (kind != AttentionKind::full && a.window == 0) a.window = 4096;
+    }
+    a.kind = kind;
+  });
+}
+
+bool Controller::splitGroup(int index) {
+  return apply([&](Scenario& s) {
+    (void)group(s, index);
+    auto& layers = s.inputs.model.layers;
+    const auto i = static_cast<std::size_t>(index);
+    if (layers[i].count < 2) throw Error("layers", "a group of one layer cannot be split");
+    LayerGroup second = layers[i];
+    second.count = layers[i].count - layers[i].count / 2;
+    layers[i].count /= 2;
+    layers.insert(layers.begin() + static_cast<std::ptrdiff_t>(i) + 1, second);
+  });
+}
+
+bool Controller::resetArchitecture() {
+  return apply([](Scenario& s) {
+    const ModelSpec edited = s.inputs.model;
+    s.inputs.model = s.base;
+    s.inputs.model.weight_dtype = edited.weight_dtype;
+    s.inputs.model.embedding_dtype = edited.embedding_dtype;
+    s.inputs.model.expert_weight_dtype = edited.expert_weight_dtype;
+  });
+}
+
+bool Controller::setKDtype(DType t) {
+  return apply([t](Scenario& s) { s.inputs.kv.k = t; });
+}
+bool Controller::setVDtype(DType t) {
+  return apply([t](Scenario& s) { s.inputs.kv.v = t; });
+}
+bool Controller::setWeightDtype(DType t) {
+  return apply([t](Scenario& s) { set_weight_dtype(s.inputs.model, t); });
+}
+
+bool Controller::selectGpu(const QString& presetId) {
+  return apply([&](Scenario& s) {
+    const std::string id = presetId.toStdString();
+    std::optional<Gpu> gpu;
+    for (const auto& g : gpu_presets_)
+      if (g.id == id) gpu = g;
+    s.inputs.gpu = gpu ? *gpu : presets::find_gpu(id);
+    s.gpu_preset = s.inputs.gpu->id;
+  });
+}
+
+bool Controller::setGpuMemory(const QString& size) {
+  return apply([&](Scenario& s) {
+    const Bytes memory = parse_bytes(size.trimmed().toStdString(), "GPU memory");
+    if (memory == Bytes{0}) throw Error("GPU memory", "must be positive");
+    s.inputs.gpu = custom_gpu(memory);
+    s.gpu_preset.clear();
+  });
+}
+
+bool Controller::setGpuCount(std::uint64_t gpus) {
+  return apply([gpus](Scenario& s) {
+    Parallelism& p = s.inputs.deployment.parallel;
+    const std::uint64_t per_replica = p.tp * p.pp;
+    if (gpus == 0) throw Error("gpus", "must be positive");
+    if (gpus % per_replica != 0)
+      throw Error("gpus",
+                  std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
+    p.dp = gpus / per_replica;
+  });
+}
+
+bool Controller::setTensorParallel(std::uint64_t tp) {
+  return apply([tp](Scenario& s) { s.inputs.deployment.parallel.tp = tp; });
+}
+
+bool Controller::setPipelineParallel(std::uint64_t pp) {
+  return apply([pp](Scenario& s) { s.inputs.deployment.parallel.pp = pp; });
+}
+
+bool Controller::setUtilization(double fraction) {
+  return apply([fraction](Scenario& s) { s.inputs.deployment.gpu_memory_utilization = fraction; });
+}
+
+bool Controller::setReserve(const QString& size) {
+  return apply([&](Scenario& s) {
+    s.inputs.deployment.reserve = parse_bytes(size.trimmed().toStdString(), "reserve");
+  });
+}
+
+bool Controller::setWeights(const QString& sizeOrAuto) {
+  return apply([&](Scenario& s) {
+    const QString t = sizeOrAuto.trimmed();
+    if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
+      s.inputs.deployment.weights.reset();
+    else
+      s.inputs.deployment.weights = parse_bytes(t.toStdString(), "weights");
+  });
+}
+
+bool Controller::setEngine(const QString& engine) {
+  return apply([&](Scenario& s) {
+    s.inputs.engine = EngineOptions{};
+    s.inputs.engine.engine = parse_engine(engine.toStdString(), "engine");
+  });
+}
+
+bool Controller::setContext(std::uint64_t tokens) {
+  return apply([tokens](Scenario& s) { s.inputs.context = Tokens{tokens}; });
+}
+
+bool Controller::setUsers(std::uint64_t users) {
+  return apply([users](Scenario& s) { s.inputs.users = users; });
+}
+
+bool Controller::loadScenario(const QString& path) {
+  return apply([&](Scenario& s) { s = load_scenario(fspath(path)); });
+}
+
+bool Controller::saveScenario(const QString& path) {
+  try {
+    save_scenario(scenario_, fspath(path));
+    return true;
+  } catch (const std::exception& e) {
+    reject(qstr(e.what()));
+  }
+  return false;
+}
+
+bool Controller::applyScenario(const Scenario& scenario) {
+  return apply([&](Scenario& s) { s = scenario; });
+}
+
+bool Controller::loadMeasuredPrefill(const QString& path) {
+  try {
+    // The head dim picks the benchmark run nearest the model's attention.
+    std::uint64_t head_dim = 0;
+    for (const auto& g : scenario_.inputs.model.layers)
+      if (head_dim == 0 && g.attention.kind != AttentionKind::none) head_dim = g.attention.head_dim_k;
+    return commit(scenario_, load_measured_prefill(fspath(path), head_dim),
+                  QFileInfo(path).absoluteFilePath());
+  } catch (const std::exception& e) {
+    reject(qstr(e.what()));
+  }
+  return false;
+}
+
+void Controller::clearMeasuredPrefill() {
+  try {
+    commit(scenario_, {}, {});
+  } catch (const std::exception& e) {
+    reject(qstr(e.what()));
+  }
+}
+
+QStringList Controller::commandArgs(QString* error) const {
+  try {
+    QStringList out;
+    for (const auto& a : size_command_args(scenario_, figures_.plan)) out << qstr(a);
+    return out;
+  } catch (const std::exception& e) {
+    if (error != nullptr) *error = qstr(e.what());
+  }
+  return {};
+}
+
+QString Controller::commandLine(QString* error) const {
+  try {
+    std::vector<std::string> args{"kvplan"};
+    for (auto& a : size_command_args(scenario_, figures_.plan)) args.push_back(std::move(a));
+    return qstr(shell_join(args));
+  } catch (const std::exception& e) {
+    if (error != nullptr) *error = qstr(e.what());
+  }
+  return {};
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,593 @@
+#include "kvplan/gui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <climits>
+
+#include "kvplan/format.hpp"
+#include "kvplan/gui/chart_data.hpp"
+#include "kvplan/gui/charts.hpp"
+#include "kvplan/gui/context_scale.hpp"
+#include "kvplan/gui/tables.hpp"
+
+namespace kvplan::gui {
+
+namespace {
+QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+/// A combo box for the scheme column of the layer-group table.
+class SchemeDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const override {
+    auto* box = new QComboBox(parent);
+    box->addItems(LayerGroupsModel::schemes());
+    return box;
+  }
+  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+    static_cast<QComboBox*>(editor)->setCurrentText(index.data(Qt::EditRole).toString());
+  }
+  void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override {
+    model->setData(index, static_cast<QComboBox*>(editor)->currentText(), Qt::EditRole);
+  }
+};
+
+QComboBox* dtype_combo(const char* object_name) {
+  auto* box = new QComboBox;
+  box->setObjectName(QLatin1String(object_name));
+  for (const auto& t : all_dtypes()) box->addItem(qstr(t.name));
+  return box;
+}
+
+QSpinBox* spin(const char* object_name, int lo, int hi) {
+  auto* s = new QSpinBox;
+  s->setObjectName(QLatin1String(object_name));
+  s->setRange(lo, hi);
+  s->setGroupSeparatorShown(true);
+  return s;
+}
+
+int clamp_int(std::uint64_t v) {
+  return v > static_cast<std::uint64_t>(INT_MAX) ? INT_MAX : static_cast<int>(v);
+}
+
+/// The combo's type; its items are all_dtypes() names, so the lookup cannot fail.
+DType dtype_of(const QComboBox* box) {
+  const auto types = all_dtypes();
+  const auto i = static_cast<std::size_t>(std::max(0, box->currentIndex()));
+  return i < types.size() ? types[i].type : DType::bf16;
+}
+}  // namespace
+
+MainWindow::MainWindow(Controller* controller, QWidget* parent)
+    : QMainWindow(parent), controller_(controller) {
+  setWindowTitle(QStringLiteral("kvplan: KV-cache planner"));
+  setAcceptDrops(true);
+
+  results_ = new ResultsModel(controller_, this);
+  groups_ = new LayerGroupsModel(controller_, this);
+  presets_ = new PresetListModel(controller_->modelPresets(), this);
+
+  auto* inputs = new QScrollArea;
+  inputs->setWidget(buildInputs());
+  inputs->setWidgetResizable(true);
+  inputs->setMinimumWidth(560);
+  inputs->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+  auto* right = new QWidget;
+  auto* right_layout = new QVBoxLayout(right);
+  right_layout->setContentsMargins(4, 4, 4, 4);
+  error_banner_ = new QLabel;
+  error_banner_->setObjectName(QStringLiteral("error"));
+  error_banner_->setWordWrap(true);
+  error_banner_->setStyleSheet(QStringLiteral(
+      "QLabel { background: #fbe3e4; color: #8a1f11; border: 1px solid #e8a3a6; padding: 6px; }"));
+  error_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_banner_->hide();
+  right_layout->addWidget(error_banner_);
+  right_layout->addWidget(buildResults());
+  charts_ = new ChartPanel;
+  charts_->setObjectName(QStringLiteral("charts"));
+  right_layout->addWidget(charts_, 1);
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(inputs);
+  split->addWidget(right);
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  setCentralWidget(split);
+  buildMenus();
+
+  connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
+  connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
+  connect(controller_, &Controller::errorOccurred, this, &MainWindow::showError);
+  syncInputs();
+  showPlan();
+  if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
+  resize(1800, 1150);
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::buildInputs() {
+  auto* panel = new QWidget;
+  auto* layout = new QVBoxLayout(panel);
+
+  // The model: a searchable preset list, or a file.
+  auto* model_box = new QGroupBox(QStringLiteral("Model"));
+  auto* model_layout = new QVBoxLayout(model_box);
+  model_title_ = new QLabel;
+  model_title_->setObjectName(QStringLiteral("model_title"));
+  model_title_->setWordWrap(true);
+  model_layout->addWidget(model_title_);
+  search_ = new QLineEdit;
+  search_->setObjectName(QStringLiteral("search"));
+  search_->setPlaceholderText(QStringLiteral("search presets (id, name, Hugging Face repo)"));
+  search_->setClearButtonEnabled(true);
+  model_layout->addWidget(search_);
+  preset_filter_ = new QSortFilterProxyModel(this);
+  preset_filter_->setSourceModel(presets_);
+  preset_filter_->setFilterRole(PresetListModel::SearchRole);
+  preset_filter_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  preset_list_ = new QListView;
+  preset_list_->setObjectName(QStringLiteral("presets"));
+  preset_list_->setModel(preset_filter_);
+  preset_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  preset_list_->setMinimumHeight(130);
+  preset_list_->setMaximumHeight(170);
+  model_layout->addWidget(preset_list_);
+  auto* open = new QPushButton(QStringLiteral("Open preset, config.json or scenario..."));
+  model_layout->addWidget(open);
+  layout->addWidget(model_box);
+  connect(search_, &QLineEdit::textChanged, preset_filter_, &QSortFilterProxyModel::setFilterFixedString);
+  const auto pick = [this](const QModelIndex& index) {
+    if (index.isValid()) controller_->selectModel(index.data(PresetListModel::IdRole).toString());
+  };
+  connect(preset_list_, &QListView::clicked, this, pick);
+  connect(preset_list_, &QListView::activated, this, pick);
+  connect(open, &QPushButton::clicked, this, &MainWindow::openDialog);
+
+  // The architecture, group by group.
+  auto* arch_box = new QGroupBox(QStringLiteral("Architecture (layer groups; double-click to edit)"));
+  auto* arch_layout = new QVBoxLayout(arch_box);
+  groups_view_ = new QTableView;
+  groups_view_->setObjectName(QStringLiteral("groups"));
+  groups_view_->setModel(groups_);
+  groups_view_->setItemDelegateForColumn(LayerGroupsModel::Scheme, new SchemeDelegate(groups_view_));
+  groups_view_->verticalHeader()->setDefaultSectionSize(22);
+  groups_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  groups_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  groups_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  groups_view_->setMinimumHeight(110);
+  groups_view_->setMaximumHeight(150);
+  arch_layout->addWidget(groups_view_);
+  auto* arch_buttons = new QHBoxLayout;
+  auto* split = new QPushButton(QStringLiteral("Split group"));
+  auto* reset = new QPushButton(QStringLiteral("Reset to file"));
+  arch_buttons->addWidget(split);
+  arch_buttons->addWidget(reset);
+  arch_buttons->addStretch(1);
+  arch_layout->addLayout(arch_buttons);
+  layout->addWidget(arch_box);
+  connect(split, &QPushButton::clicked, this, [this] {
+    const QModelIndex i = groups_view_->currentIndex();
+    controller_->splitGroup(i.isValid() ? i.row() : 0);
+  });
+  connect(reset, &QPushButton::clicked, controller_, &Controller::resetArchitecture);
+
+  // Element types.
+  auto* dtype_box = new QGroupBox(QStringLiteral("Element types"));
+  auto* dtype_form = new QFormLayout(dtype_box);
+  k_dtype_ = dtype_combo("k_dtype");
+  v_dtype_ = dtype_combo("v_dtype");
+  weight_dtype_ = dtype_combo("weight_dtype");
+  dtype_form->addRow(QStringLiteral("K cache"), k_dtype_);
+  dtype_form->addRow(QStringLiteral("V cache"), v_dtype_);
+  dtype_form->addRow(QStringLiteral("weights"), weight_dtype_);
+  layout->addWidget(dtype_box);
+  connect(k_dtype_, &QComboBox::currentTextChanged, this,
+          [this] { controller_->setKDtype(dtype_of(k_dtype_)); });
+  connect(v_dtype_, &QComboBox::currentTextChanged, this,
+          [this] { controller_->setVDtype(dtype_of(v_dtype_)); });
+  connect(weight_dtype_, &QComboBox::currentTextChanged, this,
+          [this] { controller_->setWeightDtype(dtype_of(weight_dtype_)); });
+
+  // The deployment.
+  auto* deploy_box = new QGroupBox(QStringLiteral("Deployment"));
+  auto* form = new QFormLayout(deploy_box);
+  gpu_ = new QComboBox;
+  gpu_->setObjectName(QStringLiteral("gpu"));
+  for (const auto& g : controller_->gpuPresets())
+    gpu_->addItem(
+        QStringLiteral("%1 (%2)").arg(QString::fromStdString(g.name),
+                                      QString::fromStdString(format_bytes(g.memory, UnitSystem::iec))),
+        QString::fromStdString(g.id));
+  gpu_->addItem(QStringLiteral("custom memory"), QString());
+  gpu_memory_ = new QLineEdit;
+  gpu_memory_->setObjectName(QStringLiteral("gpu_memory"));
+  gpu_memory_->setToolTip(QStringLiteral("memory per GPU: bytes, or with KiB/MiB/GiB/TiB or kB/MB/GB/TB"));
+  gpus_ = spin("gpus", 1, 65536);
+  tp_ = spin("tp", 1, 4096);
+  pp_ = spin("pp", 1, 4096);
+  for (QSpinBox* s : {gpus_, tp_, pp_}) s->setKeyboardTracking(false);
+  util_ = new QDoubleSpinBox;
+  util_->setObjectName(QStringLiteral("gpu_util"));
+  util_->setRange(0.01, 1.0);
+  util_->setDecimals(3);
+  util_->setSingleStep(0.01);
+  reserve_ = new QLineEdit;
+  reserve_->setObjectName(QStringLiteral("reserve"));
+  reserve_->setToolTip(QStringLiteral("runtime reserve per GPU: CUDA context, activations, CUDA graphs"));
+  weights_ = new QLineEdit;
+  weights_->setObjectName(QStringLiteral("weights"));
+  weights_->setPlaceholderText(QStringLiteral("auto (from the architecture)"));
+  weights_->setToolTip(QStringLiteral("whole-model weights: a size, or auto"));
+  engine_ = new QComboBox;
+  engine_->setObjectName(QStringLiteral("engine"));
+  engine_->addItems(Controller::engines());
+  context_slider_ = new QSlider(Qt::Horizontal);
+  context_slider_->setObjectName(QStringLiteral("context_slider"));
+  context_slider_->setRange(0, kContextSliderMax);
+  context_slider_->setPageStep(kContextStepsPerDoubling);
+  context_ = spin("context", 1, 1 << 30);
+  context_->setSuffix(QStringLiteral(" tokens"));
+  users_ = spin("users", 1, 10'000'000);
+  auto* context_row = new QHBoxLayout;
+  context_row->addWidget(context_slider_, 1);
+  context_row->addWidget(context_);
+  form->addRow(QStringLiteral("GPU"), gpu_);
+  form->addRow(QStringLiteral("memory per GPU"), gpu_memory_);
+  form->addRow(QStringLiteral("GPUs"), gpus_);
+  form->addRow(QStringLiteral("tensor parallel (tp)"), tp_);
+  form->addRow(QStringLiteral("pipeline parallel (pp)"), pp_);
+  form->addRow(QStringLiteral("utilisation"), util_);
+  form->addRow(QStringLiteral("reserve per GPU"), reserve_);
+  form->addRow(QStringLiteral("weights"), weights_);
+  form->addRow(QStringLiteral("engine rules"), engine_);
+  form->addRow(QStringLiteral("context"), context_row);
+  form->addRow(QStringLiteral("concurrent users"), users_);
+  layout->addWidget(deploy_box);
+  layout->addStretch(1);
+
+  connect(gpu_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    const QString id = gpu_->itemData(index).toString();
+    if (id.isEmpty())
+      controller_->setGpuMemory(gpu_memory_->text());
+    else
+      controller_->selectGpu(id);
+  });
+  connect(gpu_memory_, &QLineEdit::editingFinished, this, [this] {
+    const Bytes now = controller_->inputs().gpu ? controller_->inputs().gpu->memory : Bytes{0};
+    if (gpu_memory_->text() != size_input_text(now)) controller_->setGpuMemory(gpu_memory_->text());
+  });
+  connect(gpus_, &QSpinBox::valueChanged, this,
+          [this](int v) { controller_->setGpuCount(static_cast<std::uint64_t>(v)); });
+  connect(tp_, &QSpinBox::valueChanged, this,
+          [this](int v) { controller_->setTensorParallel(static_cast<std::uint64_t>(v)); });
+  connect(pp_, &QSpinBox::valueChanged, this,
+          [this](int v) { controller_->setPipelineParallel(static_cast<std::uint64_t>(v)); });
+  connect(util_, &QDoubleSpinBox::valueChanged, controller_, &Controller::setUtilization);
+  connect(reserve_, &QLineEdit::editingFinished, this, [this] { controller_->setReserve(reserve_->text()); });
+  connect(weights_, &QLineEdit::editingFinished, this, [this] { controller_->setWeights(weights_->text()); });
+  connect(engine_, &QComboBox::currentTextChanged, controller_, &Controller::setEngine);
+  connect(context_slider_, &QSlider::valueChanged, this,
+          [this](int pos) { controller_->setContext(context_for_slider(pos)); });
+  connect(context_, &QSpinBox::valueChanged, this,
+          [this](int v) { controller_->setContext(static_cast<std::uint64_t>(v)); });
+  connect(users_, &QSpinBox::valueChanged, this,
+          [this](int v) { controller_->setUsers(static_cast<std::uint64_t>(v)); });
+  return panel;
+}
+
+QWidget* MainWindow::buildResults() {
+  auto* box = new QWidget;
+  auto* row = new QHBoxLayout(box);
+  row->setContentsMargins(0, 0, 0, 0);
+  auto* table = new QTableView;
+  results_view_ = table;
+  table->setObjectName(QStringLiteral("results"));
+  table->setModel(results_);
+  table->verticalHeader()->hide();
+  table->verticalHeader()->setDefaultSectionSize(21);
+  // Sized on reset only: ResizeToContents would measure every label again at each value change.
+  table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  row->addWidget(table, 3);
+  // Every row in sight: the table is as tall as its rows (they change only with the kind of plan).
+  const auto fit_rows = [table] {
+    // Wide enough for the labels with large numbers in them, which change without a reset.
+    table->resizeColumnToContents(0);
+    const int room =
+        table->fontMetrics().horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) +
+        16;
+    if (table->columnWidth(0) < room) table->setColumnWidth(0, room);
+    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() +
+                          table->verticalHeader()->defaultSectionSize() * table->model()->rowCount() +
+                          2 * table->frameWidth());
+  };
+  fit_rows();
+  connect(results_, &QAbstractItemModel::modelReset, table, fit_rows);
+
+  auto* side = new QVBoxLayout;
+  // Plain text in fixed-height labels: a moving slider changes their text, not the layout.
+  fits_banner_ = new QLabel;
+  fits_banner_->setObjectName(QStringLiteral("fits"));
+  fits_banner_->setTextFormat(Qt::PlainText);
+  QFont big = fits_banner_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.6);
+  big.setBold(true);
+  fits_banner_->setFont(big);
+  fits_banner_->setFixedHeight(fits_banner_->sizeHint().height() + 16);
+  fits_banner_->setAutoFillBackground(true);
+  fits_banner_->setMargin(6);
+  fits_banner_->setMinimumWidth(320);
+  side->addWidget(fits_banner_);
+  limit_ = new QLabel;
+  limit_->setObjectName(QStringLiteral("limit"));
+  limit_->setTextFormat(Qt::PlainText);
+  limit_->setWordWrap(true);
+  limit_->setFixedHeight(limit_->fontMetrics().lineSpacing() * 3 + 8);
+  limit_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  side->addWidget(limit_);
+  warnings_ = new QLabel;
+  warnings_->setObjectName(QStringLiteral("warnings"));
+  warnings_->setTextFormat(Qt::PlainText);
+  warnings_->setWordWrap(true);
+  warnings_->setFixedHeight(limit_->fontMetrics().lineSpacing() * 3 + 8);
+  warnings_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  warnings_->setStyleSheet(QStringLiteral("QLabel { color: #9a5b00; }"));
+  side->addWidget(warnings_);
+  side->addWidget(new QLabel(QStringLiteral("Same figures from the command line:")));
+  // A label, not a text editor: it changes with every context step and a label relayouts cheaply.
+  command_ = new QLabel;
+  command_->setObjectName(QStringLiteral("command"));
+  command_->setTextFormat(Qt::PlainText);
+  command_->setWordWrap(true);
+  command_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  command_->setFrameShape(QFrame::StyledPanel);
+  command_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  command_->setMargin(4);
+  command_->setFixedHeight(command_->fontMetrics().lineSpacing() * 4 + 12);
+  side->addWidget(command_);
+  auto* copy = new QPushButton(QStringLiteral("Copy as command"));
+  side->addWidget(copy);
+  measured_label_ = new QLabel;
+  measured_label_->setWordWrap(true);
+  side->addWidget(measured_label_);
+  side->addStretch(1);
+  row->addLayout(side, 2);
+  connect(copy, &QPushButton::clicked, this, &MainWindow::copyCommand);
+  return box;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  QAction* open = file->addAction(QStringLiteral("&Open (preset, config.json or scenario)..."), this,
+                                  &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  QAction* save = file->addAction(QStringLiteral("&Save scenario..."), this, &MainWindow::saveDialog);
+  save->setShortcut(QKeySequence::Save);
+  file->addSeparator();
+  file->addAction(QStringLiteral("Load measured prefill points..."), this, &MainWindow::measuredDialog);
+  file->addAction(QStringLiteral("Clear measured prefill points"), controller_,
+                  &Controller::clearMeasuredPrefill);
+  file->addSeparator();
+  QMenu* png = file->addMenu(QStringLiteral("&Export chart as PNG"));
+  for (int c = 0; c < ChartPanel::kCount; ++c)
+    png->addAction(ChartPanel::chartName(static_cast<ChartPanel::Chart>(c)) + QStringLiteral("..."), this,
+                   [this, c] { exportDialog(c); });
+  file->addSeparator();
+  QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QAction* copy = edit->addAction(QStringLiteral("&Copy as command"), this, &MainWindow::copyCommand);
+  copy->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+C")));
+}
+
+void MainWindow::syncInputs() {
+  const Scenario& s = controller_->scenario();
+  const PlanInputs& in = s.inputs;
+  const QString title = QStringLiteral("<b>%1</b><br><small>%2</small>")
+                            .arg(controller_->modelTitle().toHtmlEscaped(),
+                                 QString::fromStdString(in.model.source).toHtmlEscaped());
+  if (model_title_->text() != title) model_title_->setText(title);
+  {
+    const QSignalBlocker block(preset_list_->selectionModel());
+    const int row = s.source.kind == ModelSource::Kind::preset
+                        ? presets_->rowOf(QString::fromStdString(s.source.ref))
+                        : -1;
+    const QModelIndex index = preset_filter_->mapFromSource(presets_->index(row, 0));
+    if (index.isValid())
+      preset_list_->setCurrentIndex(index);
+    else
+      preset_list_->clearSelection();
+  }
+  const auto set_combo = [](QComboBox* box, const QString& text) {
+    const QSignalBlocker block(box);
+    box->setCurrentText(text);
+  };
+  set_combo(k_dtype_, qstr(name(in.kv.k)));
+  set_combo(v_dtype_, qstr(name(in.kv.v)));
+  set_combo(weight_dtype_, qstr(name(in.model.weight_dtype)));
+  set_combo(engine_, qstr(name(in.engine.engine)));
+  {
+    const QSignalBlocker block(gpu_);
+    const int i = gpu_->findData(QString::fromStdString(s.gpu_preset));
+    gpu_->setCurrentIndex(i >= 0 ? i : gpu_->count() - 1);
+  }
+  const auto set_text = [](QLineEdit* edit, const QString& text) {
+    const QSignalBlocker block(edit);
+    edit->setText(text);
+  };
+  set_text(gpu_memory_, in.gpu ? size_input_text(in.gpu->memory) : QString());
+  set_text(reserve_, size_input_text(in.deployment.reserve));
+  set_text(weights_, in.deployment.weights ? size_input_text(*in.deployment.weights) : QString());
+  const auto set_spin = [](QSpinBox* box, std::uint64_t v) {
+    const QSignalBlocker block(box);
+    box->setValue(clamp_int(v));
+  };
+  const Parallelism& p = in.deployment.parallel;
+  set_spin(gpus_, p.tp * p.pp * p.dp);
+  set_spin(tp_, p.tp);
+  set_spin(pp_, p.pp);
+  set_spin(context_, in.context.value);
+  set_spin(users_, in.users);
+  {
+    const QSignalBlocker block(util_);
+    util_->setValue(in.deployment.gpu_memory_utilization);
+  }
+  if (!context_slider_->isSliderDown()) {
+    const QSignalBlocker block(context_slider_);
+    context_slider_->setValue(slider_for_context(in.context.value));
+  }
+  QString why;
+  const QString line = controller_->commandLine(&why);
+  const QString command =
+      line.isEmpty() ? QStringLiteral("(not expressible: ") + why + QStringLiteral(")") : line;
+  if (command_->text() != command) command_->setText(command);
+  const QString measured =
+      controller_->measuredPath().isEmpty()
+          ? QString()
+          : QStringLiteral("Measured prefill overlay: %1").arg(controller_->measuredPath());
+  if (measured_label_->text() != measured) measured_label_->setText(measured);
+}
+
+void MainWindow::showPlan() {
+  const Plan& p = controller_->plan();
+  error_banner_->hide();
+  error_banner_->clear();
+  // Colours by palette: a style sheet change would re-polish the widget (a frame's worth of time).
+  QString text = QStringLiteral("NO GPU");
+  QColor background(0xee, 0xee, 0xee), foreground(0x20, 0x20, 0x20);
+  if (p.has_gpu && p.fits) {
+    text = QStringLiteral("FITS");
+    background = QColor(0xd8, 0xf5, 0xd0);
+    foreground = QColor(0x1e, 0x5a, 0x12);
+  } else if (p.has_gpu) {
+    text = QStringLiteral("DOES NOT FIT");
+    background = QColor(0xfa, 0xd4, 0xd4);
+    foreground = QColor(0x8a, 0x1f, 0x11);
+  }
+  if (fits_banner_->text() != text) {
+    QPalette palette = fits_banner_->palette();
+    palette.setColor(QPalette::Window, background);
+    palette.setColor(QPalette::WindowText, foreground);
+    fits_banner_->setPalette(palette);
+    fits_banner_->setText(text);
+  }
+  const QString limit = QString::fromStdString(p.limit);
+  if (limit_->text() != limit) limit_->setText(limit);
+  QStringList warnings;
+  for (const auto& w : p.warnings) warnings << QStringLiteral("warning: ") + QString::fromStdString(w);
+  const QString warning_text = warnings.join('\n');
+  if (warnings_->text() != warning_text) warnings_->setText(warning_text);
+  charts_->display(describe_charts(controller_->figures(), controller_->modelTitle()));
+}
+
+void MainWindow::showError(const QString& message) {
+  error_banner_->setText(message);
+  error_banner_->setVisible(!message.isEmpty());
+  if (!message.isEmpty()) statusBar()->showMessage(message, 8000);
+}
+
+QString MainWindow::shownError() const {
+  return error_banner_->isVisible() ? error_banner_->text() : QString();
+}
+
+void MainWindow::copyCommand() {
+  QString why;
+  const QString line = controller_->commandLine(&why);
+  if (line.isEmpty()) {
+    showError(QStringLiteral("Copy as command: ") + why);
+    return;
+  }
+  QApplication::clipboard()->setText(line);
+  statusBar()->showMessage(QStringLiteral("Copied: ") + line, 8000);
+}
+
+bool MainWindow::exportChart(int chart, const QString& path) {
+  QString error;
+  if (chart < 0 || chart >= ChartPanel::kCount) return false;
+  if (!charts_->exportPng(static_cast<ChartPanel::Chart>(chart), path, &error)) {
+    showError(error);
+    return false;
+  }
+  statusBar()->showMessage(QStringLiteral("Saved ") + path, 5000);
+  return true;
+}
+
+void MainWindow::openDialog() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, QStringLiteral("Open a preset, config.json or scenario"), QString(),
+                                   QStringLiteral("JSON (*.json);;All files (*)"));
+  if (!path.isEmpty()) controller_->openFile(path);
+}
+
+void MainWindow::saveDialog() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), QStringLiteral("scenario.json"),
+                                   QStringLiteral("JSON (*.json)"));
+  if (!path.isEmpty() && controller_->saveScenario(path))
+    statusBar()->showMessage(QStringLiteral("Saved ") + path, 5000);
+}
+
+void MainWindow::measuredDialog() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, QStringLiteral("Measured prefill points"), QString(),
+                                   QStringLiteral("JSON (*.json);;All files (*)"));
+  if (!path.isEmpty()) controller_->loadMeasuredPrefill(path);
+}
+
+void MainWindow::exportDialog(int chart) {
+  QString name = ChartPanel::chartName(static_cast<ChartPanel::Chart>(chart)).toLower();
+  name.replace(' ', '-');
+  const QString path =
+      QFileDialog::getSaveFileName(this, QStringLiteral("Export chart as PNG"), name + QStringLiteral(".png"),
+                                   QStringLiteral("PNG (*.png)"));
+  if (!path.isEmpty()) exportChart(chart, path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QMimeData* m = event->mimeData();
+  if (m->hasUrls() && !m->urls().isEmpty() && m->urls().first().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QMimeData* m = event->mimeData();
+  if (!m->hasUrls() || m->urls().isEmpty() || !m->urls().first().isLocalFile()) return;
+  event->acceptProposedAction();
+  controller_->openFile(m->urls().first().toLocalFile());
+}
+
+}  // namespace kvplan::gui

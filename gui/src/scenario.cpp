@@ -1,0 +1,495 @@
+#include "kvplan/gui/scenario.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/presets.hpp"
+
+namespace kvplan::gui {
+
+namespace {
+using nlohmann::json;
+
+/// Reads the keys of one JSON object; every error names the origin and the JSON path.
+class Reader {
+ public:
+  Reader(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {
+    if (!obj_.is_object()) throw Error(where_, std::string("must be an object, got ") + obj_.type_name());
+  }
+
+  [[nodiscard]] std::string at(std::string_view key) const { return where_ + "/" + std::string(key); }
+
+  [[nodiscard]] const json* get(std::string_view key) const {
+    const auto it = obj_.find(key);
+    return it == obj_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  [[nodiscard]] std::uint64_t u64(std::string_view key, std::uint64_t fallback) const {
+    const json* v = get(key);
+    if (v == nullptr) return fallback;
+    if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+    if (v->is_number_integer() && v->get<std::int64_t>() >= 0)
+      return static_cast<std::uint64_t>(v->get<std::int64_t>());
+    throw Error(at(key), "must be a non-negative integer, got " + v->dump());
+  }
+  [[nodiscard]] std::uint64_t positive(std::string_view key, std::uint64_t fallback) const {
+    const std::uint64_t v = u64(key, fallback);
+    if (v == 0) throw Error(at(key), "must be a positive integer");
+    return v;
+  }
+  [[nodiscard]] bool boolean(std::string_view key, bool fallback) const {
+    const json* v = get(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) throw Error(at(key), "must be true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+  [[nodiscard]] std::string str(std::string_view key, const std::string& fallback) const {
+    const json* v = get(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_string()) throw Error(at(key), "must be a string, got " + v->dump());
+    return v->get<std::string>();
+  }
+  [[nodiscard]] double number(std::string_view key, double fallback) const {
+    const json* v = get(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_number()) throw Error(at(key), "must be a number, got " + v->dump());
+    return v->get<double>();
+  }
+  [[nodiscard]] DType dtype(std::string_view key, DType fallback) const {
+    const json* v = get(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_string()) throw Error(at(key), "must be a dtype name, got " + v->dump());
+    return parse_dtype(v->get<std::string>(), at(key));
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+};
+
+AttentionKind parse_kind(const std::string& s, const std::string& where) {
+  for (const AttentionKind k : {AttentionKind::full, AttentionKind::sliding, AttentionKind::chunked,
+                                AttentionKind::mla, AttentionKind::none})
+    if (name(k) == s) return k;
+  throw Error(where, "unknown attention kind '" + s + "' (full, sliding, chunked, mla, none)");
+}
+
+json recurrent_to_json(const RecurrentSpec& r) {
+  return {{"kind", r.kind == RecurrentSpec::Kind::mamba ? "mamba" : "gated_deltanet"},
+          {"d_inner", r.d_inner},
+          {"d_state", r.d_state},
+          {"d_conv", r.d_conv},
+          {"dt_rank", r.dt_rank},
+          {"num_key_heads", r.num_key_heads},
+          {"num_value_heads", r.num_value_heads},
+          {"key_head_dim", r.key_head_dim},
+          {"value_head_dim", r.value_head_dim}};
+}
+
+RecurrentSpec recurrent_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  RecurrentSpec s;
+  const std::string kind = r.str("kind", "mamba");
+  if (kind == "mamba")
+    s.kind = RecurrentSpec::Kind::mamba;
+  else if (kind == "gated_deltanet")
+    s.kind = RecurrentSpec::Kind::gated_deltanet;
+  else
+    throw Error(r.at("kind"), "must be mamba or gated_deltanet, got '" + kind + "'");
+  s.d_inner = r.u64("d_inner", 0);
+  s.d_state = r.u64("d_state", 0);
+  s.d_conv = r.u64("d_conv", 0);
+  s.dt_rank = r.u64("dt_rank", 0);
+  s.num_key_heads = r.u64("num_key_heads", 0);
+  s.num_value_heads = r.u64("num_value_heads", 0);
+  s.key_head_dim = r.u64("key_head_dim", 0);
+  s.value_head_dim = r.u64("value_head_dim", 0);
+  return s;
+}
+
+json attention_to_json(const AttentionLayer& a) {
+  json j{{"kind", std::string(name(a.kind))},
+         {"num_attention_heads", a.num_attention_heads},
+         {"num_key_value_heads", a.num_key_value_heads},
+         {"head_dim_k", a.head_dim_k},
+         {"head_dim_v", a.head_dim_v},
+         {"window", a.window},
+         {"kv_lora_rank", a.kv_lora_rank},
+         {"qk_rope_head_dim", a.qk_rope_head_dim},
+         {"q_lora_rank", a.q_lora_rank},
+         {"qkv_bias", a.qkv_bias},
+         {"o_bias", a.o_bias},
+         {"qk_norm", a.qk_norm}};
+  if (a.recurrent != RecurrentSpec{}) j["recurrent"] = recurrent_to_json(a.recurrent);
+  return j;
+}
+
+AttentionLayer attention_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  AttentionLayer a;
+  a.kind = parse_kind(r.str("kind", "full"), r.at("kind"));
+  a.num_attention_heads = r.u64("num_attention_heads", 0);
+  a.num_key_value_heads = r.u64("num_key_value_heads", 0);
+  a.head_dim_k = r.u64("head_dim_k", 0);
+  a.head_dim_v = r.u64("head_dim_v", 0);
+  a.window = r.u64("window", 0);
+  a.kv_lora_rank = r.u64("kv_lora_rank", 0);
+  a.qk_rope_head_dim = r.u64("qk_rope_head_dim", 0);
+  a.q_lora_rank = r.u64("q_lora_rank", 0);
+  a.qkv_bias = r.boolean("qkv_bias", false);
+  a.o_bias = r.boolean("o_bias", false);
+  a.qk_norm = r.boolean("qk_norm", false);
+  if (const json* rec = r.get("recurrent")) a.recurrent = recurrent_from_json(*rec, r.at("recurrent"));
+  return a;
+}
+
+json mlp_to_json(const MlpSpec& m) {
+  return {{"intermediate_size", m.intermediate_size},
+          {"gated", m.gated},
+          {"bias", m.bias},
+          {"num_experts", m.num_experts},
+          {"expert_intermediate_size", m.expert_intermediate_size},
+          {"experts_per_token", m.experts_per_token},
+          {"router_bias", m.router_bias},
+          {"num_shared_experts", m.num_shared_experts},
+          {"shared_intermediate_size", m.shared_intermediate_size},
+          {"shared_expert_gate", m.shared_expert_gate}};
+}
+
+MlpSpec mlp_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  MlpSpec m;
+  m.intermediate_size = r.u64("intermediate_size", 0);
+  m.gated = r.boolean("gated", true);
+  m.bias = r.boolean("bias", false);
+  m.num_experts = r.u64("num_experts", 0);
+  m.expert_intermediate_size = r.u64("expert_intermediate_size", 0);
+  m.experts_per_token = r.u64("experts_per_token", 0);
+  m.router_bias = r.boolean("router_bias", false);
+  m.num_shared_experts = r.u64("num_shared_experts", 0);
+  m.shared_intermediate_size = r.u64("shared_intermediate_size", 0);
+  m.shared_expert_gate = r.boolean("shared_expert_gate", false);
+  return m;
+}
+
+/// The shortest decimal text that reads back as the same double (what the CLI's strtod parses).
+std::string shortest(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+/// Whether a shell word needs quoting.
+bool needs_quotes(const std::string& s) {
+  if (s.empty()) return true;
+  for (const char c : s) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+    if (!safe) return true;
+  }
+  return false;
+}
+}  // namespace
+
+void set_weight_dtype(ModelSpec& m, DType t) {
+  m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = t;
+}
+
+bool weight_dtype_overridden(const Scenario& s) {
+  const ModelSpec& m = s.inputs.model;
+  const ModelSpec& b = s.base;
+  return m.weight_dtype != b.weight_dtype || m.embedding_dtype != b.embedding_dtype ||
+         m.expert_weight_dtype != b.expert_weight_dtype;
+}
+
+bool architecture_edited(const Scenario& s) {
+  ModelSpec m = s.inputs.model;
+  m.weight_dtype = s.base.weight_dtype;
+  m.embedding_dtype = s.base.embedding_dtype;
+  m.expert_weight_dtype = s.base.expert_weight_dtype;
+  return m != s.base;
+}
+
+json model_to_json(const ModelSpec& m) {
+  json layers = json::array();
+  for (const auto& g : m.layers)
+    layers.push_back(
+        {{"count", g.count}, {"attention", attention_to_json(g.attention)}, {"mlp", mlp_to_json(g.mlp)}});
+  return {{"id", m.id},
+          {"name", m.name},
+          {"source", m.source},
+          {"layers", layers},
+          {"hidden_size", m.hidden_size},
+          {"vocab_size", m.vocab_size},
+          {"tie_word_embeddings", m.tie_word_embeddings},
+          {"learned_position_embeddings", m.learned_position_embeddings},
+          {"norm_bias", m.norm_bias},
+          {"max_position_embeddings", m.max_position_embeddings},
+          {"dtype", std::string(name(m.dtype))},
+          {"weight_dtype", std::string(name(m.weight_dtype))},
+          {"embedding_dtype", std::string(name(m.embedding_dtype))},
+          {"expert_weight_dtype", std::string(name(m.expert_weight_dtype))},
+          {"published_params", m.published_params}};
+}
+
+ModelSpec model_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  ModelSpec m;
+  m.id = r.str("id", "custom");
+  m.name = r.str("name", m.id);
+  m.source = r.str("source", "scenario");
+  const json* layers = r.get("layers");
+  if (layers == nullptr || !layers->is_array() || layers->empty())
+    throw Error(r.at("layers"), "must be a non-empty array of layer groups");
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const std::string at = r.at("layers") + "/" + std::to_string(i);
+    const Reader g(layers->at(i), at);
+    LayerGroup group;
+    group.count = g.positive("count", 1);
+    const json* a = g.get("attention");
+    if (a == nullptr) throw Error(g.at("attention"), "missing");
+    group.attention = attention_from_json(*a, g.at("attention"));
+    if (const json* mlp = g.get("mlp")) group.mlp = mlp_from_json(*mlp, g.at("mlp"));
+    m.layers.push_back(group);
+  }
+  m.hidden_size = r.u64("hidden_size", 0);
+  m.vocab_size = r.u64("vocab_size", 0);
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  m.learned_position_embeddings = r.u64("learned_position_embeddings", 0);
+  m.norm_bias = r.boolean("norm_bias", false);
+  m.max_position_embeddings = r.u64("max_position_embeddings", 0);
+  m.dtype = r.dtype("dtype", DType::bf16);
+  m.weight_dtype = r.dtype("weight_dtype", m.dtype);
+  m.embedding_dtype = r.dtype("embedding_dtype", m.weight_dtype);
+  m.expert_weight_dtype = r.dtype("expert_weight_dtype", m.weight_dtype);
+  m.published_params = r.u64("published_params", 0);
+  return m;
+}
+
+json scenario_to_json(const Scenario& s) {
+  const PlanInputs& in = s.inputs;
+  json model;
+  switch (s.source.kind) {
+    case ModelSource::Kind::preset: model["preset"] = s.source.ref; break;
+    case ModelSource::Kind::file: model["file"] = s.source.ref; break;
+    case ModelSource::Kind::custom: model["custom"] = true; break;
+  }
+  const bool inline_architecture = s.source.kind == ModelSource::Kind::custom || architecture_edited(s);
+  if (inline_architecture) model["architecture"] = model_to_json(in.model);
+  json gpu;
+  if (!s.gpu_preset.empty())
+    gpu["preset"] = s.gpu_preset;
+  else if (in.gpu)
+    gpu["memory_bytes"] = in.gpu->memory.value;
+  const Parallelism& p = in.deployment.parallel;
+  json j{{"kvplan_scenario", kScenarioVersion},
+         {"model", model},
+         {"k_dtype", std::string(name(in.kv.k))},
+         {"v_dtype", std::string(name(in.kv.v))},
+         {"state_dtype", std::string(name(in.kv.state))}};
+  // An inline architecture carries its own weight dtypes.
+  if (!inline_architecture && weight_dtype_overridden(s))
+    j["weight_dtype"] = std::string(name(in.model.weight_dtype));
+  j.update(json{{"context", in.context.value},
+                {"users", in.users},
+                {"gpu", gpu},
+                {"gpus", p.tp * p.pp * p.dp},
+                {"tp", p.tp},
+                {"pp", p.pp},
+                {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
+                {"reserve_bytes", in.deployment.reserve.value},
+                {"weights_bytes", in.deployment.weights ? json(in.deployment.weights->value) : json(nullptr)},
+                {"engine", std::string(name(in.engine.engine))}});
+  return j;
+}
+
+bool is_scenario(const json& j) { return j.is_object() && j.contains("kvplan_scenario"); }
+
+Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir) {
+  const Reader r(j, origin + ": ");
+  if (!is_scenario(j)) throw Error(origin, "not a kvplan scenario (no /kvplan_scenario)");
+  const std::uint64_t version = r.positive("kvplan_scenario", 1);
+  if (version > static_cast<std::uint64_t>(kScenarioVersion))
+    throw Error(r.at("kvplan_scenario"), "version " + std::to_string(version) +
+                                             " is newer than this kvplan (" +
+                                             std::to_string(kScenarioVersion) + ")");
+  Scenario s;
+
+  // The model: a preset, a file or the scenario's own architecture; an edited one carries its layers.
+  const json* model = r.get("model");
+  if (model == nullptr) throw Error(r.at("model"), "missing");
+  const Reader mr(*model, r.at("model"));
+  if (const json* preset = mr.get("preset")) {
+    if (!preset->is_string()) throw Error(mr.at("preset"), "must be a preset id");
+    s.source = {ModelSource::Kind::preset, preset->get<std::string>()};
+    s.base = presets::find_model(s.source.ref);
+  } else if (const json* file = mr.get("file")) {
+    if (!file->is_string()) throw Error(mr.at("file"), "must be a path");
+    std::filesystem::path path = file->get<std::string>();
+    if (path.is_relative() && !base_dir.empty()) path = base_dir / path;
+    path = path.lexically_normal();
+    s.source = {ModelSource::Kind::file, path.string()};
+    s.base = presets::load_model_file(path);
+  } else if (mr.boolean("custom", false)) {
+    s.source = {ModelSource::Kind::custom, ""};
+  } else {
+    throw Error(r.at("model"), "needs \"preset\", \"file\" or \"custom\": true");
+  }
+  if (const json* arch = mr.get("architecture")) {
+    s.inputs.model = model_from_json(*arch, mr.at("architecture"));
+    if (s.source.kind == ModelSource::Kind::custom) s.base = s.inputs.model;
+  } else {
+    if (s.source.kind == ModelSource::Kind::custom)
+      throw Error(mr.at("architecture"), "missing (required for a custom model)");
+    s.inputs.model = s.base;
+  }
+
+  PlanInputs& in = s.inputs;
+  in.kv.k = r.dtype("k_dtype", in.kv.k);
+  in.kv.v = r.dtype("v_dtype", in.kv.v);
+  in.kv.state = r.dtype("state_dtype", in.kv.state);
+  if (r.get("weight_dtype") != nullptr) set_weight_dtype(in.model, r.dtype("weight_dtype", DType::bf16));
+  in.context = Tokens{r.positive("context", in.context.value)};
+  in.users = r.positive("users", in.users);
+
+  const json* gpu = r.get("gpu");
+  if (gpu == nullptr) throw Error(r.at("gpu"), "missing");
+  const Reader gr(*gpu, r.at("gpu"));
+  if (const json* id = gr.get("preset")) {
+    if (!id->is_string()) throw Error(gr.at("preset"), "must be a GPU preset id");
+    in.gpu = presets::find_gpu(id->get<std::string>());
+    s.gpu_preset = in.gpu->id;
+  } else {
+    Gpu g;
+    g.id = "custom";
+    g.name = "custom GPU";
+    g.memory = Bytes{gr.positive("memory_bytes", 0)};
+    in.gpu = g;
+  }
+
+  Parallelism& p = in.deployment.parallel;
+  p.tp = r.positive("tp", 1);
+  p.pp = r.positive("pp", 1);
+  const std::uint64_t per_replica = checked_mul(p.tp, p.pp, r.at("gpus"));
+  const std::uint64_t gpus = r.positive("gpus", per_replica);
+  if (gpus % per_replica != 0)
+    throw Error(r.at("gpus"),
+                std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
+  p.dp = gpus / per_replica;
+
+  in.deployment.gpu_memory_utilization = r.number("gpu_memory_utilization", kDefaultGpuUtilization);
+  in.deployment.reserve = Bytes{r.u64("reserve_bytes", kDefaultReserve.value)};
+  if (r.get("weights_bytes") != nullptr) in.deployment.weights = Bytes{r.u64("weights_bytes", 0)};
+  in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
+  return s;
+}
+
+Scenario load_scenario(const std::filesystem::path& path) {
+  const json j = presets::read_json_file(path);
+  return scenario_from_json(j, path.filename().string(), path.parent_path());
+}
+
+void save_scenario(const Scenario& s, const std::filesystem::path& path) {
+  const std::string text = scenario_to_json(s).dump(2) + "\n";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path.string(), "cannot be written");
+  out << text;
+  out.close();
+  if (!out) throw Error(path.string(), "cannot be written");
+}
+
+std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) {
+  const PlanInputs& in = s.inputs;
+  const ModelSpec& m = in.model;
+  std::vector<std::string> a{"size"};
+  const auto opt = [&a](const char* flag, const std::string& value) {
+    a.emplace_back(flag);
+    a.push_back(value);
+  };
+  const auto num = [](std::uint64_t v) { return std::to_string(v); };
+
+  const bool by_flags = s.source.kind == ModelSource::Kind::custom || architecture_edited(s);
+  if (!by_flags) {
+    a.push_back(s.source.ref);
+    if (weight_dtype_overridden(s)) opt("--weight-dtype", std::string(name(m.weight_dtype)));
+  } else {
+    const std::vector<LayerGroup> groups = compress(m.layers);
+    if (groups.size() != 1)
+      throw Error("command", "the CLI takes a model by flags with one kind of layer only; this one has " +
+                                 std::to_string(groups.size()) + " layer groups (save the scenario instead)");
+    const AttentionLayer& at = groups.front().attention;
+    if (at.kind != AttentionKind::full && at.kind != AttentionKind::sliding)
+      throw Error("command", std::string("the CLI cannot take ") + std::string(name(at.kind)) +
+                                 " layers by flags (save the scenario instead)");
+    if (at.head_dim_k != at.head_dim_v)
+      throw Error("command",
+                  "the CLI takes one --head-dim; K and V head dims differ (save the scenario instead)");
+    opt("--layers", num(groups.front().count));
+    opt("--heads", num(at.num_attention_heads));
+    opt("--kv-heads", num(at.num_key_value_heads));
+    opt("--head-dim", num(at.head_dim_k));
+    if (at.kind == AttentionKind::sliding) opt("--window", num(at.window));
+    if (m.weight_dtype != ModelSpec{}.weight_dtype) opt("--weight-dtype", std::string(name(m.weight_dtype)));
+  }
+
+  EngineOptions defaults;
+  defaults.engine = in.engine.engine;
+  if (in.engine != defaults)
+    throw Error("command",
+                "engine options other than the engine itself are not expressed (save the scenario instead)");
+  if (in.engine.engine != Engine::ideal) opt("--engine", std::string(name(in.engine.engine)));
+  if (in.kv_memory) throw Error("command", "KV memory is given (save the scenario instead)");
+  if (in.kv.state != KvDtypes{}.state)
+    throw Error("command", "the CLI has no option for the recurrent state dtype (save the scenario instead)");
+  // Always explicit: the CLI's default KV dtype depends on the model and the engine.
+  if (in.kv.k == in.kv.v) {
+    opt("--kv-dtype", std::string(name(in.kv.k)));
+  } else {
+    opt("--k-dtype", std::string(name(in.kv.k)));
+    opt("--v-dtype", std::string(name(in.kv.v)));
+  }
+  opt("--context", num(in.context.value));
+  opt("--users", num(in.users));
+  if (in.gpu) {
+    if (!s.gpu_preset.empty())
+      opt("--gpu", s.gpu_preset);
+    else
+      opt("--gpu-memory", num(in.gpu->memory.value));
+  }
+  const Parallelism& p = in.deployment.parallel;
+  if (p.dp > 1) {
+    opt("--gpus", num(p.tp * p.pp * p.dp));
+    opt("--tp", num(p.tp));  // without --tp the CLI spreads --gpus over tp
+  } else if (p.tp > 1) {
+    opt("--tp", num(p.tp));
+  }
+  if (p.pp > 1) opt("--pp", num(p.pp));
+  if (in.deployment.gpu_memory_utilization != kDefaultGpuUtilization)
+    opt("--gpu-util", shortest(in.deployment.gpu_memory_utilization));
+  if (in.deployment.reserve != kDefaultReserve) opt("--overhead", num(in.deployment.reserve.value));
+  if (in.deployment.weights)
+    opt("--weights", num(in.deployment.weights->value));
+  else if (by_flags)
+    opt("--weights", num(plan.weights_bytes.value));  // flags describe no MLP or embeddings
+  return a;
+}
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& s : args) {
+    if (!out.empty()) out += ' ';
+    if (!needs_quotes(s)) {
+      out += s;
+      continue;
+    }
+    out += '\'';
+    for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,356 @@
+#include "kvplan/gui/tables.hpp"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include "kvplan/format.hpp"
+
+namespace kvplan::gui {
+
+namespace {
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+QString count(std::uint64_t n) { return qstr(format_count(n)); }
+}  // namespace
+
+QString bytes_text(Bytes b) {
+  return qstr(format_bytes(b, UnitSystem::iec)) + QStringLiteral(" (") + qstr(format_bytes_exact(b)) +
+         QStringLiteral(")");
+}
+
+QString size_input_text(Bytes b) {
+  static constexpr std::pair<std::uint64_t, const char*> units[] = {
+      {1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}};
+  for (const auto& [size, unit] : units)
+    if (b.value != 0 && b.value % size == 0) return QString::number(b.value / size) + QLatin1String(unit);
+  return QString::number(b.value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ResultsModel
+
+ResultsModel::ResultsModel(const Controller* controller, QObject* parent)
+    : QAbstractTableModel(parent), controller_(controller) {
+  refresh();
+  connect(controller_, &Controller::planChanged, this, &ResultsModel::refresh);
+}
+
+void ResultsModel::refresh() {
+  const Plan& p = controller_->plan();
+  const PlanInputs& in = p.inputs;
+  const PerGpu& g = p.per_gpu;
+  QList<Row> rows;
+  const auto add = [&rows](const char* key, const QString& label, const QString& value,
+                           std::optional<bool> good = std::nullopt) {
+    rows.push_back({QLatin1String(key), label, value, good});
+  };
+  add("bytes_per_token", QStringLiteral("bytes per token (%1 layers)").arg(count(p.layers)),
+      bytes_text(p.bytes_per_token));
+  add("full_bytes_per_token", QStringLiteral("full bytes per token (never cap)"),
+      bytes_text(p.full_bytes_per_token));
+  add("kv_bytes_per_sequence", QStringLiteral("per sequence (%1 tokens)").arg(count(in.context.value)),
+      bytes_text(p.kv_bytes_per_sequence));
+  if (p.state_bytes_per_sequence != Bytes{0})
+    add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
+        bytes_text(p.state_bytes_per_sequence));
+  add("kv_bytes_total", QStringLiteral("total (%1 users, all %2 GPUs)").arg(count(in.users), count(p.gpus)),
+      bytes_text(p.kv_bytes_total));
+  add("per_gpu.kv_bytes_total", QStringLiteral("KV per GPU (%1 users per replica)").arg(count(g.users)),
+      bytes_text(g.kv_bytes_total));
+  add("per_gpu.weights_bytes",
+      QStringLiteral("weights per GPU (tp %1 x pp %2)")
+          .arg(in.deployment.parallel.tp)
+          .arg(in.deployment.parallel.pp),
+      qstr(format_bytes(g.weights_bytes, UnitSystem::iec)) + QStringLiteral(" of ") +
+          qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) + QStringLiteral(", ") +
+          qstr(name(in.model.weight_dtype).data()) +
+          (p.weights_from_architecture
+               ? QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
+               : QStringLiteral(", as given")));
+  add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), bytes_text(g.reserve_bytes));
+  if (p.has_gpu) {
+    add("per_gpu.usable_bytes",
+        QStringLiteral("usable per GPU (memory x %1)")
+            .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
+        bytes_text(g.usable_bytes));
+    add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
+        bytes_text(g.available_kv_bytes));
+    add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), bytes_text(g.free_bytes));
+    add("fits", QStringLiteral("fits"), p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), p.fits);
+    add("limit", QStringLiteral("limit"), qstr(p.limit), p.fits);
+    add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
+        count(p.max_users), p.max_users >= in.users);
+    add("max_context", QStringLiteral("max context for %1 users").arg(count(in.users)),
+        p.max_context ? count(p.max_context->value) + QStringLiteral(" tokens")
+                      : QStringLiteral("unbounded (every layer windowed)"),
+        !p.max_context || p.max_context->value >= in.context.value);
+  } else {
+    add("limit", QStringLiteral("limit"), qstr(p.limit));
+  }
+  if (in.engine.engine != Engine::ideal) {
+    const EngineResult& e = p.engine;
+    add("engine.rules", QStringLiteral("engine rules"), qstr(e.rules));
+    if (e.kv_cache_tokens)
+      add("engine.kv_cache_tokens", QStringLiteral("engine KV cache (tokens)"), count(*e.kv_cache_tokens));
+    if (e.max_concurrency)
+      add("engine.max_concurrency",
+          QStringLiteral("engine max concurrency at %1 tokens").arg(count(in.context.value)),
+          qstr(format_fixed(*e.max_concurrency, 2)));
+  }
+
+  // Same rows: new values in place (a reset would make the view lay out again).
+  bool same_keys = rows.size() == rows_.size();
+  for (qsizetype i = 0; same_keys && i < rows.size(); ++i) same_keys = rows[i].key == rows_[i].key;
+  if (same_keys) {
+    // Only the rows whose text or colour changed repaint.
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+      Row& old = rows_[i];
+      if (old.label == rows[i].label && old.value == rows[i].value && old.good == rows[i].good) continue;
+      old = std::move(rows[i]);
+      Q_EMIT dataChanged(index(static_cast<int>(i), 0), index(static_cast<int>(i), 1));
+    }
+    return;
+  }
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+int ResultsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+
+QVariant ResultsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rows_.size()) return {};
+  const Row& r = rows_[index.row()];
+  switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole: return index.column() == 0 ? r.label : r.value;
+    case KeyRole: return r.key;
+    case Qt::BackgroundRole:
+      if (r.good && index.column() == 1)
+        return QBrush(*r.good ? QColor(0xd8, 0xf5, 0xd0) : QColor(0xfa, 0xd4, 0xd4));
+      return {};
+    case Qt::FontRole:
+      if (r.key == QLatin1String("fits")) {
+        QFont f;
+        f.setBold(true);
+        return f;
+      }
+      return {};
+    default: return {};
+  }
+}
+
+QVariant ResultsModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  return section == 0 ? QStringLiteral("figure") : QStringLiteral("value");
+}
+
+QString ResultsModel::value(const QString& key) const {
+  for (const auto& r : rows_)
+    if (r.key == key) return r.value;
+  return {};
+}
+
+QString ResultsModel::label(const QString& key) const {
+  for (const auto& r : rows_)
+    if (r.key == key) return r.label;
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// LayerGroupsModel
+
+LayerGroupsModel::LayerGroupsModel(Controller* controller, QObject* parent)
+    : QAbstractTableModel(parent), controller_(controller) {
+  connect(controller_, &Controller::inputsChanged, this, [this] {
+    // A context or deployment change leaves the table as it is; a dtype change only the last column.
+    const auto& layers = controller_->inputs().model.layers;
+    std::vector<Bytes> bytes;
+    for (const auto& g : controller_->plan().groups) bytes.push_back(g.bytes_per_token_per_layer);
+    if (layers == shown_layers_ && bytes == shown_bytes_) return;
+    const bool same_rows = layers.size() == shown_layers_.size();
+    shown_layers_ = layers;
+    shown_bytes_ = std::move(bytes);
+    if (same_rows && !layers.empty()) {
+      Q_EMIT dataChanged(index(0, 0), index(static_cast<int>(layers.size()) - 1, ColumnCount - 1));
+    } else {
+      beginResetModel();
+      endResetModel();
+    }
+  });
+}
+
+QStringList LayerGroupsModel::schemes() {
+  return {QStringLiteral("full"), QStringLiteral("sliding"), QStringLiteral("chunked"),
+          QStringLiteral("mla")};
+}
+
+int LayerGroupsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(controller_->inputs().model.layers.size());
+}
+int LayerGroupsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+namespace {
+/// Whether a column applies to a layer of this kind.
+bool applies(AttentionKind k, int column) {
+  switch (column) {
+    case LayerGroupsModel::Heads:
+    case LayerGroupsModel::HeadDimK:
+    case LayerGroupsModel::HeadDimV: return k != AttentionKind::none;
+    case LayerGroupsModel::KvHeads: return k != AttentionKind::none && k != AttentionKind::mla;
+    case LayerGroupsModel::Window: return k == AttentionKind::sliding || k == AttentionKind::chunked;
+    case LayerGroupsModel::KvLoraRank:
+    case LayerGroupsModel::RopeDim: return k == AttentionKind::mla;
+    default: return true;
+  }
+}
+
+QString scheme_text(const AttentionLayer& a) {
+  switch (a.kind) {
+    case AttentionKind::none:
+      return a.recurrent.kind == RecurrentSpec::Kind::mamba ? QStringLiteral("none (Mamba)")
+                                                            : QStringLiteral("none (linear attention)");
+    case AttentionKind::mla: return QStringLiteral("mla");
+    default: {
+      const QString grouping = a.num_key_value_heads == a.num_attention_heads ? QStringLiteral("MHA")
+                               : a.num_key_value_heads == 1                   ? QStringLiteral("MQA")
+                                                                              : QStringLiteral("GQA");
+      return QString::fromUtf8(name(a.kind).data(), static_cast<qsizetype>(name(a.kind).size())) +
+             QStringLiteral(" (") + grouping + QStringLiteral(")");
+    }
+  }
+}
+}  // namespace
+
+QVariant LayerGroupsModel::data(const QModelIndex& index, int role) const {
+  const auto& layers = controller_->inputs().model.layers;
+  if (!index.isValid() || static_cast<std::size_t>(index.row()) >= layers.size()) return {};
+  if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole) return {};
+  const auto row = static_cast<std::size_t>(index.row());
+  const LayerGroup& g = layers[row];
+  const AttentionLayer& a = g.attention;
+  if (!applies(a.kind, index.column())) return {};
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i < row; ++i) first += layers[i].count;
+  switch (index.column()) {
+    case Layers:
+      return g.count == 1 ? QString::number(first)
+                          : QStringLiteral("%1-%2").arg(first).arg(first + g.count - 1);
+    case Count: return QVariant::fromValue<qulonglong>(g.count);
+    case Scheme:
+      return role == Qt::EditRole
+                 ? QString::fromUtf8(name(a.kind).data(), static_cast<qsizetype>(name(a.kind).size()))
+                 : scheme_text(a);
+    case Heads: return QVariant::fromValue<qulonglong>(a.num_attention_heads);
+    case KvHeads: return QVariant::fromValue<qulonglong>(a.num_key_value_heads);
+    case HeadDimK: return QVariant::fromValue<qulonglong>(a.head_dim_k);
+    case HeadDimV: return QVariant::fromValue<qulonglong>(a.head_dim_v);
+    case Window: return QVariant::fromValue<qulonglong>(a.window);
+    case KvLoraRank: return QVariant::fromValue<qulonglong>(a.kv_lora_rank);
+    case RopeDim: return QVariant::fromValue<qulonglong>(a.qk_rope_head_dim);
+    case BytesPerToken: {
+      const auto& groups = controller_->plan().groups;
+      if (row >= groups.size()) return {};
+      return role == Qt::DisplayRole
+                 ? count(groups[row].bytes_per_token_per_layer.value)
+                 : QVariant::fromValue<qulonglong>(groups[row].bytes_per_token_per_layer.value);
+    }
+    default: return {};
+  }
+}
+
+QVariant LayerGroupsModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  if (o == Qt::Vertical) return section + 1;
+  // Short headers for a narrow panel; the tooltip says each in full.
+  static const char* const names[][2] = {{"layers", "layer indices"},
+                                         {"count", "layers in the group"},
+                                         {"scheme", "attention scheme"},
+                                         {"heads", "query heads"},
+                                         {"KV", "KV heads"},
+                                         {"dim K", "key head dim"},
+                                         {"dim V", "value head dim"},
+                                         {"window", "sliding window or chunk, tokens"},
+                                         {"LoRA", "MLA kv_lora_rank"},
+                                         {"RoPE", "MLA qk_rope_head_dim"},
+                                         {"B/tok", "KV bytes per token per layer"}};
+  if (section < 0 || section >= ColumnCount) return {};
+  return QString::fromLatin1(names[section][role == Qt::ToolTipRole ? 1 : 0]);
+}
+
+Qt::ItemFlags LayerGroupsModel::flags(const QModelIndex& index) const {
+  const auto& layers = controller_->inputs().model.layers;
+  if (!index.isValid() || static_cast<std::size_t>(index.row()) >= layers.size()) return Qt::NoItemFlags;
+  Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+  const AttentionKind k = layers[static_cast<std::size_t>(index.row())].attention.kind;
+  const int c = index.column();
+  const bool editable =
+      c != Layers && c != BytesPerToken && applies(k, c) && !(c == Scheme && k == AttentionKind::none);
+  return editable ? f | Qt::ItemIsEditable : f;
+}
+
+bool LayerGroupsModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (!index.isValid() || role != Qt::EditRole) return false;
+  const int row = index.row();
+  if (index.column() == Scheme) {
+    const QString s = value.toString().trimmed().toLower();
+    for (const AttentionKind k :
+         {AttentionKind::full, AttentionKind::sliding, AttentionKind::chunked, AttentionKind::mla})
+      if (s == QString::fromUtf8(name(k).data(), static_cast<qsizetype>(name(k).size())))
+        return controller_->setGroupKind(row, k);
+    return false;
+  }
+  bool ok = false;
+  const qulonglong v = value.toULongLong(&ok);
+  if (!ok) return false;
+  static constexpr std::pair<int, GroupField> fields[] = {{Count, GroupField::count},
+                                                          {Heads, GroupField::heads},
+                                                          {KvHeads, GroupField::kv_heads},
+                                                          {HeadDimK, GroupField::head_dim_k},
+                                                          {HeadDimV, GroupField::head_dim_v},
+                                                          {Window, GroupField::window},
+                                                          {KvLoraRank, GroupField::kv_lora_rank},
+                                                          {RopeDim, GroupField::qk_rope_head_dim}};
+  for (const auto& [column, field] : fields)
+    if (column == index.column()) return controller_->setGroupValue(row, field, v);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PresetListModel
+
+PresetListModel::PresetListModel(const std::vector<presets::ModelPreset>& presets, QObject* parent)
+    : QAbstractListModel(parent), presets_(presets) {}
+
+int PresetListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(presets_.size());
+}
+
+QVariant PresetListModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || static_cast<std::size_t>(index.row()) >= presets_.size()) return {};
+  const auto& p = presets_[static_cast<std::size_t>(index.row())];
+  switch (role) {
+    case Qt::DisplayRole: return qstr(p.name) + QStringLiteral("  (") + qstr(p.id) + QStringLiteral(")");
+    case Qt::ToolTipRole: return qstr(p.hf_repo);
+    case IdRole: return qstr(p.id);
+    case SearchRole: {
+      QString s = qstr(p.id) + ' ' + qstr(p.name) + ' ' + qstr(p.hf_repo);
+      for (const auto& a : p.aliases) s += ' ' + qstr(a);
+      return s;
+    }
+    default: return {};
+  }
+}
+
+int PresetListModel::rowOf(const QString& id) const {
+  for (std::size_t i = 0; i < presets_.size(); ++i)
+    if (qstr(presets_[i].id) == id) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace kvplan::gui

@@ -1,0 +1,209 @@
+// Scenarios: JSON round trips, files relative to the scenario, and bad scenarios named by JSON path.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <nlohmann/json.hpp>
+
+#include "gui_test_support.hpp"
+#include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/scenario.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+using namespace kvplan::gui;
+using nlohmann::json;
+
+namespace {
+/// A scenario that touches every input: an edited architecture, split K/V dtypes, a custom GPU,
+/// tp x pp x replicas, utilisation, reserve, weights and an engine.
+void make_everything_non_default(Controller& c) {
+  QVERIFY(c.selectModel(QStringLiteral("qwen3-8b")));
+  QVERIFY(c.splitGroup(0));
+  QVERIFY(c.setGroupKind(1, AttentionKind::sliding));
+  QVERIFY(c.setGroupValue(1, GroupField::window, 2048));
+  QVERIFY(c.setKDtype(DType::fp8_e4m3));
+  QVERIFY(c.setVDtype(DType::q8_0));
+  QVERIFY(c.setWeightDtype(DType::int8));
+  QVERIFY(c.setGpuMemory(QStringLiteral("48GiB")));
+  QVERIFY(c.setTensorParallel(2));
+  QVERIFY(c.setPipelineParallel(2));
+  QVERIFY(c.setGpuCount(8));
+  QVERIFY(c.setUtilization(0.85));
+  QVERIFY(c.setReserve(QStringLiteral("3GiB")));
+  QVERIFY(c.setWeights(QStringLiteral("9000000000")));
+  QVERIFY(c.setContext(65536));
+  QVERIFY(c.setUsers(3));
+}
+
+json minimal() {
+  return json{{"kvplan_scenario", 1},
+              {"model", {{"preset", "llama-3.1-8b"}}},
+              {"gpu", {{"preset", "h100-sxm"}}},
+              {"tp", 2}};
+}
+
+QString error_of(const json& j) {
+  try {
+    (void)scenario_from_json(j, "s.json");
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+}  // namespace
+
+class ScenarioTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void roundTripsThroughAJsonFile() {
+    Controller c;
+    make_everything_non_default(c);
+    QVERIFY(architecture_edited(c.scenario()));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("scenario.json"));
+    QVERIFY(c.saveScenario(path));
+
+    Controller d;
+    QSignalSpy planned(&d, &Controller::planChanged);
+    QVERIFY2(d.loadScenario(path), qPrintable(d.errorMessage()));
+    QCOMPARE(planned.count(), 1);
+    QVERIFY(d.scenario() == c.scenario());
+    KVPLAN_COMPARE_PLANS(d.plan(), c.plan());
+    // The file holds the inputs, not figures.
+    const json j = presets::read_json_file(path.toStdString());
+    QCOMPARE(j["kvplan_scenario"].get<int>(), kScenarioVersion);
+    QCOMPARE(j["model"]["preset"].get<std::string>(), std::string("qwen3-8b"));
+    QVERIFY(j["model"].contains("architecture"));
+    QCOMPARE(j["gpu"]["memory_bytes"].get<std::uint64_t>(), 48ULL << 30);
+    QCOMPARE(j["engine"].get<std::string>(), std::string("ideal"));
+    QVERIFY(!j.contains("bytes_per_token"));
+  }
+
+  void theEngineRoundTrips() {
+    Controller c;
+    QVERIFY2(c.setEngine(QStringLiteral("vllm")), qPrintable(c.errorMessage()));
+    const json j = scenario_to_json(c.scenario());
+    QCOMPARE(j["engine"].get<std::string>(), std::string("vllm"));
+    QVERIFY(scenario_from_json(j, "s.json") == c.scenario());
+  }
+
+  void anUneditedPresetIsSavedByItsId() {
+    Controller c;
+    QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+    QVERIFY(c.setWeightDtype(DType::bf16));
+    const json j = scenario_to_json(c.scenario());
+    QVERIFY(!j["model"].contains("architecture"));
+    QCOMPARE(j["weight_dtype"].get<std::string>(), std::string("bf16"));
+    const Scenario back = scenario_from_json(j, "s.json");
+    QVERIFY(back == c.scenario());
+    // Without the override the preset's own mixed dtypes (mxfp4 experts) come back.
+    QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+    const json k = scenario_to_json(c.scenario());
+    QVERIFY(!k.contains("weight_dtype"));
+    QVERIFY(scenario_from_json(k, "s.json") == c.scenario());
+  }
+
+  void everyPresetModelRoundTrips() {
+    const auto all = presets::list_models();
+    QVERIFY(all.size() >= 20);
+    for (const auto& p : all) {
+      const ModelSpec m = presets::load_model_file(p.path);
+      QVERIFY2(model_from_json(model_to_json(m), "m") == m, p.id.c_str());
+    }
+  }
+
+  void aModelFileIsFoundRelativeToTheScenario() {
+    Controller c;
+    QVERIFY2(c.loadScenario(test::gui_fixture("scenario-file.json")), qPrintable(c.errorMessage()));
+    const Scenario& s = c.scenario();
+    QCOMPARE(s.source.kind, ModelSource::Kind::file);
+    const ModelSpec expected = presets::load_model_file(KVPLAN_TEST_FIXTURES "/llama-like/config.json");
+    QVERIFY(s.inputs.model == expected);
+    QVERIFY(s.gpu_preset.empty());
+    QCOMPARE(s.inputs.gpu->memory, Bytes{48ULL << 30});
+  }
+
+  void theReadmeExampleGivesTheClisFigures() {
+    Controller c;
+    QVERIFY2(c.loadScenario(test::gui_fixture("scenario-70b-tp4.json")), qPrintable(c.errorMessage()));
+    const Plan& p = c.plan();
+    // As the CLI tests: 80 layers x 2 x 8 x 128 x 2 B; available 40,618,133,913 B per GPU; 15 users;
+    // 30,989 tokens for 16 users.
+    QCOMPARE(p.bytes_per_token, Bytes{327680});
+    QCOMPARE(p.per_gpu.available_kv_bytes, Bytes{40618133913});
+    QCOMPARE(p.max_users, 15ULL);
+    QCOMPARE(p.max_context, std::optional<Tokens>(Tokens{30989}));
+    QVERIFY(!p.fits);
+  }
+
+  void badScenariosNameTheJsonPath_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("tp not a number") << "tp"
+                                     << "\"two\""
+                                     << "s.json: /tp: must be a non-negative integer";
+    QTest::newRow("tp 0") << "tp"
+                          << "0"
+                          << "s.json: /tp: must be a positive integer";
+    QTest::newRow("gpus not a multiple") << "gpus"
+                                         << "3"
+                                         << "s.json: /gpus: 3 is not a multiple of tp x pp";
+    QTest::newRow("unknown dtype") << "k_dtype"
+                                   << "\"fp7\""
+                                   << "s.json: /k_dtype";
+    QTest::newRow("gpu missing") << "gpu"
+                                 << "null"
+                                 << "s.json: /gpu: missing";
+    QTest::newRow("gpu memory 0") << "gpu"
+                                  << "{\"memory_bytes\": 0}"
+                                  << "s.json: /gpu/memory_bytes";
+    QTest::newRow("unknown GPU") << "gpu"
+                                 << "{\"preset\": \"z100\"}"
+                                 << "unknown GPU 'z100'";
+    QTest::newRow("unknown engine") << "engine"
+                                    << "\"vllm2\""
+                                    << "s.json: /engine";
+    QTest::newRow("model without a source") << "model"
+                                            << "{}"
+                                            << "s.json: /model: needs";
+    QTest::newRow("empty architecture") << "model"
+                                        << "{\"custom\": true, \"architecture\": {\"layers\": []}}"
+                                        << "s.json: /model/architecture/layers";
+    QTest::newRow("bad layer")
+        << "model"
+        << "{\"preset\": \"llama-3.1-8b\", \"architecture\": {\"layers\": [{\"count\": 2, "
+           "\"attention\": {\"kind\": \"ring\"}}]}}"
+        << "s.json: /model/architecture/layers/0/attention/kind";
+    QTest::newRow("utilisation not a number") << "gpu_memory_utilization"
+                                              << "\"most\""
+                                              << "s.json: /gpu_memory_utilization";
+  }
+
+  void badScenariosNameTheJsonPath() {
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    json j = minimal();
+    j[key.toStdString()] = json::parse(value.toStdString());
+    const QString error = error_of(j);
+    QVERIFY2(error.contains(message), qPrintable(error));
+  }
+
+  void aFileThatIsNotAScenarioIsRefused() {
+    QVERIFY(error_of(json{{"model", "x"}}).contains(QStringLiteral("not a kvplan scenario")));
+  }
+
+  void savingWhereNoFileCanBeWrittenSaysSo() {
+    Controller c;
+    QSignalSpy errors(&c, &Controller::errorOccurred);
+    QVERIFY(!c.saveScenario(QStringLiteral("/no-such-folder/scenario.json")));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(c.errorMessage().contains(QStringLiteral("/no-such-folder/scenario.json")));
+  }
+};
+
+QTEST_GUILESS_MAIN(ScenarioTest)
+#include "test_scenario.moc"
