@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -255,6 +256,17 @@ int run_bench(const Resolved& r) {
   rep.options = r.sweep;
   bool any_cpu = false, any_gpu = false, failed = false;
   for (auto& b : backends) (b->is_gpu() ? any_gpu : any_cpu) = true;
+  if (any_cpu) {
+    // A busy machine: multi-threaded runs of a millisecond wait on each other's time slices.
+    const double load = std::atof(rep.machine.load_average.c_str());
+    if (load > 0.5 * rep.machine.logical_cpus) {
+      const std::string note = "the machine is busy (load average " + rep.machine.load_average + " on " +
+                               std::to_string(rep.machine.logical_cpus) +
+                               " CPUs): timings are noisy; --threads 1 --statistic min suffer least";
+      log("note: " + note);
+      rep.notes.push_back(note);
+    }
+  }
   // The GEMM baselines before and after the sweeps: a comparison uses the faster of the two.
   if (r.sweep.gemm) {
     if (any_cpu)

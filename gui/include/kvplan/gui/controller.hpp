@@ -60,6 +60,7 @@ class Controller : public QObject {
   /// read, on a small custom model and an 80 GiB custom GPU, with errorMessage() saying why.
   explicit Controller(QObject* parent = nullptr);
 
+  /// The current (last valid) scenario, its inputs, its plan and every chart series.
   [[nodiscard]] const Scenario& scenario() const { return scenario_; }
   [[nodiscard]] const PlanInputs& inputs() const { return scenario_.inputs; }
   [[nodiscard]] const Plan& plan() const { return figures_.plan; }
@@ -77,10 +78,13 @@ class Controller : public QObject {
   [[nodiscard]] const QString& measuredPath() const { return measured_path_; }
 
   // The model.
+  /// A preset by id (or Hugging Face repo id); drops the architecture edits and the weights override.
   bool selectModel(const QString& presetId);
   /// A scenario file (has "kvplan_scenario"), a kvplan preset file or a Hugging Face config.json.
   bool openFile(const QString& path);
+  /// A kvplan preset file or a Hugging Face config.json (kept by absolute path for the command line).
   bool openModelFile(const QString& path);
+  /// One number of layer group `group` (0-based); a field the group's scheme lacks is refused.
   bool setGroupValue(int group, GroupField field, std::uint64_t value);
   /// full, sliding, chunked or mla; a switch fills what the new kind needs (MHA heads, a 4,096
   /// window, DeepSeek's 512 + 64 MLA ranks) and clears what it does not. Recurrent groups stay.
@@ -89,12 +93,14 @@ class Controller : public QObject {
   bool splitGroup(int group);
   /// Back to the architecture as loaded.
   bool resetArchitecture();
+  /// Element type of the K cache (and of MLA's latent) / of the V cache.
   bool setKDtype(DType t);
   bool setVDtype(DType t);
   /// Every weight dtype of the model (linear layers, embeddings, experts), as the CLI's --weight-dtype.
   bool setWeightDtype(DType t);
 
   // The deployment.
+  /// A GPU preset by id.
   bool selectGpu(const QString& presetId);
   /// A custom GPU with this memory (a size as the CLI takes it: "80GiB", "85520809984").
   bool setGpuMemory(const QString& size);
@@ -103,6 +109,7 @@ class Controller : public QObject {
   /// tp and pp keep the number of replicas, so the GPU count follows.
   bool setTensorParallel(std::uint64_t tp);
   bool setPipelineParallel(std::uint64_t pp);
+  /// Share of GPU memory the engine uses, in (0, 1].
   bool setUtilization(double fraction);
   /// Runtime reserve per GPU, a size ("1GiB").
   bool setReserve(const QString& size);
@@ -110,15 +117,21 @@ class Controller : public QObject {
   bool setWeights(const QString& sizeOrAuto);
   /// The engine whose allocation rules apply (a kvplan::Engine name), with its default options.
   bool setEngine(const QString& engine);
+  /// Tokens per sequence (positive).
   bool setContext(std::uint64_t tokens);
+  /// Concurrent sequences (positive).
   bool setUsers(std::uint64_t users);
 
   // Files.
+  /// Reads a scenario (scenario.hpp); it replaces the current one only if it plans.
   bool loadScenario(const QString& path);
+  /// Writes the current scenario; no state changes.
   bool saveScenario(const QString& path);
+  /// Replaces the scenario if it plans.
   bool applyScenario(const Scenario& s);
   /// Measured prefill points for the overlay: a kvplan-bench report or a list of points (measured.hpp).
   bool loadMeasuredPrefill(const QString& path);
+  /// Removes the overlay.
   void clearMeasuredPrefill();
 
   /// The `kvplan size` arguments (without the program name) that print the current plan's figures;
