@@ -120,3 +120,28 @@ TEST_CASE("a context past max_position_embeddings warns", "[plan]") {
   REQUIRE(p.warnings.size() == 1);
   CHECK(p.warnings[0].find("max_position_embeddings") != std::string::npos);
 }
+
+TEST_CASE("max_context_for: exact at the edges of the search", "[plan]") {
+  // One layer, 1 KV head of 1 dim in fp8: K + V = 2 B per token.
+  const KvDtypes fp8{DType::fp8_e4m3, DType::fp8_e4m3, DType::fp8_e4m3};
+  const Parallelism one{};
+  const ModelSpec m = model({{gqa(1, 1, 1), 1}});
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  // floor((2^64 - 1) / 2) = 2^63 - 1 tokens: 2^63 tokens would need 2^64 B, which overflows.
+  CHECK(max_context_for(m, fp8, one, 1, Bytes{top})->value == (std::uint64_t{1} << 63) - 1);
+  // 3 users in 1,000 B: floor(1000 / 6) = 166.
+  CHECK(max_context_for(m, fp8, one, 3, Bytes{1000})->value == 166);
+  CHECK(max_context_for(m, fp8, one, 1, Bytes{1})->value == 0);
+  CHECK(max_context_for(m, fp8, one, 1, Bytes{2})->value == 1);
+
+  // Only a 10-token window: 20 B holds it for any length; 19 B holds 9 tokens (18 B).
+  const ModelSpec windowed = model({{gqa(1, 1, 1, AttentionKind::sliding, 10), 1}});
+  CHECK_FALSE(max_context_for(windowed, fp8, one, 1, Bytes{20}).has_value());
+  CHECK(max_context_for(windowed, fp8, one, 1, Bytes{19})->value == 9);
+
+  // A full layer and a 1,000-token window, 2 B each per token. Below the window 4 B per token:
+  // 3,000 B -> 750 tokens. Past it 2 L + 2,000 B: 5,000 B -> 1,500 tokens.
+  const ModelSpec hybrid = model({{gqa(1, 1, 1), 1}, {gqa(1, 1, 1, AttentionKind::sliding, 1000), 1}});
+  CHECK(max_context_for(hybrid, fp8, one, 1, Bytes{3000})->value == 750);
+  CHECK(max_context_for(hybrid, fp8, one, 1, Bytes{5000})->value == 1500);
+}

@@ -45,12 +45,22 @@ std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, con
     for (const auto& g : m.layers) widest = std::max(widest, g.attention.window);
     if (fits_at(m, t, p, users, available, Tokens{std::max<std::uint64_t>(widest, 1)})) return std::nullopt;
   }
-  // Binary search for the largest L with fits_at(L); memory needed is non-decreasing in L. The search
-  // spans every uint64 length (fits_at is false where the bytes overflow), so no cap is reported as a limit.
-  std::uint64_t lo = 0, hi = std::numeric_limits<std::uint64_t>::max();  // fits_at(lo); fits_at(hi) fails
+  // The largest L with fits_at(L); memory needed is non-decreasing in L. Doubling from 1 brackets it
+  // (the first failing length needs at most twice the memory of a fitting one, so below 2^63 bytes
+  // available it is reached before the bytes overflow and nothing is thrown on the way, which the GUI's
+  // series depend on for speed), then a binary search narrows the bracket. Lengths up to the top of uint64
+  // are considered, so no cap is reported as a limit.
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
   if (!fits_at(m, t, p, users, available, Tokens{1})) return Tokens{0};
-  if (fits_at(m, t, p, users, available, Tokens{hi})) return Tokens{hi};
-  lo = 1;
+  std::uint64_t lo = 1, hi = top;  // fits_at(lo); hi fails unless hi == top and it was never tested
+  while (lo <= top / 2) {
+    if (!fits_at(m, t, p, users, available, Tokens{lo * 2})) {
+      hi = lo * 2;
+      break;
+    }
+    lo *= 2;
+  }
+  if (hi == top && fits_at(m, t, p, users, available, Tokens{top})) return Tokens{top};
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
     (fits_at(m, t, p, users, available, Tokens{mid}) ? lo : hi) = mid;
