@@ -6,16 +6,22 @@
 #   OUT=/tmp/out bash bench/gpu-run.sh
 #
 # Environment: OUT (output folder), BUILD (build folder, default build-gpu), SKIP_BUILD=1 (use an
-# existing $BUILD), SEQ (sweep lengths, default 256..32768), REPEATS (default 10).
+# existing $BUILD), SEQ (sweep lengths, default 256..32768), REPEATS (default 10), LIMIT (seconds
+# the whole script should end within, default 540: the check gets at most 120 of them, the sweep
+# what is left less 45 for the plot; a sweep stopped at its limit still leaves the JSON of the runs
+# it finished, which kvplan-bench rewrites after each run).
 # Exit code: 0 when the checks and every point passed; 1 otherwise (everything possible is still
 # written: a failing kernel does not stop the other backend's sweep).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-bench/results}
 build=${BUILD:-build-gpu}
 stamp=$(date -u +%Y-%m-%d)
 mkdir -p "$out"
 log() { echo "gpu-run: $*" >&2; }
+limit=${LIMIT:-540}
+# Seconds left before $limit, less a reserve ($1), at least 30.
+remaining() { local s=$((limit - SECONDS - $1)); echo $((s < 30 ? 30 : s)); }
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   generator=()
@@ -35,14 +41,23 @@ plot="$build/bench/kvplan-bench-plot"
 
 command -v nvidia-smi >/dev/null && nvidia-smi >"$out/gpu-$stamp-nvidia-smi.txt" 2>&1
 status=0
-log "checks"
-"$bench" --check --backend cuda 2>&1 | tee "$out/gpu-$stamp-check.txt" || status=1
-log "sweeps"
-"$bench" --backend cuda-naive,cuda-tiled --head-dim 64,128 --causal=both \
+check_s=$(remaining 60)
+((check_s > 120)) && check_s=120
+log "checks (at most ${check_s} s)"
+timeout -k 10 "$check_s" "$bench" --check --backend cuda 2>&1 | tee "$out/gpu-$stamp-check.txt"
+rc=${PIPESTATUS[0]}
+((rc == 124)) && log "checks stopped at their time limit"
+((rc != 0)) && status=1
+sweep_s=$(remaining 45)
+log "sweeps (at most ${sweep_s} s)"
+timeout -k 10 "$sweep_s" "$bench" --backend cuda-naive,cuda-tiled --head-dim 64,128 --causal=both \
   --seq "${SEQ:-256,512,1024,2048,4096,8192,16384,32768}" --repeats "${REPEATS:-10}" \
-  --out "$out/gpu-$stamp.json" 2>"$out/gpu-$stamp-progress.txt" | tee "$out/gpu-$stamp.txt" || status=1
-if [[ -x $plot && -f $out/gpu-$stamp.json ]]; then
-  QT_QPA_PLATFORM=offscreen "$plot" "$out/gpu-$stamp.json" --out "$out/gpu-$stamp.png" \
+  --out "$out/gpu-$stamp.json" 2>"$out/gpu-$stamp-progress.txt" | tee "$out/gpu-$stamp.txt"
+rc=${PIPESTATUS[0]}
+((rc == 124)) && log "sweeps stopped at their time limit: the JSON holds the runs finished before it"
+((rc != 0)) && status=1
+if [[ -x $plot && -s $out/gpu-$stamp.json ]]; then
+  QT_QPA_PLATFORM=offscreen timeout -k 5 60 "$plot" "$out/gpu-$stamp.json" --out "$out/gpu-$stamp.png" \
     --title "Prefill attention on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" ||
     log "plot failed"
 fi

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -240,9 +241,28 @@ int run_check(const Resolved& r) {
   return failed == 0 ? 0 : 1;
 }
 
+/// Writes the report to `path` through `path`.tmp and a rename, so that a process killed mid-write
+/// (a time limit) leaves the previous complete report; in place where `path` is not a regular file
+/// (/dev/stdout). Throws kvplan::Error when it cannot.
+void write_report(const Report& rep, const std::string& path) {
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  const std::string tmp = regular ? path + ".tmp" : path;
+  {
+    std::ofstream f(tmp);
+    f << to_json(rep).dump(2) << "\n";
+    if (!f) throw Error(path, "cannot be written");
+  }
+  if (!regular) return;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path, "cannot be written: " + ec.message());
+}
+
 int run_bench(const Resolved& r) {
   if (!r.out.empty() && !std::ofstream(r.out, std::ios::app))  // fail now, not after the measuring
     throw Error("--out", r.out + ": cannot be written");
+  std::error_code ec;
+  const bool rewrite = !r.out.empty() && std::filesystem::is_regular_file(r.out, ec);  // after each run
   bool missing = false;
   auto backends = usable_backends(r, missing);
   if (missing) return 3;
@@ -284,6 +304,14 @@ int run_bench(const Resolved& r) {
         for (const auto& p : run.points) failed = failed || p.status == "failed";
         print(run_text(run) + "\n");
         rep.runs.push_back(std::move(run));
+        // The runs so far, rewritten after each: a sweep stopped by a time limit keeps them.
+        if (rewrite) {
+          try {
+            write_report(rep, r.out);
+          } catch (const Error& e) {
+            log(std::string("note: ") + e.what());
+          }
+        }
       }
   }
   if (r.sweep.gemm) {
@@ -292,9 +320,7 @@ int run_bench(const Resolved& r) {
   }
   rep.load_average_end = load_average();
   if (!r.out.empty()) {
-    std::ofstream f(r.out);
-    f << to_json(rep).dump(2) << "\n";
-    if (!f) throw Error(r.out, "cannot be written");
+    write_report(rep, r.out);
     log("wrote " + r.out);
   }
   return failed ? 1 : 0;

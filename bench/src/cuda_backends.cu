@@ -172,7 +172,7 @@ __device__ void load_tile(bf16* dst, int ld, const bf16* src, int row0, int rows
 /// Grid: x = query tiles of 64, y = batch x heads. Block: 4 warps, each owning 16 query rows.
 /// For each key tile of 64: S = Q K^T (fp32), the online softmax per row (running max m, sum l,
 /// rescale alpha = exp(m_old - m_new) of the partial output), P in bf16, O = alpha O + P V; at the
-/// end O / l in bf16. Causal: key tiles starting at or after the block's last query are skipped;
+/// end O / l in bf16. Causal: key tiles starting past the block's last query are skipped;
 /// the diagonal tile is masked per element. GQA: head h reads KV head h / (heads / kv_heads).
 template <int D>
 __global__ void __launch_bounds__(128)
