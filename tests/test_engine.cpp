@@ -233,3 +233,48 @@ TEST_CASE("vLLM with Mamba layers: attention block size raised, Mamba page padde
   CHECK_THAT(*r.max_concurrency, Catch::Matchers::WithinRel(16384.0 / (3277 + 7), 1e-12));
   CHECK(r.log_lines.at(1).find("by 5.26%") != std::string::npos);
 }
+
+TEST_CASE("engine options: each applies to its engine, versions as listed", "[engine]") {
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  const auto run = [&](const EngineOptions& o) {
+    return apply_engine(m, f16, Parallelism{}, Tokens{1024}, 1, o, std::nullopt);
+  };
+  // Every listed version is accepted (the policies check their own lists), and nothing else is.
+  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "v0"});
+  CHECK(engine_versions(Engine::llamacpp) == std::vector<std::string_view>{"2026", "2025-11", "2025-08"});
+  CHECK(engine_versions(Engine::sglang).empty());
+  for (const Engine e : {Engine::vllm, Engine::llamacpp})
+    for (const auto v : engine_versions(e)) CHECK_NOTHROW(run(engine(e, std::string(v))));
+  CHECK_THROWS_WITH(run(engine(Engine::vllm, "v2")), Catch::Contains("--engine-version"));
+  CHECK_THROWS_WITH(run(engine(Engine::ideal, "v1")), Catch::Contains("--engine-version"));
+  CHECK_THROWS_AS(run(engine(Engine::sglang, "2025")), Error);
+
+  // An option away from its default under another engine is refused, naming the option.
+  EngineOptions o = engine(Engine::llamacpp);
+  o.block_size = 16;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--block-size"));
+  o = engine(Engine::vllm);
+  o.ubatch = 256;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--ubatch"));
+  o = engine(Engine::sglang);
+  o.max_num_batched_tokens = 4096;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-num-batched-tokens"));
+  o = engine(Engine::vllm);
+  o.max_tokens = 1000;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-tokens"));
+  o = engine(Engine::trtllm);
+  o.swa_full_tokens_ratio = 0.5;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--swa-full-tokens-ratio"));
+  o = engine(Engine::sglang);
+  o.swa_full_tokens_ratio = 1.5;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("(0, 1]"));
+  o.swa_full_tokens_ratio = 0.5;
+  CHECK_NOTHROW(run(o));
+  o = engine(Engine::sglang);
+  o.kv_unified = true;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--kv-unified"));
+  o = engine(Engine::llamacpp);
+  o.kv_unified = o.swa_full = true;
+  o.ubatch = 256;
+  CHECK_NOTHROW(run(o));
+}

@@ -33,6 +33,46 @@ Engine parse_engine(std::string_view text, std::string_view field) {
               "unknown engine '" + std::string(text) + "' (ideal, vllm, sglang, llamacpp, trtllm)");
 }
 
+std::vector<std::string_view> engine_versions(Engine e) {
+  switch (e) {
+    case Engine::vllm: return {"v1", "v0"};
+    case Engine::llamacpp: return {"2026", "2025-11", "2025-08"};
+    default: return {};
+  }
+}
+
+void validate_engine_options(const EngineOptions& o) {
+  const Engine e = o.engine;
+  const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp;
+  const EngineOptions d;
+  if (o.block_size != d.block_size && (e == Engine::ideal || llama))
+    throw Error("--block-size", "applies to --engine vllm, sglang or trtllm");
+  if (o.max_num_batched_tokens != d.max_num_batched_tokens && !vllm)
+    throw Error("--max-num-batched-tokens", "applies to --engine vllm");
+  if (o.disable_hybrid_kv_cache_manager && !vllm)
+    throw Error("--disable-hybrid-kv-cache-manager", "applies to --engine vllm");
+  if (o.fp8_ds_mla && !vllm)
+    throw Error("--kv-dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
+  if (o.ubatch != d.ubatch && !llama) throw Error("--ubatch", "applies to --engine llamacpp");
+  if (o.swa_full && !llama) throw Error("--swa-full", "applies to --engine llamacpp");
+  if (o.kv_unified && !llama) throw Error("--kv-unified", "applies to --engine llamacpp");
+  if (o.max_tokens != d.max_tokens && e != Engine::trtllm)
+    throw Error("--max-tokens", "applies to --engine trtllm");
+  if (!(o.swa_full_tokens_ratio > 0.0 && o.swa_full_tokens_ratio <= 1.0))  // false for NaN too
+    throw Error("--swa-full-tokens-ratio", "must be a number in (0, 1]");
+  if (o.swa_full_tokens_ratio != d.swa_full_tokens_ratio && e != Engine::sglang)
+    throw Error("--swa-full-tokens-ratio", "applies to --engine sglang");
+  if (o.version.empty()) return;
+  if (e == Engine::ideal) throw Error("--engine-version", "applies to an engine other than ideal");
+  const auto versions = engine_versions(e);
+  if (versions.empty()) return;  // the engine's own check says which single version it models
+  if (std::find(versions.begin(), versions.end(), o.version) != versions.end()) return;
+  std::string list;
+  for (const auto v : versions) list += (list.empty() ? "" : ", ") + std::string(v);
+  throw Error("--engine-version", std::string(name(e)) + " versions: " + list +
+                                      " (the first is the default); got '" + o.version + "'");
+}
+
 std::string mib(Bytes b, int decimals) {
   return format_fixed(static_cast<double>(b.value) / 1048576.0, decimals);
 }
@@ -138,6 +178,7 @@ EngineResult apply_engine(const ModelSpec& m, const KvDtypes& t, const Paralleli
                           std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory) {
   if (context.value == 0) throw Error("context", "must be positive");
   if (users == 0) throw Error("users", "must be positive");
+  validate_engine_options(o);
   switch (o.engine) {
     case Engine::ideal: return ideal_policy(m, t, p, context, users, kv_memory);
     case Engine::vllm: return vllm_policy(m, t, p, context, o, kv_memory);

@@ -366,6 +366,25 @@ bool Controller::setEngine(const QString& engine) {
   });
 }
 
+bool Controller::setEngineOptions(const EngineOptions& options) {
+  return apply([&](Scenario& s) {
+    validate_engine_options(options);
+    // vLLM's fp8_ds_mla is a cache dtype there: fp8 K and V in kvplan's terms (as the CLI reads it).
+    if (options.fp8_ds_mla && !s.inputs.engine.fp8_ds_mla) s.inputs.kv.k = s.inputs.kv.v = DType::fp8_e4m3;
+    s.inputs.engine = options;
+  });
+}
+
+bool Controller::setKvMemory(const QString& sizeOrAuto) {
+  return apply([&](Scenario& s) {
+    const QString t = sizeOrAuto.trimmed();
+    if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
+      s.inputs.kv_memory.reset();
+    else
+      s.inputs.kv_memory = parse_bytes(t.toStdString(), "kv-memory");
+  });
+}
+
 bool Controller::setContext(std::uint64_t tokens) {
   return apply([tokens](Scenario& s) { s.inputs.context = Tokens{tokens}; });
 }

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -275,7 +276,68 @@ QWidget* MainWindow::buildInputs() {
   form->addRow(QStringLiteral("context"), context_row);
   form->addRow(QStringLiteral("concurrent users"), users_);
   layout->addWidget(deploy_box);
+
+  // The engine's options: only the rows of the chosen engine are shown (syncEngineOptions).
+  auto* engine_box = new QGroupBox(QStringLiteral("Engine options"));
+  engine_form_ = new QFormLayout(engine_box);
+  engine_version_ = new QComboBox;
+  engine_version_->setObjectName(QStringLiteral("engine_version"));
+  block_size_ = spin("block_size", 0, 1 << 20);
+  max_num_batched_tokens_ = spin("max_num_batched_tokens", 0, 1 << 30);
+  ubatch_ = spin("ubatch", 0, 1 << 20);
+  max_tokens_ = spin("max_tokens", 0, INT_MAX);
+  for (QSpinBox* s : {block_size_, max_num_batched_tokens_, ubatch_, max_tokens_}) {
+    s->setKeyboardTracking(false);
+    s->setSpecialValueText(QStringLiteral("engine default"));
+  }
+  max_tokens_->setSpecialValueText(QStringLiteral("none"));
+  swa_full_tokens_ratio_ = new QDoubleSpinBox;
+  swa_full_tokens_ratio_->setObjectName(QStringLiteral("swa_full_tokens_ratio"));
+  swa_full_tokens_ratio_->setRange(0.01, 1.0);
+  swa_full_tokens_ratio_->setDecimals(2);
+  swa_full_tokens_ratio_->setSingleStep(0.05);
+  swa_full_tokens_ratio_->setKeyboardTracking(false);
+  const auto check = [](const char* object_name, const char* text) {
+    auto* c = new QCheckBox(QLatin1String(text));
+    c->setObjectName(QLatin1String(object_name));
+    return c;
+  };
+  swa_full_ = check("swa_full", "--swa-full: full-size cache for sliding layers");
+  kv_unified_ = check("kv_unified", "--kv-unified: one stream for all sequences");
+  disable_hybrid_ = check("disable_hybrid_kv_cache_manager", "every layer as full attention");
+  fp8_ds_mla_ = check("fp8_ds_mla", "fp8_ds_mla cache (656 B per MLA layer)");
+  kv_memory_ = new QLineEdit;
+  kv_memory_->setObjectName(QStringLiteral("kv_memory"));
+  kv_memory_->setPlaceholderText(QStringLiteral("auto (from the GPU)"));
+  kv_memory_->setToolTip(
+      QStringLiteral("KV-cache memory per GPU as the engine logs it (vLLM: \"Available KV cache memory\"): "
+                     "a size, or auto"));
+  engine_form_->addRow(QStringLiteral("version"), engine_version_);
+  engine_form_->addRow(QStringLiteral("block / page size"), block_size_);
+  engine_form_->addRow(QStringLiteral("max_num_batched_tokens"), max_num_batched_tokens_);
+  engine_form_->addRow(QStringLiteral("n_ubatch"), ubatch_);
+  engine_form_->addRow(QStringLiteral("max_tokens"), max_tokens_);
+  engine_form_->addRow(QStringLiteral("swa_full_tokens_ratio"), swa_full_tokens_ratio_);
+  engine_form_->addRow(QString(), swa_full_);
+  engine_form_->addRow(QString(), kv_unified_);
+  engine_form_->addRow(QString(), disable_hybrid_);
+  engine_form_->addRow(QString(), fp8_ds_mla_);
+  engine_form_->addRow(QStringLiteral("KV memory per GPU"), kv_memory_);
+  layout->addWidget(engine_box);
   layout->addStretch(1);
+
+  const auto send_options = [this] { controller_->setEngineOptions(engineOptionsShown()); };
+  connect(engine_version_, &QComboBox::currentIndexChanged, this, send_options);
+  for (QSpinBox* s : {block_size_, max_num_batched_tokens_, ubatch_, max_tokens_})
+    connect(s, &QSpinBox::valueChanged, this, send_options);
+  connect(swa_full_tokens_ratio_, &QDoubleSpinBox::valueChanged, this, send_options);
+  for (QCheckBox* c : {swa_full_, kv_unified_, disable_hybrid_, fp8_ds_mla_})
+    connect(c, &QCheckBox::toggled, this, send_options);
+  connect(kv_memory_, &QLineEdit::editingFinished, this, [this] {
+    const auto& now = controller_->inputs().kv_memory;
+    if (kv_memory_->text() != (now ? size_input_text(*now) : QString()))
+      controller_->setKvMemory(kv_memory_->text());
+  });
 
   connect(gpu_, &QComboBox::currentIndexChanged, this, [this](int index) {
     const QString id = gpu_->itemData(index).toString();
@@ -441,6 +503,7 @@ void MainWindow::syncInputs() {
   set_combo(v_dtype_, qstr(name(in.kv.v)));
   set_combo(weight_dtype_, qstr(name(in.model.weight_dtype)));
   set_combo(engine_, qstr(name(in.engine.engine)));
+  syncEngineOptions(in);
   {
     const QSignalBlocker block(gpu_);
     const int i = gpu_->findData(QString::fromStdString(s.gpu_preset));
@@ -481,6 +544,83 @@ void MainWindow::syncInputs() {
           ? QString()
           : QStringLiteral("Measured prefill overlay: %1").arg(controller_->measuredPath());
   if (measured_label_->text() != measured) measured_label_->setText(measured);
+}
+
+void MainWindow::syncEngineOptions(const PlanInputs& in) {
+  const EngineOptions& o = in.engine;
+  const Engine e = o.engine;
+  if (e != engine_shown_ || engine_version_->count() == 0) {
+    engine_shown_ = e;
+    const QSignalBlocker block(engine_version_);
+    engine_version_->clear();
+    const auto versions = engine_versions(e);
+    for (std::size_t i = 0; i < versions.size(); ++i)
+      engine_version_->addItem(i == 0 ? qstr(std::string(versions[i]) + " (default)") : qstr(versions[i]),
+                               i == 0 ? QString() : qstr(versions[i]));
+    const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp;
+    engine_form_->setRowVisible(engine_version_, !versions.empty());
+    engine_form_->setRowVisible(block_size_, e == Engine::vllm || e == Engine::sglang || e == Engine::trtllm);
+    engine_form_->setRowVisible(max_num_batched_tokens_, vllm);
+    engine_form_->setRowVisible(ubatch_, llama);
+    engine_form_->setRowVisible(max_tokens_, e == Engine::trtllm);
+    engine_form_->setRowVisible(swa_full_tokens_ratio_, e == Engine::sglang);
+    engine_form_->setRowVisible(swa_full_, llama);
+    engine_form_->setRowVisible(kv_unified_, llama);
+    engine_form_->setRowVisible(disable_hybrid_, vllm);
+    engine_form_->setRowVisible(fp8_ds_mla_, vllm);
+  }
+  {
+    const QSignalBlocker block(engine_version_);
+    const int i = engine_version_->findData(qstr(o.version));
+    if (i >= 0) engine_version_->setCurrentIndex(i);
+  }
+  const auto set_spin = [](QSpinBox* box, std::uint64_t v) {
+    const QSignalBlocker block(box);
+    box->setValue(clamp_int(v));
+  };
+  set_spin(block_size_, o.block_size);
+  set_spin(max_num_batched_tokens_, o.max_num_batched_tokens);
+  set_spin(ubatch_, o.ubatch);
+  set_spin(max_tokens_, o.max_tokens);
+  {
+    const QSignalBlocker block(swa_full_tokens_ratio_);
+    swa_full_tokens_ratio_->setValue(o.swa_full_tokens_ratio);
+  }
+  const auto set_check = [](QCheckBox* box, bool on) {
+    const QSignalBlocker block(box);
+    box->setChecked(on);
+  };
+  set_check(swa_full_, o.swa_full);
+  set_check(kv_unified_, o.kv_unified);
+  set_check(disable_hybrid_, o.disable_hybrid_kv_cache_manager);
+  set_check(fp8_ds_mla_, o.fp8_ds_mla);
+  const QString kv = in.kv_memory ? size_input_text(*in.kv_memory) : QString();
+  if (kv_memory_->text() != kv) {
+    const QSignalBlocker block(kv_memory_);
+    kv_memory_->setText(kv);
+  }
+}
+
+EngineOptions MainWindow::engineOptionsShown() const {
+  EngineOptions o;
+  o.engine = controller_->inputs().engine.engine;
+  const bool vllm = o.engine == Engine::vllm, llama = o.engine == Engine::llamacpp;
+  o.version = engine_version_->currentData().toString().toStdString();
+  if (vllm || o.engine == Engine::sglang || o.engine == Engine::trtllm)
+    o.block_size = static_cast<std::uint64_t>(block_size_->value());
+  if (vllm) {
+    o.max_num_batched_tokens = static_cast<std::uint64_t>(max_num_batched_tokens_->value());
+    o.disable_hybrid_kv_cache_manager = disable_hybrid_->isChecked();
+    o.fp8_ds_mla = fp8_ds_mla_->isChecked();
+  }
+  if (llama) {
+    o.ubatch = static_cast<std::uint64_t>(ubatch_->value());
+    o.swa_full = swa_full_->isChecked();
+    o.kv_unified = kv_unified_->isChecked();
+  }
+  if (o.engine == Engine::trtllm) o.max_tokens = static_cast<std::uint64_t>(max_tokens_->value());
+  if (o.engine == Engine::sglang) o.swa_full_tokens_ratio = swa_full_tokens_ratio_->value();
+  return o;
 }
 
 void MainWindow::showPlan() {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -303,6 +304,24 @@ json scenario_to_json(const Scenario& s) {
                 {"reserve_bytes", in.deployment.reserve.value},
                 {"weights_bytes", in.deployment.weights ? json(in.deployment.weights->value) : json(nullptr)},
                 {"engine", std::string(name(in.engine.engine))}});
+  // Only the options away from their defaults, under the names of kvplan::EngineOptions.
+  const EngineOptions& e = in.engine;
+  const EngineOptions d;
+  json options = json::object();
+  if (e.version != d.version) options["version"] = e.version;
+  if (e.block_size != d.block_size) options["block_size"] = e.block_size;
+  if (e.max_num_batched_tokens != d.max_num_batched_tokens)
+    options["max_num_batched_tokens"] = e.max_num_batched_tokens;
+  if (e.ubatch != d.ubatch) options["ubatch"] = e.ubatch;
+  if (e.swa_full) options["swa_full"] = true;
+  if (e.kv_unified) options["kv_unified"] = true;
+  if (e.disable_hybrid_kv_cache_manager) options["disable_hybrid_kv_cache_manager"] = true;
+  if (e.fp8_ds_mla) options["fp8_ds_mla"] = true;
+  if (e.max_tokens != d.max_tokens) options["max_tokens"] = e.max_tokens;
+  if (e.swa_full_tokens_ratio != d.swa_full_tokens_ratio)
+    options["swa_full_tokens_ratio"] = e.swa_full_tokens_ratio;
+  if (!options.empty()) j["engine_options"] = options;
+  if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
   return j;
 }
 
@@ -384,6 +403,33 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   in.deployment.reserve = Bytes{r.u64("reserve_bytes", kDefaultReserve.value)};
   if (r.get("weights_bytes") != nullptr) in.deployment.weights = Bytes{r.u64("weights_bytes", 0)};
   in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
+  if (const json* options = r.get("engine_options")) {
+    const Reader er(*options, r.at("engine_options"));
+    static const std::set<std::string> known{
+        "version",    "block_size",           "max_num_batched_tokens",          "ubatch",
+        "swa_full",   "kv_unified",           "disable_hybrid_kv_cache_manager", "fp8_ds_mla",
+        "max_tokens", "swa_full_tokens_ratio"};
+    for (const auto& [key, value] : options->items())
+      if (known.count(key) == 0) throw Error(er.at(key), "unknown engine option");
+    EngineOptions& e = in.engine;
+    e.version = er.str("version", "");
+    e.block_size = er.u64("block_size", e.block_size);
+    e.max_num_batched_tokens = er.u64("max_num_batched_tokens", e.max_num_batched_tokens);
+    e.ubatch = er.u64("ubatch", e.ubatch);
+    e.swa_full = er.boolean("swa_full", e.swa_full);
+    e.kv_unified = er.boolean("kv_unified", e.kv_unified);
+    e.disable_hybrid_kv_cache_manager =
+        er.boolean("disable_hybrid_kv_cache_manager", e.disable_hybrid_kv_cache_manager);
+    e.fp8_ds_mla = er.boolean("fp8_ds_mla", e.fp8_ds_mla);
+    e.max_tokens = er.u64("max_tokens", e.max_tokens);
+    e.swa_full_tokens_ratio = er.number("swa_full_tokens_ratio", e.swa_full_tokens_ratio);
+    try {
+      validate_engine_options(e);
+    } catch (const Error& x) {
+      throw Error(r.at("engine_options"), x.what());
+    }
+  }
+  if (r.get("kv_memory_bytes") != nullptr) in.kv_memory = Bytes{r.positive("kv_memory_bytes", 1)};
   return s;
 }
 
@@ -435,17 +481,31 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
     if (m.weight_dtype != ModelSpec{}.weight_dtype) opt("--weight-dtype", std::string(name(m.weight_dtype)));
   }
 
-  EngineOptions defaults;
-  defaults.engine = in.engine.engine;
-  if (in.engine != defaults)
-    throw Error("command",
-                "engine options other than the engine itself are not expressed (save the scenario instead)");
-  if (in.engine.engine != Engine::ideal) opt("--engine", std::string(name(in.engine.engine)));
-  if (in.kv_memory) throw Error("command", "KV memory is given (save the scenario instead)");
+  const EngineOptions& e = in.engine;
+  const EngineOptions d;
+  if (e.engine != Engine::ideal) opt("--engine", std::string(name(e.engine)));
+  if (e.version != d.version) opt("--engine-version", e.version);
+  if (e.block_size != d.block_size) opt("--block-size", num(e.block_size));
+  if (e.max_num_batched_tokens != d.max_num_batched_tokens)
+    opt("--max-num-batched-tokens", num(e.max_num_batched_tokens));
+  if (e.ubatch != d.ubatch) opt("--ubatch", num(e.ubatch));
+  if (e.swa_full) a.emplace_back("--swa-full");
+  if (e.kv_unified) a.emplace_back("--kv-unified");
+  if (e.disable_hybrid_kv_cache_manager) a.emplace_back("--disable-hybrid-kv-cache-manager");
+  if (e.max_tokens != d.max_tokens) opt("--max-tokens", num(e.max_tokens));
+  if (e.swa_full_tokens_ratio != d.swa_full_tokens_ratio)
+    opt("--swa-full-tokens-ratio", shortest(e.swa_full_tokens_ratio));
+  if (in.kv_memory) opt("--kv-memory", num(in.kv_memory->value));
   if (in.kv.state != KvDtypes{}.state)
     throw Error("command", "the CLI has no option for the recurrent state dtype (save the scenario instead)");
-  // Always explicit: the CLI's default KV dtype depends on the model and the engine.
-  if (in.kv.k == in.kv.v) {
+  // Always explicit: the CLI's default KV dtype depends on the model and the engine. vLLM's
+  // fp8_ds_mla cache is a cache type of its own on the command line (fp8 K and V in kvplan's terms).
+  if (e.fp8_ds_mla) {
+    if (in.kv.k != DType::fp8_e4m3 || in.kv.v != DType::fp8_e4m3)
+      throw Error("command",
+                  "fp8_ds_mla with a K or V dtype other than fp8_e4m3 (save the scenario instead)");
+    opt("--kv-dtype", "fp8_ds_mla");
+  } else if (in.kv.k == in.kv.v) {
     opt("--kv-dtype", std::string(name(in.kv.k)));
   } else {
     opt("--k-dtype", std::string(name(in.kv.k)));

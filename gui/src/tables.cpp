@@ -90,6 +90,15 @@ void ResultsModel::refresh() {
   if (in.engine.engine != Engine::ideal) {
     const EngineResult& e = p.engine;
     add("engine.rules", QStringLiteral("engine rules"), qstr(e.rules));
+    if (e.bytes_per_token)
+      add("engine.bytes_per_token", QStringLiteral("engine bytes per token per GPU"),
+          bytes_text(*e.bytes_per_token));
+    if (e.block_size != 0)
+      add("engine.block_size", QStringLiteral("engine block"),
+          QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes)));
+    if (!e.caches.empty())
+      add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"), bytes_text(e.kv_bytes_total));
+    if (e.num_blocks) add("engine.num_blocks", QStringLiteral("engine blocks per GPU"), count(*e.num_blocks));
     if (e.kv_cache_tokens)
       add("engine.kv_cache_tokens", QStringLiteral("engine KV cache (tokens)"), count(*e.kv_cache_tokens));
     if (e.max_concurrency)

@@ -46,7 +46,9 @@ QString mismatches(const json& j, const Plan& p) {
   };
   cmp("bytes_per_token", j["bytes_per_token"], p.bytes_per_token.value);
   cmp("kv_bytes_per_sequence", j["kv_bytes_per_sequence"], p.kv_bytes_per_sequence.value);
-  cmp("kv_bytes_total", j["kv_bytes_total"], p.kv_bytes_total.value);
+  // Under llama.cpp the CLI's total is what llama.cpp allocates (every buffer, cli/render.cpp).
+  cmp("kv_bytes_total", j["kv_bytes_total"],
+      p.inputs.engine.engine == Engine::llamacpp ? p.engine.kv_bytes_total.value : p.kv_bytes_total.value);
   cmp("max_users", j["max_users"], p.max_users);
   cmp("max_context", j["max_context"], p.max_context ? json(p.max_context->value) : json(nullptr));
   cmp("fits", j["fits"], p.fits);
@@ -54,6 +56,19 @@ QString mismatches(const json& j, const Plan& p) {
   cmp("per_gpu.kv_bytes_total", j["per_gpu"]["kv_bytes_total"], p.per_gpu.kv_bytes_total.value);
   cmp("per_gpu.weights_bytes", j["per_gpu"]["weights_bytes"], p.per_gpu.weights_bytes.value);
   cmp("per_gpu.available_kv_bytes", j["per_gpu"]["available_kv_bytes"], p.per_gpu.available_kv_bytes.value);
+  if (p.inputs.engine.engine != Engine::ideal) {
+    const json& e = j["engine"];
+    cmp("engine.name", e["name"], std::string(name(p.engine.engine)));
+    cmp("engine.rules", e["rules"], p.engine.rules);
+    cmp("engine.block_size", e["block_size"], p.engine.block_size);
+    cmp("engine.page_bytes", e["page_bytes"], p.engine.page_bytes.value);
+    cmp("engine.kv_bytes_total", e["kv_bytes_total"], p.engine.kv_bytes_total.value);
+    cmp("engine.log_lines", e["log_lines"], p.engine.log_lines);
+    cmp("engine.num_blocks", e.value("num_blocks", json()),
+        p.engine.num_blocks ? json(*p.engine.num_blocks) : json());
+    cmp("engine.kv_cache_tokens", e.value("kv_cache_tokens", json()),
+        p.engine.kv_cache_tokens ? json(*p.engine.kv_cache_tokens) : json());
+  }
   return out.join(QStringLiteral("; "));
 }
 
@@ -108,6 +123,54 @@ class CommandTest : public QObject {
     QTest::newRow("engine rules") << Setup([](Controller& c) {
       QVERIFY(c.setEngine(QStringLiteral("vllm")));
       QVERIFY(c.setContext(32768));
+    });
+    QTest::newRow("vLLM V0, block size, batched tokens, KV memory") << Setup([](Controller& c) {
+      QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+      EngineOptions o;
+      o.engine = Engine::vllm;
+      o.version = "v0";
+      o.block_size = 32;
+      o.max_num_batched_tokens = 4096;
+      QVERIFY(c.setEngineOptions(o));
+      QVERIFY(c.setKvMemory(QStringLiteral("3.81GiB")));
+      QVERIFY(c.setContext(20000));
+    });
+    QTest::newRow("vLLM hybrid manager off, fp8_ds_mla") << Setup([](Controller& c) {
+      QVERIFY(c.selectModel(QStringLiteral("deepseek-v3")));
+      QVERIFY(c.setGpuCount(8));
+      EngineOptions o;
+      o.engine = Engine::vllm;
+      o.fp8_ds_mla = true;
+      o.disable_hybrid_kv_cache_manager = true;
+      QVERIFY(c.setEngineOptions(o));
+      QCOMPARE(c.inputs().kv.k, DType::fp8_e4m3);
+    });
+    QTest::newRow("llama.cpp 2025-11, swa-full, kv-unified, ubatch") << Setup([](Controller& c) {
+      QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+      EngineOptions o;
+      o.engine = Engine::llamacpp;
+      o.version = "2025-11";
+      o.swa_full = o.kv_unified = true;
+      o.ubatch = 256;
+      QVERIFY(c.setEngineOptions(o));
+      QVERIFY(c.setKDtype(DType::q8_0));
+      QVERIFY(c.setVDtype(DType::q8_0));
+      QVERIFY(c.setUsers(4));
+    });
+    QTest::newRow("SGLang page size and SWA ratio") << Setup([](Controller& c) {
+      QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+      EngineOptions o;
+      o.engine = Engine::sglang;
+      o.block_size = 64;
+      o.swa_full_tokens_ratio = 0.25;
+      QVERIFY(c.setEngineOptions(o));
+    });
+    QTest::newRow("TRT-LLM max_tokens") << Setup([](Controller& c) {
+      EngineOptions o;
+      o.engine = Engine::trtllm;
+      o.max_tokens = 100000;
+      o.block_size = 64;
+      QVERIFY(c.setEngineOptions(o));
     });
     QTest::newRow("edited architecture by flags") << Setup([](Controller& c) {
       QVERIFY(c.setGroupValue(0, GroupField::kv_heads, 4));

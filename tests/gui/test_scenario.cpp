@@ -89,6 +89,29 @@ class ScenarioTest : public QObject {
     QVERIFY(scenario_from_json(j, "s.json") == c.scenario());
   }
 
+  void theEngineOptionsAndKvMemoryRoundTrip() {
+    Controller c;
+    QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+    EngineOptions o;
+    o.engine = Engine::llamacpp;
+    o.version = "2025-08";
+    o.ubatch = 1024;
+    o.swa_full = true;
+    QVERIFY2(c.setEngineOptions(o), qPrintable(c.errorMessage()));
+    QVERIFY2(c.setKvMemory(QStringLiteral("20GiB")), qPrintable(c.errorMessage()));
+    const json j = scenario_to_json(c.scenario());
+    // Only what differs from the defaults is written.
+    QVERIFY(j["engine_options"] == (json{{"version", "2025-08"}, {"ubatch", 1024}, {"swa_full", true}}));
+    QCOMPARE(j["kv_memory_bytes"].get<std::uint64_t>(), 20ULL << 30);
+    QVERIFY(scenario_from_json(j, "s.json") == c.scenario());
+    QVERIFY(c.setKvMemory(QStringLiteral("auto")));
+    QVERIFY(!c.inputs().kv_memory);
+    QVERIFY(!scenario_to_json(c.scenario()).contains("kv_memory_bytes"));
+    // Back to the engine alone: its options return to their defaults.
+    QVERIFY(c.setEngine(QStringLiteral("llamacpp")));
+    QVERIFY(!scenario_to_json(c.scenario()).contains("engine_options"));
+  }
+
   void anUneditedPresetIsSavedByItsId() {
     Controller c;
     QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
@@ -166,6 +189,19 @@ class ScenarioTest : public QObject {
     QTest::newRow("unknown engine") << "engine"
                                     << "\"vllm2\""
                                     << "s.json: /engine";
+    QTest::newRow("engine option of another engine") << "engine_options"
+                                                     << "{\"block_size\": 16}"
+                                                     << "s.json: /engine_options: --block-size: applies to";
+    QTest::newRow("unknown engine option") << "engine_options"
+                                           << "{\"blocksize\": 16}"
+                                           << "s.json: /engine_options/blocksize: unknown engine option";
+    QTest::newRow("engine option of the wrong type")
+        << "engine_options"
+        << "{\"swa_full\": 1}"
+        << "s.json: /engine_options/swa_full: must be true or false";
+    QTest::newRow("kv memory 0") << "kv_memory_bytes"
+                                 << "0"
+                                 << "s.json: /kv_memory_bytes: must be a positive integer";
     QTest::newRow("model without a source") << "model"
                                             << "{}"
                                             << "s.json: /model: needs";

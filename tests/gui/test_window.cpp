@@ -1,6 +1,7 @@
 // The window, offscreen: widgets drive the controller, every chart and the results react, files
 // dropped or broken, PNG export and "Copy as command".
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -155,6 +156,56 @@ class WindowTest : public QObject {
     QCOMPARE(memory->text(), size_input_text(c.inputs().gpu->memory));
     QVERIFY(w.shownError().isEmpty());
     QCOMPARE(w.findChild<QLabel*>(QStringLiteral("command"))->text(), c.commandLine());
+  }
+
+  void theEngineOptionsFollowTheEngine() {
+    Controller c;
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* engine = w.findChild<QComboBox*>(QStringLiteral("engine"));
+    auto* version = w.findChild<QComboBox*>(QStringLiteral("engine_version"));
+    auto* block = w.findChild<QSpinBox*>(QStringLiteral("block_size"));
+    auto* ubatch = w.findChild<QSpinBox*>(QStringLiteral("ubatch"));
+    auto* kv_unified = w.findChild<QCheckBox*>(QStringLiteral("kv_unified"));
+    auto* kv_memory = w.findChild<QLineEdit*>(QStringLiteral("kv_memory"));
+    for (QObject* o : std::initializer_list<QObject*>{engine, version, block, ubatch, kv_unified, kv_memory})
+      QVERIFY(o != nullptr);
+    // ideal: no engine option in sight.
+    QVERIFY(!block->isVisibleTo(&w));
+    QVERIFY(!version->isVisibleTo(&w));
+
+    engine->setCurrentText(QStringLiteral("vllm"));
+    QVERIFY(block->isVisibleTo(&w));
+    QVERIFY(!ubatch->isVisibleTo(&w));
+    QCOMPARE(version->count(), 2);  // v1 (default), v0
+    block->setValue(32);
+    QCOMPARE(c.inputs().engine.block_size, 32ULL);
+    version->setCurrentIndex(version->findData(QStringLiteral("v0")));
+    QCOMPARE(c.inputs().engine.version, std::string("v0"));
+    QCOMPARE(c.plan().engine.block_size, 32ULL);
+    set_line(kv_memory, QStringLiteral("4GiB"));
+    QCOMPARE(c.inputs().kv_memory, std::optional<Bytes>(Bytes{4ULL << 30}));
+    QVERIFY(c.plan().engine.num_blocks.has_value());
+    set_line(kv_memory, QStringLiteral("lots"));
+    QVERIFY(w.shownError().contains(QStringLiteral("kv-memory")));
+    QCOMPARE(kv_memory->text(), size_input_text(Bytes{4ULL << 30}));  // the kept value again
+
+    // Another engine starts from its defaults, with its own rows.
+    engine->setCurrentText(QStringLiteral("llamacpp"));
+    QCOMPARE(c.inputs().engine.block_size, 0ULL);
+    QVERIFY(!block->isVisibleTo(&w));
+    QVERIFY(ubatch->isVisibleTo(&w) && kv_unified->isVisibleTo(&w));
+    QCOMPARE(version->count(), 3);
+    kv_unified->setChecked(true);
+    QVERIFY(c.inputs().engine.kv_unified);
+    ubatch->setValue(256);
+    QCOMPARE(c.inputs().engine.ubatch, 256ULL);
+    QVERIFY(c.inputs().engine.kv_unified);
+    QCOMPARE(w.findChild<QLabel*>(QStringLiteral("command"))->text(), c.commandLine());
+    QVERIFY(c.commandLine().contains(QStringLiteral("--kv-unified --ubatch 256")) ||
+            (c.commandLine().contains(QStringLiteral("--ubatch 256")) &&
+             c.commandLine().contains(QStringLiteral("--kv-unified"))));
   }
 
   void aRejectedValueShowsWhyAndTheFieldGoesBack() {

@@ -44,6 +44,18 @@ struct EngineOptions {
   bool operator==(const EngineOptions&) const = default;
 };
 
+/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "v0"; llamacpp:
+/// "2026", "2025-11", "2025-08"); empty for an engine with one version. EngineOptions::version takes
+/// one of them (or stays empty for the default).
+std::vector<std::string_view> engine_versions(Engine e);
+
+/// Checks that every option set away from its default applies to `o.engine` (block_size: vllm, sglang,
+/// trtllm; max_num_batched_tokens, disable_hybrid_kv_cache_manager, fp8_ds_mla: vllm; ubatch, swa_full,
+/// kv_unified: llamacpp; max_tokens: trtllm; swa_full_tokens_ratio: sglang, in (0, 1]) and that the
+/// version is one of engine_versions(o.engine). apply_engine calls it first.
+/// Throws kvplan::Error naming the CLI flag of the first offending option.
+void validate_engine_options(const EngineOptions& o);
+
 /// One KV buffer as the engine logs it (llama.cpp: the full-attention cache and the SWA cache).
 struct EngineCache {
   std::string name;           ///< "full", "swa"

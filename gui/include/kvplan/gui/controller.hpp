@@ -117,6 +117,13 @@ class Controller : public QObject {
   bool setWeights(const QString& sizeOrAuto);
   /// The engine whose allocation rules apply (a kvplan::Engine name), with its default options.
   bool setEngine(const QString& engine);
+  /// The engine and all its options at once (kvplan::EngineOptions; an option another engine owns,
+  /// or a version the engine lacks, is refused by core's validate_engine_options). Turning on vLLM's
+  /// fp8_ds_mla sets the K and V dtypes to fp8_e4m3, as the CLI's --kv-dtype fp8_ds_mla does.
+  bool setEngineOptions(const EngineOptions& options);
+  /// KV-cache memory per GPU as the engine logs it (vLLM's "Available KV cache memory"), a size as
+  /// the CLI's --kv-memory takes it; empty or "auto" to derive it from the GPU again.
+  bool setKvMemory(const QString& sizeOrAuto);
   /// Tokens per sequence (positive).
   bool setContext(std::uint64_t tokens);
   /// Concurrent sequences (positive).

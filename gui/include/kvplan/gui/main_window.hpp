@@ -7,7 +7,9 @@
 
 #include "kvplan/gui/controller.hpp"
 
+class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -55,6 +57,10 @@ class MainWindow : public QMainWindow {
   QWidget* buildResults();
   void buildMenus();
   void syncInputs();
+  /// The engine options group: rows for the current engine's options only, showing `in`.
+  void syncEngineOptions(const PlanInputs& in);
+  /// The engine options as the widgets show them, for the current engine.
+  [[nodiscard]] EngineOptions engineOptionsShown() const;
   void showPlan();
   void showError(const QString& message);
   void openDialog();
@@ -92,6 +98,19 @@ class MainWindow : public QMainWindow {
   QLineEdit* reserve_ = nullptr;
   QLineEdit* weights_ = nullptr;
   QComboBox* engine_ = nullptr;
+  QFormLayout* engine_form_ = nullptr;
+  Engine engine_shown_ = Engine::ideal;  ///< the engine whose options the group shows
+  QComboBox* engine_version_ = nullptr;  ///< data: the version ("" for the default)
+  QSpinBox* block_size_ = nullptr;       ///< 0: the engine's default
+  QSpinBox* max_num_batched_tokens_ = nullptr;
+  QSpinBox* ubatch_ = nullptr;
+  QSpinBox* max_tokens_ = nullptr;
+  QDoubleSpinBox* swa_full_tokens_ratio_ = nullptr;
+  QCheckBox* swa_full_ = nullptr;
+  QCheckBox* kv_unified_ = nullptr;
+  QCheckBox* disable_hybrid_ = nullptr;
+  QCheckBox* fp8_ds_mla_ = nullptr;
+  QLineEdit* kv_memory_ = nullptr;
   QSlider* context_slider_ = nullptr;
   QSpinBox* context_ = nullptr;
   QSpinBox* users_ = nullptr;

@@ -52,7 +52,10 @@ inline constexpr int kScenarioVersion = 1;
 /// when edited}, "k_dtype", "v_dtype", "state_dtype", "weight_dtype" (only when chosen for a model as
 /// loaded: it sets every weight dtype), "context", "users", "gpu": {"preset"} or {"memory_bytes"},
 /// "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes", "weights_bytes" (null: from the
-/// architecture), "engine" (a kvplan::Engine name, its options at their defaults)}. Bytes are integers.
+/// architecture), "engine" (a kvplan::Engine name), "engine_options" (only those away from their
+/// defaults, named as in kvplan::EngineOptions: "version", "block_size", "max_num_batched_tokens",
+/// "ubatch", "swa_full", "kv_unified", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens",
+/// "swa_full_tokens_ratio"), "kv_memory_bytes" (only when given)}. Bytes are integers.
 nlohmann::json scenario_to_json(const Scenario& s);
 
 /// Whether a parsed JSON file is a scenario (an object with "kvplan_scenario").
@@ -80,8 +83,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& where);
 /// `kvplan size` arguments (without the program name) that print the same figures as `plan`:
 /// the preset id or file path when the architecture is as loaded, else --layers/--heads/--kv-heads/
 /// --head-dim[/--window] with --weights set to the plan's weights (flags carry no MLP); then always the
-/// KV dtypes, context and users, --gpu or --gpu-memory; --weight-dtype, --engine, --gpus/--tp/--pp,
-/// --gpu-util, --overhead and --weights where they differ from the defaults. Throws
+/// KV dtypes, context and users, --gpu or --gpu-memory; --weight-dtype, --engine and each engine
+/// option's flag, --kv-memory, --gpus/--tp/--pp, --gpu-util, --overhead and --weights where they
+/// differ from the defaults. Throws
 /// kvplan::Error("command", ...) when the CLI cannot express the architecture (several layer groups,
 /// MLA, chunked or recurrent layers, K and V head dims that differ) or the recurrent state dtype.
 std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan);
