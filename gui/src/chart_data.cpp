@@ -61,6 +61,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   kv.x_title = QStringLiteral("context length (tokens, log scale)");
   kv.y_title = QStringLiteral("KV cache per GPU (GiB, log scale)");
   kv.legend_right = true;
+  kv.x_log_base = 16;
   // The variants first, the model as configured last so that it is drawn on top of a variant it equals.
   for (std::size_t k = 0; k < f.kv.curves.size(); ++k) {
     const KvCurve& c = f.kv.curves[(k + 1) % f.kv.curves.size()];
@@ -146,7 +147,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   XYChart& pre = d.prefill;
   pre.title = QStringLiteral("Prefill cost vs prompt length: %1").arg(model_title);
   pre.x_title = QStringLiteral("prompt length (tokens, log scale)");
-  pre.y_title = QStringLiteral("FLOPs (1 = a %1-token prompt, log)").arg(count(f.prefill.reference_tokens));
+  pre.y_title = QStringLiteral("FLOPs (log), 1 = %1 tokens").arg(count(f.prefill.reference_tokens));
   const auto relative = [&](const QString& name, const std::vector<double>& values) {
     ChartLine l{name, {}, ChartLine::Style::line, {}, true, 2.5};
     for (std::size_t i = 0; i < values.size() && i < f.prefill.points.size(); ++i)

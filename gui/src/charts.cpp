@@ -79,7 +79,8 @@ void set_range(QAbstractAxis* a, double lo, double hi) {
 void display_xy(XYView& v, const XYChart& c) {
   // Setters below are skipped when nothing changes: a text change relayouts the whole chart.
   if (v.chart->title() != c.title) v.chart->setTitle(c.title);
-  v.chart->legend()->setAlignment(c.legend_right ? Qt::AlignRight : Qt::AlignBottom);
+  const Qt::Alignment legend = c.legend_right ? Qt::AlignRight : Qt::AlignBottom;
+  if (v.chart->legend()->alignment() != legend) v.chart->legend()->setAlignment(legend);
   if (v.x == nullptr || v.log_x != c.log_x || v.log_y != c.log_y) {
     for (auto* s : v.series) {
       v.chart->removeSeries(s);
@@ -96,6 +97,7 @@ void display_xy(XYView& v, const XYChart& c) {
     v.log_x = c.log_x;
     v.log_y = c.log_y;
     v.chart->addAxis(v.x, Qt::AlignBottom);
+    if (auto* log = qobject_cast<QLogValueAxis*>(v.x)) log->setBase(c.x_log_base);
     v.chart->addAxis(v.y, Qt::AlignLeft);
   }
   QList<ChartLine::Style> styles;

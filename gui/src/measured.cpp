@@ -16,40 +16,30 @@ bool positive_number(const json& v) {
   return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
 }
 
-/// The run of a kvplan-bench report a planner calibrates with (bench/README.md, "Calibration").
+/// The points of the run a planner calibrates with (presets::calibration_run, the run `kvplan prefill
+/// --calibration` reads): attention-only times.
 MeasuredSet from_bench_report(const json& j, const std::string& origin, std::uint64_t head_dim) {
-  if (!j.contains("runs") || !j["runs"].is_array()) throw Error(origin + "/runs", "must be an array of runs");
-  const json* best = nullptr;
-  int best_rank = 0;
-  std::uint64_t best_gap = 0;
-  for (const auto& run : j["runs"]) {
-    if (!run.is_object() || !run.value("causal", false)) continue;
-    if (run.contains("check") && run["check"].is_object() && !run["check"].value("passed", true)) continue;
-    const std::string backend = run.value("backend", "");
-    const int rank = backend == "cuda-tiled" ? 3 : backend == "cpu-tiled" ? 2 : 1;
-    const auto d = run.value("head_dim", std::uint64_t{0});
-    const std::uint64_t gap = d > head_dim ? d - head_dim : head_dim - d;
-    if (best == nullptr || rank > best_rank || (rank == best_rank && gap < best_gap)) {
-      best = &run;
-      best_rank = rank;
-      best_gap = gap;
-    }
-  }
-  if (best == nullptr) throw Error(origin + "/runs", "no causal run whose check passed");
+  const std::size_t index = presets::calibration_run(j, origin, head_dim);
+  const json& best = j["runs"][index];
   MeasuredSet out;
   out.attention_only = true;
-  out.label = "measured attention (kvplan-bench " + best->value("backend", std::string("?")) + ", head_dim " +
-              std::to_string(best->value("head_dim", std::uint64_t{0})) + ")";
-  if (best->contains("points") && (*best)["points"].is_array())
-    for (const auto& p : (*best)["points"]) {
-      if (!p.is_object() || p.value("status", "") != "ok" || !p.contains("n") ||
+  const auto text = [&](const char* key) {
+    return best.contains(key) && !best[key].is_null() ? best[key].dump() : std::string("?");
+  };
+  out.label = "measured attention (kvplan-bench " +
+              (best["backend"].is_string() ? best["backend"].get<std::string>() : "?") + ", head_dim " +
+              text("head_dim") + ")";
+  if (best.contains("points") && best["points"].is_array())
+    for (const auto& p : best["points"]) {
+      if (!p.is_object() || !p.contains("status") || p["status"] != "ok" || !p.contains("n") ||
           !p["n"].is_number_unsigned() || !p.contains("time_s") || !p["time_s"].is_object() ||
           !p["time_s"].contains("median") || !positive_number(p["time_s"]["median"]) ||
           p["n"].get<std::uint64_t>() == 0)
         continue;
       out.points.push_back({p["n"].get<std::uint64_t>(), p["time_s"]["median"].get<double>()});
     }
-  if (out.points.empty()) throw Error(origin + "/runs", "the chosen run has no point with status ok");
+  if (out.points.empty())
+    throw Error(origin + ": /runs/" + std::to_string(index), "the chosen run has no point with status ok");
   return out;
 }
 
@@ -77,10 +67,9 @@ MeasuredSet from_points(const json& j, const std::string& origin) {
 
 MeasuredSet load_measured_prefill(const std::filesystem::path& path, std::uint64_t head_dim) {
   const json j = presets::read_json_file(path);
-  const std::string origin = path.filename().string() + ": ";
-  MeasuredSet out = j.is_object() && j.value("schema", "").starts_with("kvplan-bench/")
-                        ? from_bench_report(j, origin, head_dim)
-                        : from_points(j, origin);
+  const std::string name = path.filename().string();
+  MeasuredSet out = j.is_object() && j.contains("schema") ? from_bench_report(j, name, head_dim)
+                                                          : from_points(j, name + ": ");
   std::sort(out.points.begin(), out.points.end(),
             [](const auto& a, const auto& b) { return a.prompt_tokens < b.prompt_tokens; });
   return out;

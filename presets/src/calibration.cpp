@@ -42,9 +42,9 @@ std::uint64_t count(const json& obj, const char* key, const std::string& where) 
 }
 }  // namespace
 
-PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint64_t head_dim) {
-  const json j = read_json_file(path);
-  const std::string file = path.string();
+std::size_t calibration_run(const json& report, const std::string& origin, std::uint64_t head_dim) {
+  const json& j = report;
+  const std::string& file = origin;
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() || j["schema"] != "kvplan-bench/1")
     throw Error(file + ": /schema", "not a kvplan-bench/1 report");
   const auto runs = j.find("runs");
@@ -78,6 +78,15 @@ PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint
   }
   if (best == nullptr)
     throw Error(file + ": /runs", "no causal run with a passed check and a fitted attention_flops_per_s");
+  return best_index;
+}
+
+PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint64_t head_dim) {
+  const json j = read_json_file(path);
+  const std::string file = path.string();
+  const std::size_t best_index = calibration_run(j, file, head_dim);
+  const json* best = &j["runs"][best_index];
+  const auto where = [&](std::size_t i) { return file + ": /runs/" + std::to_string(i); };
 
   PrefillCalibration c;
   c.backend = text(*best, "backend", where(best_index));

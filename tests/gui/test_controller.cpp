@@ -4,6 +4,7 @@
 #include <QTest>
 #include <functional>
 
+#include <nlohmann/json.hpp>
 #include "gui_test_support.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/context_scale.hpp"
@@ -406,6 +407,27 @@ class ControllerTest : public QObject {
     c.clearMeasuredPrefill();
     QVERIFY(c.figures().measured.points.empty());
     QVERIFY(c.figures().measured_relative.empty());
+  }
+
+  void measuredOverlayFromABenchReport() {
+    Controller c;
+    QVERIFY(c.selectModel(QStringLiteral("llama-3.1-8b")));  // head_dim 128
+    QVERIFY2(c.loadMeasuredPrefill(test::gui_fixture("prefill-bench-report.json")),
+             qPrintable(c.errorMessage()));
+    const MeasuredSet& m = c.figures().measured;
+    // Run 2 of the fixture (cpu-tiled, head_dim 128): its two "ok" points, sorted by n; the skipped
+    // point, the failed-check cuda run and the head_dim 64 run are not used.
+    QVERIFY(m.attention_only);
+    QCOMPARE(m.points.size(), std::size_t{2});
+    QCOMPARE(m.points[0].prompt_tokens, 1024ULL);
+    QCOMPARE(m.points[0].seconds, 0.01);
+    QCOMPARE(m.points[1].prompt_tokens, 2048ULL);
+    QCOMPARE(m.points[1].seconds, 0.04);
+    QVERIFY2(m.label.find("cpu-tiled, head_dim 128") != std::string::npos, m.label.c_str());
+    // The same run `kvplan prefill --calibration` reads.
+    const auto report = presets::read_json_file(test::gui_fixture("prefill-bench-report.json").toStdString());
+    QCOMPARE(presets::calibration_run(report, "r.json", 128), std::size_t{2});
+    QCOMPARE(presets::calibration_run(report, "r.json", 64), std::size_t{1});
   }
 };
 

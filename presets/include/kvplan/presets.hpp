@@ -61,6 +61,12 @@ Gpu find_gpu(std::string_view id);
 /// GEMM baseline on the same hardware. Throws kvplan::Error naming the file and JSON path.
 PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint64_t head_dim);
 
+/// Index in /runs of the run of a kvplan-bench/1 report (parsed) that load_calibration calibrates with:
+/// causal, check passed, a fitted attention rate; the tiled backend first (cuda-tiled, cpu-tiled, then
+/// the naive ones), then the head_dim nearest `head_dim`. `origin` names the report in errors.
+/// Throws kvplan::Error naming origin and the JSON path (not such a report, no run that qualifies).
+std::size_t calibration_run(const nlohmann::json& report, const std::string& origin, std::uint64_t head_dim);
+
 /// Reads and parses a JSON file; errors name the file (missing, unreadable, empty, malformed).
 nlohmann::json read_json_file(const std::filesystem::path& path);
 

@@ -35,6 +35,9 @@ struct XYChart {
   double x_min = 1, x_max = 10, y_min = 1, y_max = 10;
   QList<ChartLine> lines;     ///< drawn in order (the last on top)
   bool legend_right = false;  ///< legend beside the plot (many entries) instead of below it
+  /// Ticks of a log x axis at powers of this base: 4 (256, 1,024 ...), or 16 where the plot is narrow
+  /// (beside a legend) and "1048576" would not fit between ticks (Qt elides it).
+  double x_log_base = 4;
 };
 
 /// A single stacked bar (one GPU's memory).

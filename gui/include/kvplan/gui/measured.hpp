@@ -21,9 +21,9 @@ struct MeasuredSet {
 
 /// Reads measured prefill times from either
 ///  - a kvplan-bench report (schema "kvplan-bench/1", bench/README.md): the run a planner calibrates
-///    with (causal, check passed, the tiled backend of the hardware: cuda-tiled before cpu-tiled, then
-///    any other; head_dim nearest `head_dim`), its points with status "ok", n and time_s.median
-///    (attention only);
+///    with, chosen by presets::calibration_run as `kvplan prefill --calibration` chooses it (causal,
+///    check passed, fitted; the tiled backend of the hardware first; head_dim nearest `head_dim`), its
+///    points with status "ok", n and time_s.median (attention only);
 ///  - or a plain list {"points": [{"n": 2048, "seconds": 0.153}, ...]} ("prompt_tokens" for "n") of
 ///    whole prefills.
 /// Throws kvplan::Error naming the file and the JSON path of a bad point, or saying that no run fits.
