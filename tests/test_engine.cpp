@@ -277,4 +277,69 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
   o.kv_unified = o.swa_full = true;
   o.ubatch = 256;
   CHECK_NOTHROW(run(o));
+  o.ubatch = (1 << 20) + 1;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--ubatch: must be at most 1,048,576"));
+
+  // Bounds, and V1-only options under V0.
+  o = engine(Engine::vllm);
+  o.block_size = 1 << 20;
+  CHECK_NOTHROW(run(o));
+  o.block_size = (1 << 20) + 1;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--block-size: must be at most"));
+  o = engine(Engine::trtllm);
+  o.max_tokens = 2147483647;
+  CHECK_NOTHROW(run(o));
+  o.max_tokens = 2147483648;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-tokens"));
+  o = engine(Engine::vllm, "v0");
+  o.disable_hybrid_kv_cache_manager = true;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("--disable-hybrid-kv-cache-manager"));
+  o = engine(Engine::vllm, "v0");
+  o.max_num_batched_tokens = 2048;
+  CHECK_THROWS_WITH(run(o), Catch::Contains("V1 option"));
+  o.version = "v1";
+  CHECK_NOTHROW(run(o));
+}
+
+TEST_CASE("engine max context for several users: the engine's own concurrency test", "[engine][plan]") {
+  PlanInputs in;
+  in.deployment.weights = Bytes{0};
+  SECTION("vLLM V1, Qwen3-14B: 2,666 blocks of 16 tokens") {
+    in.model = presets::find_model("qwen3-14b");
+    in.engine = engine(Engine::vllm);
+    // Page: 16 tokens x 2 (K, V) x 8 heads x 128 x 2 B = 65,536 B per layer, x 40 layers = 2,621,440 B.
+    in.kv_memory = Bytes{2666ULL * 2621440};
+    in.context = Tokens{32768};
+    in.users = 1;
+    const Plan one = make_plan(in);
+    CHECK(one.engine.num_blocks == 2666u);
+    CHECK(one.max_context->value == 42656);  // 2,666 x 16: the engine's estimate_max_model_len
+    in.users = 3;
+    const Plan three = make_plan(in);
+    // floor(2666 / 2048 pages) = 1 request of 32,768 tokens.
+    CHECK(three.max_users == 1);
+    CHECK_FALSE(three.fits);
+    // 3 requests: floor(2666 / cdiv(L, 16)) >= 3 <=> cdiv(L, 16) <= 888 <=> L <= 14,208.
+    CHECK(three.max_context->value == 14208);
+    in.context = Tokens{14208};
+    CHECK(make_plan(in).fits);
+    in.context = Tokens{14209};
+    CHECK_FALSE(make_plan(in).fits);
+  }
+  SECTION("TensorRT-LLM, Llama-3.1-8B fp8, max_tokens 100,000 in blocks of 64") {
+    in.model = presets::find_model("llama-3.1-8b");
+    in.kv = KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3};
+    in.engine = engine(Engine::trtllm);
+    in.engine.block_size = 64;
+    in.engine.max_tokens = 100000;
+    in.kv_memory = Bytes{10ULL << 30};  // 163,840 tokens of 65,536 B: max_tokens is the bound
+    in.context = Tokens{16384};
+    in.users = 16;
+    const Plan p = make_plan(in);
+    // cdiv(100,000, 64) = 1,563 blocks = 100,032 tokens; concurrency = tokens / context.
+    CHECK(p.engine.kv_cache_tokens == 100032u);
+    CHECK(p.max_users == 6);  // floor(100,032 / 16,384)
+    // 16 requests: floor(100,032 / L) >= 16 <=> L <= 6,252.
+    CHECK(p.max_context->value == 6252);
+  }
 }

@@ -45,6 +45,14 @@ void validate_engine_options(const EngineOptions& o) {
   const Engine e = o.engine;
   const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp;
   const EngineOptions d;
+  // Bounds: beyond them a figure would overflow and the error would name the bytes, not the option.
+  const auto at_most = [](std::uint64_t v, std::uint64_t top, const char* flag) {
+    if (v > top) throw Error(flag, "must be at most " + format_count(top) + ", got " + format_count(v));
+  };
+  at_most(o.block_size, kMaxEngineBlockSize, "--block-size");
+  at_most(o.max_num_batched_tokens, kMaxEngineBatchedTokens, "--max-num-batched-tokens");
+  at_most(o.ubatch, kMaxEngineUbatch, "--ubatch");
+  at_most(o.max_tokens, kMaxEngineMaxTokens, "--max-tokens");
   if (o.block_size != d.block_size && (e == Engine::ideal || llama))
     throw Error("--block-size", "applies to --engine vllm, sglang or trtllm");
   if (o.max_num_batched_tokens != d.max_num_batched_tokens && !vllm)
@@ -62,6 +70,12 @@ void validate_engine_options(const EngineOptions& o) {
     throw Error("--swa-full-tokens-ratio", "must be a number in (0, 1]");
   if (o.swa_full_tokens_ratio != d.swa_full_tokens_ratio && e != Engine::sglang)
     throw Error("--swa-full-tokens-ratio", "applies to --engine sglang");
+  if (vllm && o.version == "v0") {
+    if (o.max_num_batched_tokens != d.max_num_batched_tokens)
+      throw Error("--max-num-batched-tokens", "has no effect under vLLM V0's rules (a V1 option)");
+    if (o.disable_hybrid_kv_cache_manager)
+      throw Error("--disable-hybrid-kv-cache-manager", "has no effect under vLLM V0's rules (a V1 option)");
+  }
   if (o.version.empty()) return;
   if (e == Engine::ideal) throw Error("--engine-version", "applies to an engine other than ideal");
   const auto versions = engine_versions(e);

@@ -68,6 +68,45 @@ std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, con
   return Tokens{lo};
 }
 
+namespace {
+/// Under an engine that reports a concurrency (vLLM, SGLang, TRT-LLM): the longest context at which
+/// the engine's own figure, floor(max_concurrency) x replicas, still reaches the users, the test
+/// make_plan's `fits` applies at the given context; nullopt when it does at any length, which only a
+/// model with every layer windowed (`windowed`: the engine found no limit for one request) can do.
+/// Concurrency does not grow with the context, so doubling then bisecting finds it.
+std::optional<Tokens> engine_max_context(const PlanInputs& in, Bytes available, bool windowed) {
+  const Parallelism& par = in.deployment.parallel;
+  const auto fits = [&](std::uint64_t context) {
+    try {
+      const EngineResult r =
+          apply_engine(in.model, in.kv, par, Tokens{context}, in.users, in.engine, available);
+      return r.max_concurrency &&
+             checked_mul(static_cast<std::uint64_t>(*r.max_concurrency), par.dp, "max_users") >= in.users;
+    } catch (const Error&) {
+      return false;  // the bytes of this length overflow: it does not fit
+    }
+  };
+  // 2^62 tokens: a request that still fits there fits at any length (its bytes stopped growing at
+  // its windows); for any other model the bytes overflow long before (fits is then false).
+  constexpr std::uint64_t top = std::uint64_t{1} << 62;
+  if (!fits(1)) return Tokens{0};
+  std::uint64_t lo = 1, hi = top;
+  while (lo < top) {
+    if (!fits(lo * 2)) {
+      hi = lo * 2;
+      break;
+    }
+    lo *= 2;
+  }
+  if (lo == top) return windowed ? std::nullopt : std::optional<Tokens>(Tokens{top});
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return Tokens{lo};
+}
+}  // namespace
+
 Plan make_plan(const PlanInputs& in) {
   const ModelSpec& m = in.model;
   validate(m);
@@ -199,8 +238,13 @@ Plan make_plan(const PlanInputs& in) {
   } else if (in.engine.engine != Engine::ideal && e.max_concurrency) {
     p.max_users = checked_mul(static_cast<std::uint64_t>(*e.max_concurrency), par.dp, "max_users");
     p.fits = p.max_users >= in.users;
-    p.max_context =
-        e.max_context_unbounded ? std::nullopt : std::optional<Tokens>(Tokens{e.max_context.value_or(0)});
+    if (in.users <= par.dp) {
+      // One request per replica: the engine's own longest request (vLLM's estimate_max_model_len).
+      p.max_context =
+          e.max_context_unbounded ? std::nullopt : std::optional<Tokens>(Tokens{e.max_context.value_or(0)});
+    } else {
+      p.max_context = engine_max_context(in, g.available_kv_bytes, e.max_context_unbounded);
+    }
   }
   const std::string where = in.kv_memory ? "KV memory" : "available per GPU";
   if (p.fits)
@@ -214,8 +258,9 @@ Plan make_plan(const PlanInputs& in) {
               format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where;
   else
     p.limit = "KV cache: under " + std::string(name(in.engine.engine)) + " rules only " +
-              format_count(p.max_users) + " requests of " + format_count(in.context.value) +
-              " tokens fit in " + format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where + ", " +
+              format_count(p.max_users) + (p.max_users == 1 ? " request of " : " requests of ") +
+              format_count(in.context.value) + " tokens fit in " +
+              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where + ", " +
               format_count(in.users) + " asked";
   return p;
 }

@@ -94,10 +94,15 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   StackedBar& bar = d.memory;
   const PerGpu& g = p.per_gpu;
   const QString gpu = in.gpu ? qstr(in.gpu->name) : QStringLiteral("no GPU");
-  bar.title = p.has_gpu ? QStringLiteral("Memory per GPU: %1, usable %2 of %3: %4")
-                              .arg(gpu, human(g.usable_bytes), human(in.gpu->memory),
-                                   p.fits ? QStringLiteral("fits") : QStringLiteral("does NOT fit"))
-                        : QStringLiteral("Memory per GPU (no GPU chosen)");
+  const QString verdict = p.fits ? QStringLiteral("fits") : QStringLiteral("does NOT fit");
+  if (!p.has_gpu)
+    bar.title = QStringLiteral("Memory per GPU (no GPU chosen)");
+  else if (in.kv_memory || !in.gpu)  // the KV memory as the engine logs it: no usable-memory figure
+    bar.title = QStringLiteral("Memory per GPU: %1, KV memory %2 (given): %3")
+                    .arg(gpu, human(g.available_kv_bytes), verdict);
+  else
+    bar.title = QStringLiteral("Memory per GPU: %1, usable %2 of %3: %4")
+                    .arg(gpu, human(g.usable_bytes), human(in.gpu->memory), verdict);
   bar.value_title = QStringLiteral("memory per GPU (GiB)");
   bar.category = QStringLiteral("fullest GPU");
   bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache"), QStringLiteral("reserve"),

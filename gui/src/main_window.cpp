@@ -282,10 +282,11 @@ QWidget* MainWindow::buildInputs() {
   engine_form_ = new QFormLayout(engine_box);
   engine_version_ = new QComboBox;
   engine_version_->setObjectName(QStringLiteral("engine_version"));
-  block_size_ = spin("block_size", 0, 1 << 20);
-  max_num_batched_tokens_ = spin("max_num_batched_tokens", 0, 1 << 30);
-  ubatch_ = spin("ubatch", 0, 1 << 20);
-  max_tokens_ = spin("max_tokens", 0, INT_MAX);
+  // The ranges are core's bounds (validate_engine_options), so a widget never shows a clamped value.
+  block_size_ = spin("block_size", 0, static_cast<int>(kMaxEngineBlockSize));
+  max_num_batched_tokens_ = spin("max_num_batched_tokens", 0, static_cast<int>(kMaxEngineBatchedTokens));
+  ubatch_ = spin("ubatch", 0, static_cast<int>(kMaxEngineUbatch));
+  max_tokens_ = spin("max_tokens", 0, static_cast<int>(kMaxEngineMaxTokens));
   for (QSpinBox* s : {block_size_, max_num_batched_tokens_, ubatch_, max_tokens_}) {
     s->setKeyboardTracking(false);
     s->setSpecialValueText(QStringLiteral("engine default"));
@@ -293,8 +294,8 @@ QWidget* MainWindow::buildInputs() {
   max_tokens_->setSpecialValueText(QStringLiteral("none"));
   swa_full_tokens_ratio_ = new QDoubleSpinBox;
   swa_full_tokens_ratio_->setObjectName(QStringLiteral("swa_full_tokens_ratio"));
-  swa_full_tokens_ratio_->setRange(0.01, 1.0);
-  swa_full_tokens_ratio_->setDecimals(2);
+  swa_full_tokens_ratio_->setRange(0.001, 1.0);
+  swa_full_tokens_ratio_->setDecimals(3);
   swa_full_tokens_ratio_->setSingleStep(0.05);
   swa_full_tokens_ratio_->setKeyboardTracking(false);
   const auto check = [](const char* object_name, const char* text) {
@@ -557,23 +558,25 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     for (std::size_t i = 0; i < versions.size(); ++i)
       engine_version_->addItem(i == 0 ? qstr(std::string(versions[i]) + " (default)") : qstr(versions[i]),
                                i == 0 ? QString() : qstr(versions[i]));
-    const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp;
-    engine_form_->setRowVisible(engine_version_, !versions.empty());
-    engine_form_->setRowVisible(block_size_, e == Engine::vllm || e == Engine::sglang || e == Engine::trtllm);
-    engine_form_->setRowVisible(max_num_batched_tokens_, vllm);
-    engine_form_->setRowVisible(ubatch_, llama);
-    engine_form_->setRowVisible(max_tokens_, e == Engine::trtllm);
-    engine_form_->setRowVisible(swa_full_tokens_ratio_, e == Engine::sglang);
-    engine_form_->setRowVisible(swa_full_, llama);
-    engine_form_->setRowVisible(kv_unified_, llama);
-    engine_form_->setRowVisible(disable_hybrid_, vllm);
-    engine_form_->setRowVisible(fp8_ds_mla_, vllm);
   }
   {
     const QSignalBlocker block(engine_version_);
     const int i = engine_version_->findData(qstr(o.version));
     if (i >= 0) engine_version_->setCurrentIndex(i);
   }
+  // The rows of this engine's options (V1-only ones hidden under vLLM V0); setVisible is a no-op
+  // when nothing changes.
+  const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp, v1 = vllm && o.version != "v0";
+  engine_form_->setRowVisible(engine_version_, !engine_versions(e).empty());
+  engine_form_->setRowVisible(block_size_, vllm || e == Engine::sglang || e == Engine::trtllm);
+  engine_form_->setRowVisible(max_num_batched_tokens_, v1);
+  engine_form_->setRowVisible(ubatch_, llama);
+  engine_form_->setRowVisible(max_tokens_, e == Engine::trtllm);
+  engine_form_->setRowVisible(swa_full_tokens_ratio_, e == Engine::sglang);
+  engine_form_->setRowVisible(swa_full_, llama);
+  engine_form_->setRowVisible(kv_unified_, llama);
+  engine_form_->setRowVisible(disable_hybrid_, v1);
+  engine_form_->setRowVisible(fp8_ds_mla_, vllm);
   const auto set_spin = [](QSpinBox* box, std::uint64_t v) {
     const QSignalBlocker block(box);
     box->setValue(clamp_int(v));
@@ -609,8 +612,10 @@ EngineOptions MainWindow::engineOptionsShown() const {
   if (vllm || o.engine == Engine::sglang || o.engine == Engine::trtllm)
     o.block_size = static_cast<std::uint64_t>(block_size_->value());
   if (vllm) {
-    o.max_num_batched_tokens = static_cast<std::uint64_t>(max_num_batched_tokens_->value());
-    o.disable_hybrid_kv_cache_manager = disable_hybrid_->isChecked();
+    if (o.version != "v0") {  // V1-only options (their rows are hidden under V0)
+      o.max_num_batched_tokens = static_cast<std::uint64_t>(max_num_batched_tokens_->value());
+      o.disable_hybrid_kv_cache_manager = disable_hybrid_->isChecked();
+    }
     o.fp8_ds_mla = fp8_ds_mla_->isChecked();
   }
   if (llama) {

@@ -69,12 +69,17 @@ void ResultsModel::refresh() {
                : QStringLiteral(", as given")));
   add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), bytes_text(g.reserve_bytes));
   if (p.has_gpu) {
-    add("per_gpu.usable_bytes",
-        QStringLiteral("usable per GPU (memory x %1)")
-            .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
-        bytes_text(g.usable_bytes));
-    add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
-        bytes_text(g.available_kv_bytes));
+    if (in.kv_memory) {
+      add("per_gpu.available_kv_bytes", QStringLiteral("KV memory per GPU (given)"),
+          bytes_text(g.available_kv_bytes));
+    } else {
+      add("per_gpu.usable_bytes",
+          QStringLiteral("usable per GPU (memory x %1)")
+              .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
+          bytes_text(g.usable_bytes));
+      add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
+          bytes_text(g.available_kv_bytes));
+    }
     add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), bytes_text(g.free_bytes));
     add("fits", QStringLiteral("fits"), p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), p.fits);
     add("limit", QStringLiteral("limit"), qstr(p.limit), p.fits);
@@ -95,7 +100,9 @@ void ResultsModel::refresh() {
           bytes_text(*e.bytes_per_token));
     if (e.block_size != 0)
       add("engine.block_size", QStringLiteral("engine block"),
-          QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes)));
+          e.page_bytes == Bytes{0}
+              ? QStringLiteral("%1 tokens").arg(count(e.block_size))
+              : QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes)));
     if (!e.caches.empty())
       add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"), bytes_text(e.kv_bytes_total));
     if (e.num_blocks) add("engine.num_blocks", QStringLiteral("engine blocks per GPU"), count(*e.num_blocks));

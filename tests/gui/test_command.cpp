@@ -124,16 +124,25 @@ class CommandTest : public QObject {
       QVERIFY(c.setEngine(QStringLiteral("vllm")));
       QVERIFY(c.setContext(32768));
     });
-    QTest::newRow("vLLM V0, block size, batched tokens, KV memory") << Setup([](Controller& c) {
-      QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+    QTest::newRow("vLLM V0, block size, KV memory") << Setup([](Controller& c) {
       EngineOptions o;
       o.engine = Engine::vllm;
       o.version = "v0";
       o.block_size = 32;
+      QVERIFY(c.setEngineOptions(o));
+      QVERIFY(c.setKvMemory(QStringLiteral("3.81GiB")));
+      QVERIFY(c.setContext(20000));
+      QVERIFY(c.setUsers(3));
+    });
+    QTest::newRow("vLLM V1, batched tokens, sliding windows, several users") << Setup([](Controller& c) {
+      QVERIFY(c.selectModel(QStringLiteral("gpt-oss-20b")));
+      EngineOptions o;
+      o.engine = Engine::vllm;
       o.max_num_batched_tokens = 4096;
       QVERIFY(c.setEngineOptions(o));
       QVERIFY(c.setKvMemory(QStringLiteral("3.81GiB")));
       QVERIFY(c.setContext(20000));
+      QVERIFY(c.setUsers(5));
     });
     QTest::newRow("vLLM hybrid manager off, fp8_ds_mla") << Setup([](Controller& c) {
       QVERIFY(c.selectModel(QStringLiteral("deepseek-v3")));

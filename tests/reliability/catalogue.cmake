@@ -127,6 +127,16 @@ kvplan_bad("window zero" "--window: must be positive, got 0\n$" size --layers 2 
 kvplan_bad("ratio nan" "--swa-full-tokens-ratio: must be a number in \\(0, 1\\], got 'nan'\n$"
   size gemma-2-9b --engine sglang --swa-full-tokens-ratio nan)
 kvplan_bad("block size zero" "--block-size: must be positive, got 0\n$" size llama-3.1-8b --engine vllm --block-size 0)
+# core/src/engine.cpp validate_engine_options: the bounds name the option (before, the overflow they
+# caused named the bytes or the context).
+kvplan_bad("block size past its bound" "--block-size: must be at most 1,048,576, got 18,446,744,073,709,551,615\n$"
+  size llama-3.1-8b --engine vllm --block-size 18446744073709551615)
+kvplan_bad("ubatch past its bound" "--ubatch: must be at most 1,048,576, got 18,446,744,073,709,551,615\n$"
+  size gpt-oss-20b --engine llamacpp --ubatch 18446744073709551615)
+kvplan_bad("max tokens past TRT-LLM's int32" "--max-tokens: must be at most 2,147,483,647, got 2,147,483,648\n$"
+  size llama-3.1-8b --engine trtllm --max-tokens 2147483648)
+kvplan_bad("a V1 option under vLLM V0" "--max-num-batched-tokens: has no effect under vLLM V0's rules \\(a V1 option\\)\n$"
+  size llama-3.1-8b --engine vllm --engine-version v0 --max-num-batched-tokens 64)
 kvplan_bad("prompt zero" "--prompt: must be positive\n$" prefill llama-3.1-8b --prompt 0)
 kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama-3.1-8b --context 0)
 

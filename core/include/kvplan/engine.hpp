@@ -49,10 +49,18 @@ struct EngineOptions {
 /// one of them (or stays empty for the default).
 std::vector<std::string_view> engine_versions(Engine e);
 
+/// Largest values validate_engine_options accepts (tokens): no engine's page, batch or budget comes
+/// near them, and past them the byte figures could overflow.
+inline constexpr std::uint64_t kMaxEngineBlockSize = 1ULL << 20;
+inline constexpr std::uint64_t kMaxEngineBatchedTokens = 1ULL << 30;
+inline constexpr std::uint64_t kMaxEngineUbatch = 1ULL << 20;
+inline constexpr std::uint64_t kMaxEngineMaxTokens = (1ULL << 31) - 1;  ///< TRT-LLM's int32 SizeType32
+
 /// Checks that every option set away from its default applies to `o.engine` (block_size: vllm, sglang,
 /// trtllm; max_num_batched_tokens, disable_hybrid_kv_cache_manager, fp8_ds_mla: vllm; ubatch, swa_full,
 /// kv_unified: llamacpp; max_tokens: trtllm; swa_full_tokens_ratio: sglang, in (0, 1]) and that the
-/// version is one of engine_versions(o.engine). apply_engine calls it first.
+/// version is one of engine_versions(o.engine), that the numbers are within the kMaxEngine* bounds,
+/// and that vLLM V0 gets no V1-only option. apply_engine calls it first.
 /// Throws kvplan::Error naming the CLI flag of the first offending option.
 void validate_engine_options(const EngineOptions& o);
 

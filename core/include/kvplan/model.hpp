@@ -94,7 +94,8 @@ struct ModelSpec {
   std::uint64_t learned_position_embeddings = 0;  ///< rows of a learned position table (GPT-2: n_positions)
   bool norm_bias = false;                         ///< LayerNorm with bias (GPT-2, Falcon) vs RMSNorm
   std::uint64_t max_position_embeddings = 0;      ///< 0: unknown
-  DType dtype = DType::bf16;  ///< the model's compute dtype (config torch_dtype): what a KV cache "auto" stores
+  DType dtype =
+      DType::bf16;  ///< the model's compute dtype (config torch_dtype): what a KV cache "auto" stores
   DType weight_dtype = DType::bf16;  ///< linear layers' dtype (config torch_dtype, or its quantisation)
   DType embedding_dtype =
       DType::bf16;  ///< embeddings and LM head (kept unquantised by fp8/mxfp4 checkpoints)
