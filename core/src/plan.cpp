@@ -107,7 +107,9 @@ std::optional<Tokens> engine_max_context(const PlanInputs& in, Bytes available, 
 }
 }  // namespace
 
-Plan make_plan(const PlanInputs& in) {
+Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
+
+Plan make_plan(const PlanInputs& in, bool with_max_context) {
   const ModelSpec& m = in.model;
   validate(m);
   const Parallelism& par = in.deployment.parallel;
@@ -205,7 +207,7 @@ Plan make_plan(const PlanInputs& in) {
       g.bytes_per_sequence == Bytes{0}
           ? 0
           : checked_mul(g.available_kv_bytes.value / g.bytes_per_sequence.value, par.dp, "max_users");
-  p.max_context = max_context_for(m, in.kv, par, g.users, g.available_kv_bytes);
+  if (with_max_context) p.max_context = max_context_for(m, in.kv, par, g.users, g.available_kv_bytes);
   p.ideal_max_users = p.max_users;
   p.ideal_max_context = p.max_context;
 
@@ -238,7 +240,9 @@ Plan make_plan(const PlanInputs& in) {
   } else if (in.engine.engine != Engine::ideal && e.max_concurrency) {
     p.max_users = checked_mul(static_cast<std::uint64_t>(*e.max_concurrency), par.dp, "max_users");
     p.fits = p.max_users >= in.users;
-    if (in.users <= par.dp) {
+    if (!with_max_context) {
+      p.max_context.reset();
+    } else if (in.users <= par.dp) {
       // One request per replica: the engine's own longest request (vLLM's estimate_max_model_len).
       p.max_context =
           e.max_context_unbounded ? std::nullopt : std::optional<Tokens>(Tokens{e.max_context.value_or(0)});

@@ -54,7 +54,7 @@ KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> co
     c.per_gpu.reserve(contexts.size());
     try {
       for (const Tokens ctx : contexts)
-        c.per_gpu.push_back(make_plan(at_context(vin, ctx)).per_gpu.kv_bytes_total);
+        c.per_gpu.push_back(make_plan(at_context(vin, ctx), false).per_gpu.kv_bytes_total);
     } catch (const Error& e) {
       c.error = e.what();
     }
@@ -69,7 +69,7 @@ UsersSeries max_users_series(const PlanInputs& in, std::span<const Tokens> conte
   s.contexts.assign(contexts.begin(), contexts.end());
   s.max_users.reserve(contexts.size());
   try {
-    for (const Tokens ctx : contexts) s.max_users.push_back(make_plan(at_context(in, ctx)).max_users);
+    for (const Tokens ctx : contexts) s.max_users.push_back(make_plan(at_context(in, ctx), false).max_users);
   } catch (const Error&) {
     // Longer contexts overflow too: the curve stops here.
   }

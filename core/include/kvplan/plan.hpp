@@ -111,6 +111,11 @@ struct Plan {
 /// context and users (positive); throws kvplan::Error naming the field on bad input or overflow.
 Plan make_plan(const PlanInputs& in);
 
+/// make_plan; with `with_max_context` false, max_context and ideal_max_context are left empty (not
+/// searched for) and the llama.cpp engine's max_context is its own: for figures swept over many
+/// contexts (core/series.cpp), where those searches are most of the cost.
+Plan make_plan(const PlanInputs& in, bool with_max_context);
+
 /// floor(memory x utilisation); throws kvplan::Error("gpu-util", ...) unless finite and in (0, 1].
 Bytes usable_memory(Bytes memory, double utilization);
 
