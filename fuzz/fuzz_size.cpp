@@ -37,7 +37,11 @@ void check_plan(const Plan& p) {
               "a sequence holds more than L tokens");
   fuzz::check(p.gpus == par.tp * par.pp * par.dp, "gpus is not tp x pp x dp");
   fuzz::check(p.per_gpu.users == (in.users + par.dp - 1) / par.dp, "users per replica");
-  fuzz::check(p.per_gpu.kv_bytes_total == p.per_gpu.bytes_per_sequence * p.per_gpu.users, "per-GPU KV total");
+  // Under llama.cpp the per-GPU KV is what it allocates (padded cells, full-size SWA caches with --swa-full).
+  fuzz::check(p.per_gpu.kv_bytes_total == (in.engine.engine == kvplan::Engine::llamacpp
+                                               ? p.engine.kv_bytes_total
+                                               : p.per_gpu.bytes_per_sequence * p.per_gpu.users),
+              "per-GPU KV total");
   std::uint64_t layers = 0;
   for (const auto& s : p.stages) layers += s.stage.count;
   fuzz::check(layers == p.layers, "the stages do not hold every layer");

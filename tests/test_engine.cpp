@@ -343,3 +343,29 @@ TEST_CASE("engine max context for several users: the engine's own concurrency te
     CHECK(p.max_context->value == 6252);
   }
 }
+
+TEST_CASE("llama.cpp with a layer split: each device's buffers against its memory",
+          "[engine][llamacpp][plan]") {
+  PlanInputs in;
+  in.model = presets::find_model("llama-3.1-70b");
+  in.kv = f16;
+  in.engine = engine(Engine::llamacpp);
+  in.deployment.parallel = Parallelism{1, 4, 1};
+  in.deployment.weights = Bytes{0};
+  in.kv_memory = Bytes{40618133913};
+  in.context = Tokens{32768};  // a multiple of llama.cpp's 256-cell padding
+  in.users = 8;
+  const Plan p = make_plan(in);
+  // 80 layers over 4 devices: 20 each. Per device: 20 x 2 (K, V) x 8 heads x 128 x 2 B = 81,920 B per
+  // cell; 8 sequences x 32,768 cells = 262,144 cells: 21,474,836,480 B, not the whole model's 4x that.
+  CHECK(p.engine.kv_bytes_total.value == 21474836480ULL);
+  CHECK(p.per_gpu.kv_bytes_total.value == 21474836480ULL);
+  CHECK(p.fits);
+  CHECK(p.per_gpu.free_bytes.value == 40618133913ULL - 21474836480ULL);
+  // floor(40,618,133,913 / (81,920 x 32,768 = 2,684,354,560)) = 15 sequences.
+  CHECK(p.max_users == 15);
+  // The log keeps llama.cpp's own lines: the whole cache, then each device's 20 layers.
+  CHECK(std::count_if(p.engine.log_lines.begin(), p.engine.log_lines.end(), [](const std::string& l) {
+          return l.find("KV buffer size = 20480.00 MiB") != std::string::npos;
+        }) == 4);
+}

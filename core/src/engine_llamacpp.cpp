@@ -155,22 +155,25 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
         "state for " +
         std::to_string(n_seq) + " sequences is " + format_bytes_exact(state) + ", not included");
   }
-  // Per device with a layer split (--pp): the layers each device holds.
+  // Per device with a layer split (--pp): the layers each device holds. kv_bytes_total is then the
+  // fullest device's buffers (an EngineResult is per GPU); the caches and the log keep the whole model.
   if (p.pp > 1) {
     std::uint64_t dev = 0;
+    Bytes fullest{0};
     for (const auto& stage : stage_models(m, p.pp)) {
       EngineOptions one = o;
       const auto part = llamacpp_policy(stage, t, Parallelism{1, 1, 1}, context, users, one, std::nullopt);
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +
                             " KV buffer size = " + mib(part.kv_bytes_total) + " MiB");
+      fullest = std::max(fullest, part.kv_bytes_total);
     }
+    r.kv_bytes_total = fullest;
   }
   if (kv_memory) {
     // The longest context per slot whose buffers fit the memory (llama.cpp allocates what it is asked).
     const auto fits = [&](std::uint64_t ctx) {
       try {
-        return llamacpp_policy(m, t, Parallelism{1, 1, 1}, Tokens{ctx}, users, o, std::nullopt)
-                   .kv_bytes_total <= *kv_memory;
+        return llamacpp_policy(m, t, p, Tokens{ctx}, users, o, std::nullopt).kv_bytes_total <= *kv_memory;
       } catch (const Error&) {
         return false;
       }

@@ -214,8 +214,11 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, g.available_kv_bytes);
   const EngineResult& e = p.engine;
   if (in.engine.engine == Engine::llamacpp) {
-    // llama.cpp allocates what it is asked: the users' slots fit or not; max users by its own buffers.
+    // llama.cpp allocates what it is asked: the users' slots fit or not; max users by its own buffers,
+    // which are also the KV per GPU (its padding, and --swa-full's full-size sliding caches, included).
+    g.kv_bytes_total = e.kv_bytes_total;
     p.fits = e.kv_bytes_total <= g.available_kv_bytes;
+    g.free_bytes = p.fits ? g.available_kv_bytes - e.kv_bytes_total : Bytes{0};
     const auto fits_users = [&](std::uint64_t n) {
       try {
         return apply_engine(m, in.kv, par, in.context, n, in.engine, std::nullopt).kv_bytes_total <=
