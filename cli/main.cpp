@@ -176,6 +176,17 @@ int run_prefill(const PrefillOptions& o) {
   return 0;
 }
 
+/// An option given with an empty value ("--block-size ''") is an error, not its default: every value
+/// here is a string read after parsing, where empty would otherwise mean "not given".
+/// Throws kvplan::Error(option, "is empty").
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0 && opt->get_expected_min() > 0)
+      for (const auto& value : opt->results())
+        if (value.empty()) throw kvplan::Error(opt->get_name(), "is empty");
+  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
+}
+
 }  // namespace
 }  // namespace kvplan::cli
 
@@ -240,6 +251,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    reject_empty_values(app);
     if (*models) return run_models();
     if (*gpus) return run_gpus();
     if (*show_cmd) return run_show(show);
