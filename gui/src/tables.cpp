@@ -19,11 +19,18 @@ QString bytes_text(Bytes b) {
 }
 
 QString size_input_text(Bytes b) {
+  // The shortest exact text among the binary and decimal units (parse_bytes reads both): "40GB"
+  // rather than "39062500KiB", "80GiB" rather than "85899345920".
   static constexpr std::pair<std::uint64_t, const char*> units[] = {
-      {1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}};
+      {1ULL << 40, "TiB"},      {1ULL << 30, "GiB"},   {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"},
+      {1000000000000ULL, "TB"}, {1000000000ULL, "GB"}, {1000000ULL, "MB"},  {1000ULL, "kB"}};
+  QString best = QString::number(b.value);
   for (const auto& [size, unit] : units)
-    if (b.value != 0 && b.value % size == 0) return QString::number(b.value / size) + QLatin1String(unit);
-  return QString::number(b.value);
+    if (b.value != 0 && b.value % size == 0) {
+      const QString text = QString::number(b.value / size) + QLatin1String(unit);
+      if (text.size() < best.size()) best = text;
+    }
+  return best;
 }
 
 // ---------------------------------------------------------------------------------------------

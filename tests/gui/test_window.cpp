@@ -158,6 +158,16 @@ class WindowTest : public QObject {
     QCOMPARE(w.findChild<QLabel*>(QStringLiteral("command"))->text(), c.commandLine());
   }
 
+  void sizesAreEchoedExactlyAndShort() {
+    QCOMPARE(size_input_text(Bytes{80ULL << 30}), QStringLiteral("80GiB"));
+    QCOMPARE(size_input_text(Bytes{40000000000ULL}), QStringLiteral("40GB"));  // not 39062500KiB
+    QCOMPARE(size_input_text(Bytes{85520809984ULL}), QStringLiteral("81559MiB"));
+    QCOMPARE(size_input_text(Bytes{85520809985ULL}), QStringLiteral("85520809985"));
+    QCOMPARE(size_input_text(Bytes{1000}), QStringLiteral("1kB"));
+    for (const std::uint64_t v : {80ULL << 30, 40000000000ULL, 85520809984ULL, 85520809985ULL, 1000ULL, 1ULL})
+      QCOMPARE(parse_bytes(size_input_text(Bytes{v}).toStdString()).value, v);
+  }
+
   void theEngineOptionsFollowTheEngine() {
     Controller c;
     MainWindow w(&c);

@@ -16,8 +16,8 @@ namespace kvplan::gui {
 /// "1.25 GiB (1,342,177,280 B)": the human figure and the exact one, as the CLI prints them.
 QString bytes_text(Bytes b);
 
-/// An input size echoed exactly, in the unit it divides ("80GiB", "512MiB", "85520809984"), so that
-/// parse_bytes reads back the same bytes.
+/// An input size echoed exactly, in the unit it divides, the shortest such text ("80GiB", "40GB",
+/// "81559MiB", "85520809985"), so that parse_bytes reads back the same bytes.
 QString size_input_text(Bytes b);
 
 /// Every figure of the plan, one row each: a label and its value (two columns). Rows are keyed by the
