@@ -61,14 +61,6 @@ json layer_json(const AttentionLayer& a) {
   return j;
 }
 
-/// What llama.cpp allocates on all devices: every buffer it logs (EngineResult::kv_bytes_total is the
-/// fullest device's under a layer split).
-Bytes llamacpp_buffers(const EngineResult& e) {
-  Bytes all{0};
-  for (const auto& c : e.caches) all += c.k_bytes + c.v_bytes;
-  return all;
-}
-
 json engine_json(const EngineResult& e) {
   json j{{"name", std::string(name(e.engine))},
          {"rules", e.rules},
@@ -216,7 +208,6 @@ json plan_json(const Plan& p) {
     if (p.engine.max_concurrency) j["max_concurrency"] = *p.engine.max_concurrency;
   }
   if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
-  if (in.engine.engine == Engine::llamacpp) j["kv_bytes_total"] = llamacpp_buffers(p.engine).value;
   j["limit"] = p.limit;
   j["warnings"] = p.warnings;
   return j;

@@ -339,9 +339,47 @@ TEST_CASE("engine max context for several users: the engine's own concurrency te
     // cdiv(100,000, 64) = 1,563 blocks = 100,032 tokens; concurrency = tokens / context.
     CHECK(p.engine.kv_cache_tokens == 100032u);
     CHECK(p.max_users == 6);  // floor(100,032 / 16,384)
-    // 16 requests: floor(100,032 / L) >= 16 <=> L <= 6,252.
-    CHECK(p.max_context->value == 6252);
+    // 16 requests of whole blocks: cdiv(L, 64) <= floor(1,563 / 16) = 97 <=> L <= 6,208 (the engine's
+    // printed concurrency, tokens / context, would allow 6,252).
+    CHECK(p.max_context->value == 6208);
   }
+  SECTION("TensorRT-LLM, Llama-3.1-70B at tp 16: 20 requests need 20 x 1,229 blocks, 24,576 are there") {
+    in.model = presets::find_model("llama-3.1-70b");
+    in.engine = engine(Engine::trtllm);
+    in.deployment.parallel = Parallelism{16, 1, 1};
+    // ceil(8 / 16) = 1 head per rank: 80 layers x 2 x 1 x 128 x 2 B = 40,960 B per token.
+    in.kv_memory = Bytes{30ULL << 30};  // 786,432 tokens = 24,576 blocks of 32
+    in.context = Tokens{39321};         // cdiv(39,321, 32) = 1,229 blocks per request
+    in.users = 20;
+    const Plan p = make_plan(in);
+    CHECK(p.engine.num_blocks == 24576u);
+    CHECK(p.max_users == 19);  // floor(24,576 / 1,229); tokens / context = 20.0003 would say 20
+    CHECK_FALSE(p.fits);
+    CHECK(p.max_context->value == 39296);  // floor(24,576 / 20) = 1,228 blocks x 32
+    CHECK(p.per_gpu.free_bytes.value == 0);
+  }
+}
+
+TEST_CASE("llama.cpp with replicas: each server holds its replica's users", "[engine][llamacpp][plan]") {
+  PlanInputs in;
+  in.model = presets::find_model("llama-3.1-8b");
+  in.kv = f16;
+  in.engine = engine(Engine::llamacpp);
+  in.deployment.parallel = Parallelism{1, 1, 2};  // 2 GPUs, one server each
+  in.deployment.weights = Bytes{0};
+  in.kv_memory = Bytes{6047234457};
+  in.context = Tokens{8192};
+  in.users = 20;
+  const Plan p = make_plan(in);
+  // 131,072 B per cell (32 layers x 2 x 8 x 128 x 2 B). A replica's 10 slots x 8,192 cells = 10 GiB.
+  CHECK(p.per_gpu.users == 10);
+  CHECK(p.engine.kv_bytes_total.value == 10737418240ULL);
+  CHECK_FALSE(p.fits);
+  // floor(6,047,234,457 / (8,192 x 131,072 = 1,073,741,824)) = 5 slots per server, 10 in all.
+  CHECK(p.max_users == 10);
+  // 10 slots: cells <= 6,047,234,457 / (10 x 131,072) = 4,613.6, padded down to 256: 4,608.
+  CHECK(p.max_context->value == 4608);
+  CHECK(p.kv_bytes_total.value == 2 * 10737418240ULL);  // every buffer of both servers
 }
 
 TEST_CASE("llama.cpp with a layer split: each device's buffers against its memory",

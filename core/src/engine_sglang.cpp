@@ -95,6 +95,7 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   r.kv_cache_tokens = tokens;
   r.max_context = tokens;
   r.max_concurrency = static_cast<double>(tokens) / static_cast<double>(context.value);
+  r.max_requests = tokens / page / ceil_div(context.value, page);  // whole pages per request (full pool)
   const auto gb = [](Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); };
   if (!hybrid_swa) {
     const std::uint64_t slots = checked_add(tokens, page, "--block-size");

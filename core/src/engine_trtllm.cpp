@@ -61,6 +61,7 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   r.kv_cache_tokens = checked_mul(blocks, tpb, "tokens");
   r.max_context = r.kv_cache_tokens;
   r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
+  r.max_requests = blocks / ceil_div(context.value, tpb);  // each sequence holds whole blocks
   const Bytes allocated = bpt * *r.kv_cache_tokens;
   r.log_lines.push_back("Number of tokens per block: " + std::to_string(tpb) + ".");
   r.log_lines.push_back("[MemUsageChange] Allocated " + gib(allocated) +

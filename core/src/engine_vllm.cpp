@@ -192,6 +192,7 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
   r.num_blocks = blocks;
   r.kv_cache_tokens = checked_mul(blocks, bs, "tokens");
   r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
+  r.max_requests = blocks / ceil_div(context.value, bs);  // the block manager allocates whole blocks
   r.max_context =
       r.kv_cache_tokens;  // raise_if_cache_size_invalid: max_seq_len = block_size * num_gpu_blocks
   r.log_lines.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: 0");
@@ -299,8 +300,9 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
   std::uint64_t min_block = ~0ULL;
   for (const auto& [spec, n] : g.groups) min_block = std::min(min_block, spec.block_size);
   r.kv_cache_tokens = checked_mul(blocks / g.groups.size(), min_block, "tokens");
-  r.max_concurrency =
-      static_cast<double>(blocks) / static_cast<double>(pages_per_request(g, context.value, mnbt));
+  const std::uint64_t pages = pages_per_request(g, context.value, mnbt);
+  r.max_concurrency = static_cast<double>(blocks) / static_cast<double>(pages);
+  r.max_requests = blocks / pages;
   // estimate_max_model_len: the largest length whose pages fit, on every stage.
   const auto fits = [&](std::uint64_t len) {
     for (const auto& s : groups) {

@@ -69,19 +69,17 @@ std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, con
 }
 
 namespace {
-/// Under an engine that reports a concurrency (vLLM, SGLang, TRT-LLM): the longest context at which
-/// the engine's own figure, floor(max_concurrency) x replicas, still reaches the users, the test
-/// make_plan's `fits` applies at the given context; nullopt when it does at any length, which only a
+/// Under an engine that reports whole requests (vLLM, SGLang, TRT-LLM): the longest context at which
+/// the engine's max_requests x replicas still reaches the users, the test make_plan's `fits` applies
+/// at the given context; nullopt when it does at any length, which only a
 /// model with every layer windowed (`windowed`: the engine found no limit for one request) can do.
 /// Concurrency does not grow with the context, so doubling then bisecting finds it.
 std::optional<Tokens> engine_max_context(const PlanInputs& in, Bytes available, bool windowed) {
   const Parallelism& par = in.deployment.parallel;
   const auto fits = [&](std::uint64_t context) {
     try {
-      const EngineResult r =
-          apply_engine(in.model, in.kv, par, Tokens{context}, in.users, in.engine, available);
-      return r.max_concurrency &&
-             checked_mul(static_cast<std::uint64_t>(*r.max_concurrency), par.dp, "max_users") >= in.users;
+      const EngineResult r = apply_engine(in.model, in.kv, par, Tokens{context}, 1, in.engine, available);
+      return r.max_requests && checked_mul(*r.max_requests, par.dp, "max_users") >= in.users;
     } catch (const Error&) {
       return false;  // the bytes of this length overflow: it does not fit
     }
@@ -178,7 +176,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
 
   if (!in.gpu && !in.kv_memory) {
     p.limit = "no GPU given: capacity not computed";
-    p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, std::nullopt);
+    p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, std::nullopt);
     return p;
   }
   p.has_gpu = true;
@@ -196,7 +194,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
                 format_bytes(g.reserve_bytes, UnitSystem::iec) + ") exceed the usable memory (" +
                 format_bytes(g.usable_bytes, UnitSystem::iec) +
                 ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
-      p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, std::nullopt);
+      p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, std::nullopt);
       return p;
     }
     g.available_kv_bytes = g.usable_bytes - fixed;
@@ -211,7 +209,8 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   p.ideal_max_users = p.max_users;
   p.ideal_max_context = p.max_context;
 
-  p.engine = apply_engine(m, in.kv, par, in.context, in.users, in.engine, g.available_kv_bytes);
+  // Each replica runs its own server: llama.cpp gets the users of one replica as its sequences.
+  p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, g.available_kv_bytes);
   const EngineResult& e = p.engine;
   if (in.engine.engine == Engine::llamacpp) {
     // llama.cpp allocates what it is asked: the users' slots fit or not; max users by its own buffers,
@@ -238,11 +237,20 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
         (fits_users(mid) ? lo : hi) = mid;
       }
     }
-    p.max_users = lo;
+    p.max_users = checked_mul(lo, par.dp, "max_users");
     p.max_context = e.max_context ? std::optional<Tokens>(Tokens{*e.max_context}) : std::nullopt;
-  } else if (in.engine.engine != Engine::ideal && e.max_concurrency) {
-    p.max_users = checked_mul(static_cast<std::uint64_t>(*e.max_concurrency), par.dp, "max_users");
+    // Every buffer of every replica (each device's share under a layer split).
+    Bytes buffers{0};
+    for (const auto& c : e.caches) buffers += c.k_bytes + c.v_bytes;
+    p.kv_bytes_total = buffers * par.dp;
+  } else if (in.engine.engine != Engine::ideal && e.max_requests) {
+    // Whole requests, each in whole blocks (the engine's printed concurrency is tokens / context).
+    p.max_users = checked_mul(*e.max_requests, par.dp, "max_users");
     p.fits = p.max_users >= in.users;
+    // The KV per GPU is the engine's for the users (whole pages; vLLM's window reserve included).
+    g.kv_bytes_total = figure("per_gpu.kv_bytes_total", [&] { return e.kv_bytes_total * g.users; });
+    g.free_bytes =
+        g.kv_bytes_total <= g.available_kv_bytes ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
     if (!with_max_context) {
       p.max_context.reset();
     } else if (in.users <= par.dp) {

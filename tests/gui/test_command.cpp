@@ -46,11 +46,7 @@ QString mismatches(const json& j, const Plan& p) {
   };
   cmp("bytes_per_token", j["bytes_per_token"], p.bytes_per_token.value);
   cmp("kv_bytes_per_sequence", j["kv_bytes_per_sequence"], p.kv_bytes_per_sequence.value);
-  // Under llama.cpp the CLI's total is what llama.cpp allocates (every buffer, cli/render.cpp).
-  std::uint64_t buffers = 0;
-  for (const auto& c : p.engine.caches) buffers += c.k_bytes.value + c.v_bytes.value;
-  cmp("kv_bytes_total", j["kv_bytes_total"],
-      p.inputs.engine.engine == Engine::llamacpp ? buffers : p.kv_bytes_total.value);
+  cmp("kv_bytes_total", j["kv_bytes_total"], p.kv_bytes_total.value);
   cmp("max_users", j["max_users"], p.max_users);
   cmp("max_context", j["max_context"], p.max_context ? json(p.max_context->value) : json(nullptr));
   cmp("fits", j["fits"], p.fits);

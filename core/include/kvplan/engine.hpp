@@ -87,6 +87,9 @@ struct EngineResult {
   std::optional<std::uint64_t>
       kv_cache_tokens;  ///< vLLM "GPU KV cache size", SGLang max_total_num_tokens, TRT-LLM tokens
   std::optional<double> max_concurrency;  ///< requests of the context length, as the engine prints it
+  /// Whole requests of the context length the pool holds at once, each in whole blocks/pages (what
+  /// make_plan's fits and max_users use; vLLM V0, SGLang and TRT-LLM print tokens / context instead).
+  std::optional<std::uint64_t> max_requests;
   std::optional<std::uint64_t>
       max_context;                     ///< longest single request that fits (vLLM's estimate_max_model_len)
   bool max_context_unbounded = false;  ///< every layer windowed: any length fits
