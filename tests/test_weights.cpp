@@ -16,6 +16,21 @@ TEST_CASE("Llama-3.1-8B parameters from the architecture, by hand", "[weights]")
   CHECK(weight_bytes(8, DType::int4).value == 4);
 }
 
+TEST_CASE("norms per layer: Falcon-7B's one LayerNorm, Gemma 2's four RMSNorms, by hand",
+          "[weights][presets]") {
+  // Falcon-7B (RefinedWebModel, parallel_attn, multi_query): hidden 4,544, 71 heads of 64, 1 KV head,
+  // FFN 4 x 4,544, vocab 65,024 tied, no linear biases, one LayerNorm (weight + bias) per layer.
+  // Layer: QKV 4,544 x (4,544 + 2 x 64) = 21,229,568; dense 4,544^2 = 20,647,936; MLP 2 x 4,544 x
+  // 18,176 = 165,183,488; norm 2 x 4,544 = 9,088: 207,070,080. x 32 = 6,626,242,560; + embeddings
+  // 65,024 x 4,544 = 295,469,056 + final norm 9,088 = 6,921,720,704.
+  CHECK(parameter_count(presets::find_model("falcon-7b")) == 6921720704ULL);
+  // Gemma-2-9B: hidden 3,584, 16 heads and 8 KV heads of 256, FFN 14,336, vocab 256,000 tied.
+  // Layer: q and o 2 x 3,584 x 4,096 = 29,360,128; k and v 2 x 3,584 x 2,048 = 14,680,064; MLP 3 x 3,584
+  // x 14,336 = 154,140,672; 4 norms x 3,584 = 14,336: 198,195,200. x 42 = 8,324,198,400; + embeddings
+  // 917,504,000 + final norm 3,584 = 9,241,705,984.
+  CHECK(parameter_count(presets::find_model("gemma-2-9b")) == 9241705984ULL);
+}
+
 TEST_CASE("parameter counts match published totals within 1%", "[weights][presets]") {
   // Published totals: Meta's model cards (Llama 3.1: 8.03B, 70.6B, 405B), Mistral AI (Mixtral-8x7B: 46.7B),
   // DeepSeek-V3 technical report (671B total, 37B activated), Qwen model cards.

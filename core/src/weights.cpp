@@ -16,7 +16,7 @@ std::uint64_t parameters(const ModelSpec& m, bool active) {
   total = add(total, norm);  // final norm
   for (const auto& g : m.layers) {
     std::uint64_t layer = add(mixer_parameters(g.attention, h), mlp_parameters(g.mlp, h, active));
-    layer = add(layer, mul(2, norm));
+    layer = add(layer, mul(m.norms_per_layer, norm));
     total = add(total, mul(layer, g.count));
   }
   return total;

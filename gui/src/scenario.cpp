@@ -228,6 +228,7 @@ json model_to_json(const ModelSpec& m) {
           {"tie_word_embeddings", m.tie_word_embeddings},
           {"learned_position_embeddings", m.learned_position_embeddings},
           {"norm_bias", m.norm_bias},
+          {"norms_per_layer", m.norms_per_layer},
           {"max_position_embeddings", m.max_position_embeddings},
           {"dtype", std::string(name(m.dtype))},
           {"weight_dtype", std::string(name(m.weight_dtype))},
@@ -261,6 +262,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
   m.learned_position_embeddings = r.u64("learned_position_embeddings", 0);
   m.norm_bias = r.boolean("norm_bias", false);
+  m.norms_per_layer = r.u64("norms_per_layer", 2);
   m.max_position_embeddings = r.u64("max_position_embeddings", 0);
   m.dtype = r.dtype("dtype", DType::bf16);
   m.weight_dtype = r.dtype("weight_dtype", m.dtype);

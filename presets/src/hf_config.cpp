@@ -225,6 +225,12 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
           .value_or(top.boolean("tie_word_embeddings").value_or(!untied_by_default(model_type)));
   const bool is_plain = plain_mlp(model_type);
   m.norm_bias = is_plain;
+  if (model_type == "gemma2" || model_type == "gemma3" || model_type == "gemma3_text")
+    m.norms_per_layer = 4;
+  else if ((model_type == "falcon" || model_type == "RefinedWeb" || model_type == "RefinedWebModel") &&
+           !r.boolean("new_decoder_architecture").value_or(false) &&
+           r.boolean("parallel_attn").value_or(true))
+    m.norms_per_layer = 1;
   if (model_type == "gpt2") m.learned_position_embeddings = r.positive("n_positions");
 
   // KV heads: explicit key; Falcon's new_decoder_architecture (num_kv_heads / n_head_kv) or multi_query; else

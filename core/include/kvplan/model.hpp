@@ -93,7 +93,12 @@ struct ModelSpec {
   bool tie_word_embeddings = false;
   std::uint64_t learned_position_embeddings = 0;  ///< rows of a learned position table (GPT-2: n_positions)
   bool norm_bias = false;                         ///< LayerNorm with bias (GPT-2, Falcon) vs RMSNorm
-  std::uint64_t max_position_embeddings = 0;      ///< 0: unknown
+  /// Hidden-size norms in each layer: 2 (before attention and before the MLP); 4 in Gemma 2 and 3
+  /// (post-attention and post-feedforward norms too: transformers modeling_gemma2.py
+  /// Gemma2DecoderLayer); 1 in Falcon's parallel attention without new_decoder_architecture
+  /// (modeling_falcon.py FalconDecoderLayer: input_layernorm only).
+  std::uint64_t norms_per_layer = 2;
+  std::uint64_t max_position_embeddings = 0;  ///< 0: unknown
   DType dtype =
       DType::bf16;  ///< the model's compute dtype (config torch_dtype): what a KV cache "auto" stores
   DType weight_dtype = DType::bf16;  ///< linear layers' dtype (config torch_dtype, or its quantisation)
