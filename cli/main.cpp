@@ -176,17 +176,6 @@ int run_prefill(const PrefillOptions& o) {
   return 0;
 }
 
-/// An option given with an empty value ("--block-size ''") is an error, not its default: every value
-/// here is a string read after parsing, where empty would otherwise mean "not given".
-/// Throws kvplan::Error(option, "is empty").
-void reject_empty_values(const CLI::App& app) {
-  for (const CLI::Option* opt : app.get_options())
-    if (opt->count() > 0 && opt->get_expected_min() > 0)
-      for (const auto& value : opt->results())
-        if (value.empty()) throw kvplan::Error(opt->get_name(), "is empty");
-  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
-}
-
 }  // namespace
 }  // namespace kvplan::cli
 
@@ -209,23 +198,7 @@ int main(int argc, char** argv) {
 
   SizeOptions size;
   auto* size_cmd = app.add_subcommand("size", "plan KV cache, weights and capacity for a deployment");
-  add_model_options(*size_cmd, size.model, false);
-  add_dtype_options(*size_cmd, size.dtypes);
-  add_engine_options(*size_cmd, size.engine, true);
-  auto& d = size.deploy;
-  size_cmd->add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
-  size_cmd->add_option("--users", d.users, "concurrent sequences (default 1)");
-  size_cmd->add_option("--gpu", d.gpu, "GPU preset id (see `kvplan gpus`)");
-  size_cmd->add_option("--gpu-memory", d.gpu_memory, "memory per GPU (bytes, or with GiB/MiB/GB/MB)");
-  size_cmd->add_option("--gpus", d.gpus, "GPUs in all (default tp x pp; more make data-parallel replicas)");
-  size_cmd->add_option("--tp", d.tp, "tensor-parallel size");
-  size_cmd->add_option("--pp", d.pp, "pipeline-parallel stages");
-  size_cmd->add_option("--gpu-util", d.gpu_util,
-                       "share of GPU memory the engine uses, (0, 1] (default 0.90)");
-  size_cmd->add_option("--weights", d.weights, "weights of the whole model (size, or auto)");
-  size_cmd->add_option("--overhead", d.overhead, "runtime reserve per GPU (default 1 GiB)");
-  size_cmd->add_option("--units", d.units, "iec (GiB, default) or si (GB)");
-  size_cmd->add_flag("--json", d.json, "one JSON object");
+  add_size_options(*size_cmd, size);
 
   CompareOptions cmp;
   auto* cmp_cmd =

@@ -68,7 +68,8 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
 namespace {
 /// A KV type by name, with the engines' own names: auto (the model's dtype) and fp8_ds_mla (vLLM).
 DType kv_type(const std::string& text, const char* field, const ModelSpec& m, EngineOptions* engine) {
-  if (text == "auto") return m.dtype == DType::fp32 ? DType::fp16 : m.dtype;  // vLLM: fp32 models serve in fp16
+  if (text == "auto")
+    return m.dtype == DType::fp32 ? DType::fp16 : m.dtype;  // vLLM: fp32 models serve in fp16
   if (text == "fp8_ds_mla") {
     if (engine == nullptr || engine->engine != Engine::vllm)
       throw Error(field, "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
@@ -117,6 +118,33 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
                    "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...)");
     app.add_option("--max-tokens", o.max_tokens, "TensorRT-LLM KvCacheConfig.max_tokens");
   }
+}
+
+void add_size_options(CLI::App& app, SizeOptions& o) {
+  add_model_options(app, o.model, false);
+  add_dtype_options(app, o.dtypes);
+  add_engine_options(app, o.engine, true);
+  auto& d = o.deploy;
+  app.add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
+  app.add_option("--users", d.users, "concurrent sequences (default 1)");
+  app.add_option("--gpu", d.gpu, "GPU preset id (see `kvplan gpus`)");
+  app.add_option("--gpu-memory", d.gpu_memory, "memory per GPU (bytes, or with GiB/MiB/GB/MB)");
+  app.add_option("--gpus", d.gpus, "GPUs in all (default tp x pp; more make data-parallel replicas)");
+  app.add_option("--tp", d.tp, "tensor-parallel size");
+  app.add_option("--pp", d.pp, "pipeline-parallel stages");
+  app.add_option("--gpu-util", d.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
+  app.add_option("--weights", d.weights, "weights of the whole model (size, or auto)");
+  app.add_option("--overhead", d.overhead, "runtime reserve per GPU (default 1 GiB)");
+  app.add_option("--units", d.units, "iec (GiB, default) or si (GB)");
+  app.add_flag("--json", d.json, "one JSON object");
+}
+
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0 && opt->get_expected_min() > 0)
+      for (const auto& value : opt->results())
+        if (value.empty()) throw Error(opt->get_name(), "is empty");
+  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
 }
 
 EngineOptions resolve_engine(const EngineCliOptions& o) {
@@ -220,12 +248,9 @@ PlanInputs build_inputs(const SizeOptions& o) {
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
   if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
   if (!d.gpu_memory.empty()) {
-    Gpu g;
-    g.id = "custom";
-    g.name = "custom GPU";
-    g.memory = parse_bytes(d.gpu_memory, "--gpu-memory");
-    if (g.memory == Bytes{0}) throw Error("--gpu-memory", "must be positive");
-    in.gpu = g;
+    const Bytes memory = parse_bytes(d.gpu_memory, "--gpu-memory");
+    if (memory == Bytes{0}) throw Error("--gpu-memory", "must be positive");
+    in.gpu = custom_gpu(memory);
   }
   return in;
 }

@@ -74,6 +74,13 @@ void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
 /// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
+/// Every option of `size` (model, dtypes, engine, deployment, --units, --json): the CLI and the
+/// fuzz harness wire the same command.
+void add_size_options(CLI::App& app, SizeOptions& o);
+/// An option given with an empty value ("--block-size ''") is an error, not its default: every value
+/// here is a string read after parsing, where empty would otherwise mean "not given". Checks `app`
+/// and its subcommands. Throws kvplan::Error(option, "is empty").
+void reject_empty_values(const CLI::App& app);
 
 /// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window];
 /// `fallback` when neither is given (empty: error).

@@ -111,22 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CLI::App app{"fuzz"};
   SizeOptions opts;
   auto* size_cmd = app.add_subcommand("size", "");
-  add_model_options(*size_cmd, opts.model, false);
-  add_dtype_options(*size_cmd, opts.dtypes);
-  add_engine_options(*size_cmd, opts.engine, true);
-  auto& d = opts.deploy;
-  size_cmd->add_option("--context", d.context);
-  size_cmd->add_option("--users", d.users);
-  size_cmd->add_option("--gpu", d.gpu);
-  size_cmd->add_option("--gpu-memory", d.gpu_memory);
-  size_cmd->add_option("--gpus", d.gpus);
-  size_cmd->add_option("--tp", d.tp);
-  size_cmd->add_option("--pp", d.pp);
-  size_cmd->add_option("--gpu-util", d.gpu_util);
-  size_cmd->add_option("--weights", d.weights);
-  size_cmd->add_option("--overhead", d.overhead);
-  size_cmd->add_option("--units", d.units);
-  size_cmd->add_flag("--json", d.json);
+  add_size_options(*size_cmd, opts);
+  const auto& d = opts.deploy;
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes argv reversed
   try {
     app.parse(reversed);
@@ -135,6 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   try {
+    reject_empty_values(app);
     const UnitSystem u = resolve_units(d.units);
     const Plan p = make_plan(build_inputs(opts));
     check_plan(p);

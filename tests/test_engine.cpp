@@ -313,7 +313,8 @@ TEST_CASE("engine max context for several users: the engine's own concurrency te
     in.users = 1;
     const Plan one = make_plan(in);
     CHECK(one.engine.num_blocks == 2666u);
-    CHECK(one.max_context->value == 42656);  // 2,666 x 16: the engine's estimate_max_model_len
+    CHECK(one.max_context->value == 42656);   // 2,666 x 16: cdiv(L, 16) <= 2,666
+    CHECK(one.engine.max_context == 42656u);  // vLLM's estimate_max_model_len agrees
     in.users = 3;
     const Plan three = make_plan(in);
     // floor(2666 / 2048 pages) = 1 request of 32,768 tokens.

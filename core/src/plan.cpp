@@ -28,6 +28,14 @@ bool fits_at(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, std::u
 }
 }  // namespace
 
+Gpu custom_gpu(Bytes memory) {
+  Gpu g;
+  g.id = "custom";
+  g.name = "custom GPU";
+  g.memory = memory;
+  return g;
+}
+
 Bytes usable_memory(Bytes memory, double utilization) {
   if (!std::isfinite(utilization) || utilization <= 0.0 || utilization > 1.0)
     throw Error("gpu-util", "must be in (0, 1]");
@@ -251,15 +259,10 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     g.kv_bytes_total = figure("per_gpu.kv_bytes_total", [&] { return e.kv_bytes_total * g.users; });
     g.free_bytes =
         g.kv_bytes_total <= g.available_kv_bytes ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
-    if (!with_max_context) {
-      p.max_context.reset();
-    } else if (in.users <= par.dp) {
-      // One request per replica: the engine's own longest request (vLLM's estimate_max_model_len).
-      p.max_context =
-          e.max_context_unbounded ? std::nullopt : std::optional<Tokens>(Tokens{e.max_context.value_or(0)});
-    } else {
-      p.max_context = engine_max_context(in, g.available_kv_bytes, e.max_context_unbounded);
-    }
+    // The same whole-request test as fits, at every length; for one request it agrees with the
+    // engine's own longest request (EngineResult::max_context, e.g. vLLM's estimate_max_model_len).
+    p.max_context = with_max_context ? engine_max_context(in, g.available_kv_bytes, e.max_context_unbounded)
+                                     : std::nullopt;
   }
   const std::string where = in.kv_memory ? "KV memory" : "available per GPU";
   if (p.fits)

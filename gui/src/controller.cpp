@@ -29,13 +29,6 @@ ModelSpec fallback_model() {
   return m;
 }
 
-Gpu custom_gpu(Bytes memory) {
-  Gpu g;
-  g.id = "custom";
-  g.name = "custom GPU";
-  g.memory = memory;
-  return g;
-}
 }  // namespace
 
 Controller::Controller(QObject* parent) : QObject(parent) {

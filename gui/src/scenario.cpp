@@ -384,11 +384,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
     in.gpu = presets::find_gpu(id->get<std::string>());
     s.gpu_preset = in.gpu->id;
   } else {
-    Gpu g;
-    g.id = "custom";
-    g.name = "custom GPU";
-    g.memory = Bytes{gr.positive("memory_bytes", 0)};
-    in.gpu = g;
+    in.gpu = custom_gpu(Bytes{gr.positive("memory_bytes", 0)});
   }
 
   Parallelism& p = in.deployment.parallel;

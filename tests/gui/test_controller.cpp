@@ -27,14 +27,6 @@ PlanInputs opening_inputs() {
   return in;
 }
 
-Gpu custom_gpu(Bytes memory) {
-  Gpu g;
-  g.id = "custom";
-  g.name = "custom GPU";
-  g.memory = memory;
-  return g;
-}
-
 /// One user action and what it does to the inputs.
 struct Step {
   const char* name;

@@ -24,6 +24,10 @@ struct Gpu {
   bool operator==(const Gpu&) const = default;
 };
 
+/// A GPU known only by its memory (the CLI's --gpu-memory, the GUI's custom memory): id "custom",
+/// name "custom GPU", no bandwidth or FLOP figures.
+Gpu custom_gpu(Bytes memory);
+
 /// Default runtime reserve per GPU: 1 GiB for the CUDA context, activations of the forward
 /// pass and CUDA graphs, which the engine keeps outside weights and KV cache. Engines report
 /// theirs at start-up (vLLM: "non-torch memory", "activation peak", "CUDA graph"); override it
