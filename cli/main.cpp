@@ -98,7 +98,7 @@ int run_prefill(const PrefillOptions& o) {
   if (!o.calibration.empty()) {
     std::uint64_t head_dim = 0;
     for (const auto& g : m.layers)
-      if (g.attention.kind != AttentionKind::none && head_dim == 0) head_dim = g.attention.head_dim_k;
+      if (has_attention(g.attention.kind) && head_dim == 0) head_dim = g.attention.head_dim_k;
     cal = presets::load_calibration(o.calibration, head_dim);
     // Without a GEMM baseline in the report, the linear part runs at the GPU's peak x efficiency.
     const double fallback =

@@ -27,6 +27,12 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
   app.add_option("--k-dtype", o.k_dtype, "K type (with --v-dtype)");
   app.add_option("--v-dtype", o.v_dtype, "V type (with --k-dtype)");
   app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the config's torch_dtype)");
+  app.add_option("--mamba-cache-dtype", o.mamba_cache_dtype,
+                 "recurrent (Mamba, linear-attention, conv) state type, as vLLM's flag (default: as the "
+                 "config declares)");
+  app.add_option("--mamba-ssm-cache-dtype", o.mamba_ssm_cache_dtype,
+                 "SSM / recurrent part of the state only, as vLLM's flag (default: the config's "
+                 "mamba_ssm_cache_dtype, else --mamba-cache-dtype, else the model dtype)");
 }
 
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
@@ -95,6 +101,12 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
     t.k = kv_type(o.k_dtype, "--k-dtype", m, engine);
     t.v = kv_type(o.v_dtype, "--v-dtype", m, engine);
   }
+  const auto state_type = [&](const std::string& text, const char* field) -> std::optional<DType> {
+    if (text.empty() || text == "auto") return std::nullopt;
+    return parse_dtype(text, field);
+  };
+  t.state = state_type(o.mamba_cache_dtype, "--mamba-cache-dtype");
+  t.ssm_state = state_type(o.mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
   return t;
 }
 

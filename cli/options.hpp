@@ -22,7 +22,7 @@ struct ModelOptions {
 
 /// KV and weight types.
 struct DtypeOptions {
-  std::string kv_dtype, k_dtype, v_dtype, weight_dtype;
+  std::string kv_dtype, k_dtype, v_dtype, weight_dtype, mamba_cache_dtype, mamba_ssm_cache_dtype;
 };
 
 /// Engine policy and the engine's own options (strings: parsed with kvplan's errors).

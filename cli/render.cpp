@@ -20,12 +20,14 @@ std::string dtype_label(const KvDtypes& t) {
 
 std::string layer_label(const AttentionLayer& a) {
   switch (a.kind) {
-    case AttentionKind::none:
-      return a.recurrent.kind == RecurrentSpec::Kind::mamba ? "mamba (no per-token cache)"
-                                                            : "linear attention (no per-token cache)";
+    case AttentionKind::mlp_only: return "no token mixer (MLP only)";
+    case AttentionKind::recurrent: return describe(a.recurrent) + " (state per sequence, no per-token cache)";
     case AttentionKind::mla:
-      return fmt::format("MLA: kv_lora_rank {} + qk_rope_head_dim {}, {} heads", a.kv_lora_rank,
-                         a.qk_rope_head_dim, a.num_attention_heads);
+      return fmt::format("MLA: kv_lora_rank {} + qk_rope_head_dim {}, {} heads{}", a.kv_lora_rank,
+                         a.qk_rope_head_dim, a.num_attention_heads,
+                         a.indexer_head_dim != 0
+                             ? fmt::format(", indexer key {} (fp8 + fp32 scale)", a.indexer_head_dim)
+                             : std::string());
     default: {
       const std::string scheme = a.num_key_value_heads == a.num_attention_heads ? "MHA"
                                  : a.num_key_value_heads == 1                   ? "MQA"
@@ -36,6 +38,7 @@ std::string layer_label(const AttentionLayer& a) {
                                                    : fmt::format("k {} v {}", a.head_dim_k, a.head_dim_v));
       if (a.kind == AttentionKind::sliding) s += fmt::format(", sliding window {}", format_count(a.window));
       if (a.kind == AttentionKind::chunked) s += fmt::format(", chunk {}", format_count(a.window));
+      if (a.kv_shared) s += ", reuses an earlier layer's K/V (caches nothing)";
       return s;
     }
   }
@@ -43,8 +46,9 @@ std::string layer_label(const AttentionLayer& a) {
 
 json layer_json(const AttentionLayer& a) {
   json j{{"kind", std::string(name(a.kind))}};
-  if (a.kind == AttentionKind::none) {
-    j["recurrent"] = a.recurrent.kind == RecurrentSpec::Kind::mamba ? "mamba" : "gated_deltanet";
+  if (a.kind == AttentionKind::mlp_only) return j;
+  if (a.kind == AttentionKind::recurrent) {
+    j["recurrent"] = std::string(name(a.recurrent.kind));
     return j;
   }
   j["num_attention_heads"] = a.num_attention_heads;
@@ -58,6 +62,8 @@ json layer_json(const AttentionLayer& a) {
   }
   if (a.window != 0)
     j[a.kind == AttentionKind::chunked ? "attention_chunk_size" : "sliding_window"] = a.window;
+  if (a.indexer_head_dim != 0) j["index_head_dim"] = a.indexer_head_dim;
+  if (a.kv_shared) j["kv_shared"] = true;
   return j;
 }
 

@@ -144,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check(f.attention >= one.attention && f.linear >= one.linear, "prefill shrinks with the prompt");
       bool attention = false;
       for (const auto& g : p.inputs.model.layers)
-        attention = attention || g.attention.kind != AttentionKind::none;
+        attention = attention || g.attention.kind != AttentionKind::recurrent;
       fuzz::check(!attention || one.attention > 0, "attention layers that cost no prefill FLOPs");
     } catch (const Error& e) {
       fuzz::check_error(e);

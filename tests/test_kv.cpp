@@ -69,20 +69,114 @@ TEST_CASE("MLA caches the latent once per token per layer", "[kv][mla]") {
 
 TEST_CASE("recurrent layers keep a fixed state, no per-token cache", "[kv]") {
   AttentionLayer mamba;
-  mamba.kind = AttentionKind::none;
-  mamba.recurrent = {RecurrentSpec::Kind::mamba, 8192, 16, 4, 256, 0, 0, 0, 0};
+  mamba.kind = AttentionKind::recurrent;
+  mamba.recurrent.kind = RecurrentSpec::Kind::mamba;
+  mamba.recurrent.d_inner = 8192;
+  mamba.recurrent.d_state = 16;
+  mamba.recurrent.d_conv = 4;
+  mamba.recurrent.dt_rank = 256;
   CHECK(layer_bytes_per_token(mamba, KvDtypes{}).value == 0);
   // Jamba-like: d_inner 8192 * (d_conv 4 - 1) + 8192 * d_state 16 = 24,576 + 131,072 = 155,648 values * 2 B.
   CHECK(layer_state_bytes(mamba, KvDtypes{}).value == 311296);
   AttentionLayer dn;
-  dn.kind = AttentionKind::none;
-  dn.recurrent = {RecurrentSpec::Kind::gated_deltanet, 0, 0, 4, 0, 16, 32, 128, 128};
+  dn.kind = AttentionKind::recurrent;
+  dn.recurrent.kind = RecurrentSpec::Kind::gated_deltanet;
+  dn.recurrent.d_conv = 4;
+  dn.recurrent.num_key_heads = 16;
+  dn.recurrent.num_value_heads = 32;
+  dn.recurrent.key_head_dim = 128;
+  dn.recurrent.value_head_dim = 128;
   // Qwen3-Next-like: key_dim 16*128 = 2048, value_dim 32*128 = 4096; conv (2*2048 + 4096) * 3 = 24,576;
   // state 32 * 128 * 128 = 524,288; 548,864 values * 2 B = 1,097,728 B.
   CHECK(layer_state_bytes(dn, KvDtypes{}).value == 1097728);
   const auto m = model({{mamba, 7}, {gqa(32, 8, 128), 1}});
   CHECK(bytes_per_token(m, KvDtypes{}).value == 4096);
   CHECK(state_bytes_per_sequence(m, KvDtypes{}).value == 7 * 311296);
+}
+
+TEST_CASE("every recurrent kind's state, at the dtypes the model declares", "[kv][recurrent]") {
+  AttentionLayer a;
+  a.kind = AttentionKind::recurrent;
+  RecurrentSpec& r = a.recurrent;
+  SECTION("Mamba2: conv over x, B and C; SSM at its own dtype (Nemotron-3-Nano's layer)") {
+    r.kind = RecurrentSpec::Kind::mamba2;
+    r.n_heads = 64;
+    r.head_dim = 64;
+    r.d_inner = 64 * 64;
+    r.n_groups = 8;
+    r.d_state = 128;
+    r.d_conv = 4;
+    r.conv_dtype = DType::bf16;
+    r.ssm_dtype = DType::fp32;
+    // SSM 64 x 64 x 128 x 4 B = 2,097,152; conv (4,096 + 2 x 8 x 128) x 3 x 2 B = 36,864.
+    CHECK(layer_state_bytes(a, KvDtypes{}).value == 2097152 + 36864);
+    // vLLM --mamba-ssm-cache-dtype bfloat16: the SSM part halves, 1,048,576 + 36,864.
+    KvDtypes t;
+    t.ssm_state = DType::bf16;
+    CHECK(layer_state_bytes(a, t).value == 1048576 + 36864);
+    // --mamba-cache-dtype float32 alone: the conv part follows, the SSM part was already fp32.
+    KvDtypes f;
+    f.state = DType::fp32;
+    CHECK(layer_state_bytes(a, f).value == 2097152 + 73728);
+    // tp 4: 16 heads and 1,024 channels per rank, 2 groups: SSM 16 x 64 x 128 x 4 = 524,288;
+    // conv (1,024 + 2 x 2 x 128) x 3 x 2 = 9,216.
+    CHECK(layer_state_bytes(a, KvDtypes{}, 4).value == 524288 + 9216);
+    // tp 16 with 8 groups: each rank keeps one whole group (extra_groups_for_head_shards):
+    // conv (256 + 2 x 1 x 128) x 3 x 2 = 3,072; SSM 4 x 64 x 128 x 4 = 131,072.
+    CHECK(layer_state_bytes(a, KvDtypes{}, 16).value == 131072 + 3072);
+  }
+  SECTION("Kimi Delta Attention: three short convs, recurrent state always fp32") {
+    r.kind = RecurrentSpec::Kind::kda;
+    r.num_key_heads = 32;
+    r.key_head_dim = 128;
+    r.d_conv = 4;
+    // conv 3 x 32 x 128 x 3 x 2 B = 73,728; recurrent 32 x 128 x 128 x 4 B = 2,097,152.
+    CHECK(layer_state_bytes(a, KvDtypes{}).value == 73728 + 2097152);
+  }
+  SECTION("lightning attention: one heads x d x d state") {
+    r.kind = RecurrentSpec::Kind::lightning;
+    r.num_key_heads = 64;
+    r.key_head_dim = 128;
+    CHECK(layer_state_bytes(a, KvDtypes{}).value == 64ULL * 128 * 128 * 2);
+  }
+  SECTION("short conv (LFM2-350M): hidden x (L_cache - 1)") {
+    r.kind = RecurrentSpec::Kind::short_conv;
+    r.d_inner = 1024;
+    r.d_conv = 3;
+    CHECK(layer_state_bytes(a, KvDtypes{}).value == 1024 * 2 * 2);
+  }
+  CHECK(layer_bytes_per_token(a, KvDtypes{}).value == 0);
+}
+
+TEST_CASE("side caches and layers that cache nothing", "[kv]") {
+  // DeepSeek-V3.2: latent 576 x 2 B + indexer 128 fp8 + 4 B scale = 1,152 + 132 = 1,284 per layer,
+  // whatever the KV dtype for the indexer part: fp8 latent 576 + 132 = 708.
+  AttentionLayer mla;
+  mla.kind = AttentionKind::mla;
+  mla.num_attention_heads = 128;
+  mla.kv_lora_rank = 512;
+  mla.qk_rope_head_dim = 64;
+  mla.indexer_head_dim = 128;
+  CHECK(indexer_bytes_per_token(mla).value == 132);
+  CHECK(layer_bytes_per_token(mla, KvDtypes{}).value == 1284);
+  CHECK(layer_bytes_per_token(mla, KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3}).value == 708);
+  // gemma-3n's KV-shared layers and NemotronH's MLP-only blocks cache nothing.
+  AttentionLayer shared = gqa(8, 2, 256);
+  shared.kv_shared = true;
+  CHECK(layer_bytes_per_token(shared, KvDtypes{}).value == 0);
+  AttentionLayer mlp;
+  mlp.kind = AttentionKind::mlp_only;
+  CHECK(layer_bytes_per_token(mlp, KvDtypes{}).value == 0);
+  CHECK(layer_state_bytes(mlp, KvDtypes{}).value == 0);
+  CHECK(cached_tokens(mlp, Tokens{4096}).value == 0);
+}
+
+TEST_CASE("a recurrent layer without its dimensions is refused", "[kv][recurrent]") {
+  // The GUI's SIGFPE: a recurrent group with no state fields reached vLLM's page arithmetic.
+  AttentionLayer a;
+  a.kind = AttentionKind::recurrent;
+  const auto m = model({{a, 1}, {gqa(1, 1, 1), 1}});
+  CHECK_THROWS_AS(validate(m), Error);
 }
 
 TEST_CASE("tensor parallel splits KV heads, replicating past the head count", "[kv][parallel]") {

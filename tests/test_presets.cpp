@@ -211,7 +211,7 @@ TEST_CASE("HF config keys, one architecture at a time", "[presets][hf]") {
     j["linear_conv_kernel_dim"] = 4;
     const auto m = load(j);
     REQUIRE(m.layers.size() == 2);
-    CHECK(m.layers[0].attention.kind == AttentionKind::none);
+    CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
     CHECK(m.layers[0].count == 3);
     CHECK(m.layers[1].attention.kind == AttentionKind::full);
   }

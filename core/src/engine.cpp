@@ -128,7 +128,7 @@ std::uint64_t largest_fitting(std::uint64_t hi, const std::function<bool(std::ui
 bool has_windowed_only(const ModelSpec& m) {
   bool any = false;
   for (const auto& g : m.layers) {
-    if (g.attention.kind == AttentionKind::none) continue;
+    if (!has_attention(g.attention.kind) || g.attention.kv_shared) continue;
     if (g.attention.kind == AttentionKind::full || g.attention.kind == AttentionKind::mla) return false;
     any = true;
   }
@@ -137,7 +137,7 @@ bool has_windowed_only(const ModelSpec& m) {
 
 bool has_recurrent(const ModelSpec& m) {
   for (const auto& g : m.layers)
-    if (g.attention.kind == AttentionKind::none) return true;
+    if (g.attention.kind == AttentionKind::recurrent) return true;
   return false;
 }
 

@@ -88,7 +88,7 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
     if (k == AttentionKind::sliding || k == AttentionKind::chunked) {
       any_swa = true;
       n_swa = std::max(n_swa, g.attention.window);
-    } else if (k != AttentionKind::none) {
+    } else if (has_attention(k)) {
       any_full = true;
     }
   }
@@ -110,7 +110,12 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
   Bytes per_token{0};
   for (const auto& g : m.layers) {
     const auto& a = g.attention;
-    if (a.kind == AttentionKind::none) continue;
+    // Layers that reuse an earlier layer's K/V get no cache (llama_kv_cache: n_layer_kv_from_start).
+    if (!has_attention(a.kind) || a.kv_shared) continue;
+    if (a.indexer_head_dim != 0)
+      throw Error("--engine",
+                  "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
+                  "kvplan; use --engine vllm, sglang or ideal");
     const auto [kr, vr] = rows(a, t, mla_v);
     per_token += (kr + vr) * g.count;
     const bool is_swa = iswa && (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked);
@@ -149,11 +154,33 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
   }
   r.kv_bytes_total = full.k_bytes + full.v_bytes + swa.k_bytes + swa.v_bytes;
   if (has_recurrent(m)) {
-    const Bytes state = state_bytes_per_sequence(m, t) * n_seq;
-    r.notes.push_back(
-        "recurrent (Mamba / linear-attention) state is not in llama.cpp's own layout here: ideal "
-        "state for " +
-        std::to_string(n_seq) + " sequences is " + format_bytes_exact(state) + ", not included");
+    // src/llama-memory-recurrent.cpp: for each recurrent layer one R row (n_embd_r: the conv taps) and one
+    // S row (n_embd_s: the SSM / recurrent state) per cell, both f32 (llama-model.cpp create_memory:
+    // type_r = type_s = GGML_TYPE_F32, whatever --cache-type-k says); mem_size = max(1, n_seq_max) cells.
+    // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
+    std::uint64_t r_values = 0, s_values = 0, recurrent_layers = 0;
+    for (const auto& g : m.layers) {
+      if (g.attention.kind != AttentionKind::recurrent) continue;
+      const StateValues v = layer_state_values(g.attention.recurrent, 1);
+      r_values = checked_add(r_values, checked_mul(v.conv, g.count, "state"), "state");
+      s_values = checked_add(s_values, checked_mul(v.ssm, g.count, "state"), "state");
+      recurrent_layers += g.count;
+    }
+    const std::uint64_t cells = std::max<std::uint64_t>(1, n_seq);
+    const Bytes rb = row_bytes(DType::fp32, r_values) * cells, sb = row_bytes(DType::fp32, s_values) * cells;
+    char buf[256];
+    std::snprintf(
+        buf, sizeof buf,
+        "llama_memory_recurrent: size = %7.2f MiB (%6llu cells, %3llu layers, %2llu seqs), R (f32): "
+        "%7.2f MiB, S (f32): %7.2f MiB",
+        static_cast<double>((rb + sb).value) / 1048576.0, static_cast<unsigned long long>(cells),
+        static_cast<unsigned long long>(num_layers(m)), static_cast<unsigned long long>(n_seq),
+        static_cast<double>(rb.value) / 1048576.0, static_cast<double>(sb.value) / 1048576.0);
+    r.log_lines.emplace_back(buf);
+    r.notes.push_back("recurrent state: " + format_count(recurrent_layers) +
+                      " layers, kept in f32 by llama.cpp whatever the KV cache type (" +
+                      format_bytes_exact(rb + sb) + " for " + format_count(cells) + " cells)");
+    r.kv_bytes_total += rb + sb;
   }
   // Per device with a layer split (--pp): the layers each device holds. kv_bytes_total is then the
   // fullest device's buffers (an EngineResult is per GPU); the caches and the log keep the whole model.

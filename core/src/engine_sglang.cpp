@@ -40,11 +40,13 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
-      if (a.kind == AttentionKind::none) continue;
+      if (!has_attention(a.kind) || a.kv_shared) continue;
       Bytes kb{0}, vb{0};
       if (a.kind == AttentionKind::mla) {
         mla = true;
-        kb = row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
+        // NSATokenToKVPool (DeepSeek-V3.2): the indexer's fp8 keys and scales beside the latent.
+        kb = row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
+             indexer_bytes_per_token(a);
       } else {
         const std::uint64_t heads = kv_heads_per_rank(a, p.tp);
         kb = row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim"));

@@ -33,6 +33,11 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
     Bytes s{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
+      if (!has_attention(a.kind) || a.kv_shared) continue;
+      if (a.indexer_head_dim != 0)
+        throw Error("--engine",
+                    "TensorRT-LLM's sparse-attention indexer cache (DeepSeek-V3.2) is not modelled by "
+                    "kvplan; use --engine vllm, sglang or ideal");
       if (a.kind == AttentionKind::mla) {
         s += row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) * g.count;
       } else {

@@ -44,7 +44,7 @@ struct Spec {
   Bytes per_token;  // bytes per token of this layer on one rank
   std::uint64_t block_size = 0;
   [[nodiscard]] Bytes page() const {
-    return kind == AttentionKind::none ? mamba_page : per_token * block_size;
+    return kind == AttentionKind::recurrent ? mamba_page : per_token * block_size;
   }
   /// vLLM's type_id: layers with equal ids share a group type.
   [[nodiscard]] std::string type_id() const {
@@ -58,7 +58,7 @@ struct Spec {
       return a >= len || b >= len - a ? len : a + b;
     };
     switch (kind) {
-      case AttentionKind::none: return page();  // mamba_cache_mode "none": one state per request
+      case AttentionKind::recurrent: return page();  // mamba_cache_mode "none": one state per request
       case AttentionKind::sliding: return page() * (ceil_div(capped(window - 1, mnbt), block_size) + 1);
       case AttentionKind::chunked: return page() * ceil_div(capped(window, mnbt), block_size);
       default: return page() * ceil_div(len, block_size);
@@ -68,8 +68,13 @@ struct Spec {
 
 Bytes vllm_layer_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp, bool fp8_ds_mla) {
   if (a.kind == AttentionKind::mla) {
-    if (fp8_ds_mla) return Bytes{656};  // flashmla_sparse.py: 512 fp8 + 4 fp32 scales + 64 bf16 RoPE
-    return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
+    // DeepSeek-V3.2's indexer keys (DeepseekV32IndexerCache) are allocated per layer beside the latent,
+    // with the same block size; counted here as part of the layer's page.
+    if (fp8_ds_mla)
+      return Bytes{656} +
+             indexer_bytes_per_token(a);  // flashmla_sparse.py: 512 fp8 + 4 fp32 scales + 64 bf16 RoPE
+    return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
+           indexer_bytes_per_token(a);
   }
   const std::uint64_t heads = kv_heads_per_rank(a, tp);
   return row_bytes(t.k, checked_mul(heads, checked_add(a.head_dim_k, a.head_dim_v, "head_dim"), "head_dim"));
@@ -90,8 +95,8 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
   for (const auto& g : stage.layers) {
     const auto& a = g.attention;
     Spec s;
-    if (a.kind == AttentionKind::none) {
-      s.kind = AttentionKind::none;
+    if (a.kind == AttentionKind::recurrent) {
+      s.kind = AttentionKind::recurrent;
       s.mamba_page = mamba_page;
       s.block_size = bs;
       const std::string id = "mamba_" + std::to_string(mamba_page.value);
@@ -100,6 +105,9 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
       by_type[id].second += g.count;
       continue;
     }
+    // No cache of their own: MLP-only blocks, and layers that read another layer's K/V
+    // (kv_sharing_target_layer_name: vLLM allocates nothing for them).
+    if (a.kind == AttentionKind::mlp_only || a.kv_shared) continue;
     s.kind = a.kind == AttentionKind::mla ? AttentionKind::full : a.kind;
     s.mla = a.kind == AttentionKind::mla;
     s.window = s.kind == AttentionKind::full ? 0 : a.window;
@@ -173,7 +181,7 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
   for (const auto& stage : stage_models(m, p.pp)) {
     Bytes per_token{0};
     for (const auto& g : stage.layers)
-      if (g.attention.kind != AttentionKind::none)
+      if (has_attention(g.attention.kind) && !g.attention.kv_shared)
         per_token += vllm_layer_bytes(g.attention, t, p.tp, false) * g.count;
     block = std::max(block, per_token * bs);
   }
@@ -246,9 +254,9 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
     for (const auto& g : m.layers) {
-      if (g.attention.kind == AttentionKind::none)
+      if (g.attention.kind == AttentionKind::recurrent)
         state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
-      else
+      else if (has_attention(g.attention.kind) && !g.attention.kv_shared)
         attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
     }
     if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");

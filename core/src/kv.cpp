@@ -5,52 +5,91 @@
 namespace kvplan {
 
 std::uint64_t kv_heads_per_rank(const AttentionLayer& a, std::uint64_t tp) {
-  if (a.kind == AttentionKind::mla || a.kind == AttentionKind::none) return 0;
+  if (a.kind == AttentionKind::mla || !has_attention(a.kind)) return 0;
   if (tp == 0) throw Error("tp", "must be positive");
   return std::max<std::uint64_t>(1, a.num_key_value_heads / tp);
 }
 
+Bytes indexer_bytes_per_token(const AttentionLayer& a) {
+  if (a.indexer_head_dim == 0) return Bytes{0};
+  // fp8 values plus one fp32 scale per block of 128 (vLLM DeepseekV32IndexerCache, quant_block_size 128).
+  return Bytes{checked_add(a.indexer_head_dim,
+                           checked_mul(ceil_div(a.indexer_head_dim, 128), 4, "index_head_dim"),
+                           "index_head_dim")};
+}
+
 Bytes layer_bytes_per_token(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
+  if (a.kv_shared) return Bytes{0};
   switch (a.kind) {
-    case AttentionKind::none: return Bytes{0};
+    case AttentionKind::recurrent:
+    case AttentionKind::mlp_only: return Bytes{0};
     case AttentionKind::mla:
-      return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank"));
+      return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
+             indexer_bytes_per_token(a);
     default: {
       const std::uint64_t heads = kv_heads_per_rank(a, tp);
       return row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) +
-             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim"));
+             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) + indexer_bytes_per_token(a);
     }
   }
 }
 
-Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
-  if (a.kind != AttentionKind::none) return Bytes{0};
+StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp) {
   if (tp == 0) throw Error("tp", "must be positive");
-  RecurrentSpec r = a.recurrent;
-  r.d_inner = ceil_div(r.d_inner, tp);
-  r.num_key_heads = ceil_div(r.num_key_heads, tp);
-  r.num_value_heads = ceil_div(r.num_value_heads, tp);
-  const std::uint64_t conv_taps = r.d_conv > 0 ? r.d_conv - 1 : 0;
-  std::uint64_t values = 0;
-  if (r.kind == RecurrentSpec::Kind::mamba) {
-    values = checked_add(checked_mul(r.d_inner, conv_taps, "mamba_d_conv"),
-                         checked_mul(r.d_inner, r.d_state, "mamba_d_state"), "state");
-  } else {
-    const std::uint64_t key_dim = checked_mul(r.num_key_heads, r.key_head_dim, "linear_key_head_dim");
-    const std::uint64_t value_dim = checked_mul(r.num_value_heads, r.value_head_dim, "linear_value_head_dim");
-    const std::uint64_t conv_dim = checked_add(checked_mul(2, key_dim, "state"), value_dim, "state");
-    values = checked_add(
-        checked_mul(conv_dim, conv_taps, "linear_conv_kernel_dim"),
-        checked_mul(checked_mul(r.num_value_heads, r.key_head_dim, "state"), r.value_head_dim, "state"),
-        "state");
+  const auto mul = [](std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "state"); };
+  const auto add = [](std::uint64_t a, std::uint64_t b) { return checked_add(a, b, "state"); };
+  const std::uint64_t taps = r.d_conv > 0 ? r.d_conv - 1 : 0;
+  StateValues s;
+  switch (r.kind) {
+    case RecurrentSpec::Kind::mamba: {
+      const std::uint64_t d = ceil_div(r.d_inner, tp);
+      s.conv = mul(d, taps);
+      s.ssm = mul(d, r.d_state);
+      break;
+    }
+    case RecurrentSpec::Kind::mamba2: {
+      // mamba2_state_shape: n_groups + extra_groups_for_head_shards(n_groups, tp), divided by tp.
+      const std::uint64_t groups =
+          r.n_groups % tp == 0 ? r.n_groups / tp : std::max<std::uint64_t>(1, ceil_div(r.n_groups, tp));
+      s.conv = mul(add(ceil_div(r.d_inner, tp), mul(mul(2, groups), r.d_state)), taps);
+      s.ssm = mul(mul(ceil_div(r.n_heads, tp), r.head_dim), r.d_state);
+      break;
+    }
+    case RecurrentSpec::Kind::gated_deltanet: {
+      const std::uint64_t key_dim = mul(ceil_div(r.num_key_heads, tp), r.key_head_dim);
+      const std::uint64_t value_dim = mul(ceil_div(r.num_value_heads, tp), r.value_head_dim);
+      s.conv = mul(add(mul(2, key_dim), value_dim), taps);
+      s.ssm = mul(mul(ceil_div(r.num_value_heads, tp), r.key_head_dim), r.value_head_dim);
+      break;
+    }
+    case RecurrentSpec::Kind::kda: {
+      const std::uint64_t heads = ceil_div(r.num_key_heads, tp);
+      s.conv = mul(mul(3, mul(heads, r.key_head_dim)), taps);
+      s.ssm = mul(mul(heads, r.key_head_dim), r.key_head_dim);
+      break;
+    }
+    case RecurrentSpec::Kind::lightning:
+      s.ssm = mul(mul(ceil_div(r.num_key_heads, tp), r.key_head_dim), r.key_head_dim);
+      break;
+    case RecurrentSpec::Kind::short_conv: s.conv = mul(ceil_div(r.d_inner, tp), taps); break;
   }
-  return row_bytes(t.state, values);
+  return s;
+}
+
+Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
+  if (a.kind != AttentionKind::recurrent) return Bytes{0};
+  const RecurrentSpec& r = a.recurrent;
+  const StateValues s = layer_state_values(r, tp);
+  const DType conv = t.state.value_or(r.conv_dtype);
+  DType ssm = t.ssm_state ? *t.ssm_state : t.state.value_or(r.ssm_dtype);
+  if (r.kind == RecurrentSpec::Kind::kda) ssm = DType::fp32;  // kda_state_dtype: recurrent state in float32
+  return row_bytes(conv, s.conv) + row_bytes(ssm, s.ssm);
 }
 
 Tokens cached_tokens(const AttentionLayer& a, Tokens context) {
   if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked)
     return Tokens{std::min(context.value, a.window)};
-  if (a.kind == AttentionKind::none) return Tokens{0};
+  if (!has_attention(a.kind)) return Tokens{0};
   return context;
 }
 
@@ -105,7 +144,7 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
   if (p.dp == 0) throw Error("gpus", "must be positive");
   for (const auto& g : m.layers) {
     const auto& a = g.attention;
-    if (a.kind == AttentionKind::none) continue;
+    if (!has_attention(a.kind)) continue;
     if (a.num_attention_heads % p.tp != 0)
       throw Error("tp", std::to_string(p.tp) + " does not divide num_attention_heads " +
                             std::to_string(a.num_attention_heads));

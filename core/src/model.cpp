@@ -8,7 +8,8 @@ std::string_view name(AttentionKind k) {
     case AttentionKind::sliding: return "sliding";
     case AttentionKind::chunked: return "chunked";
     case AttentionKind::mla: return "mla";
-    case AttentionKind::none: return "none";
+    case AttentionKind::recurrent: return "recurrent";
+    case AttentionKind::mlp_only: return "mlp_only";
   }
   return "?";
 }
@@ -19,13 +20,101 @@ std::uint64_t num_layers(const ModelSpec& m) {
   return n;
 }
 
+namespace {
+void positive(std::uint64_t v, const char* field, std::string_view kind) {
+  if (v == 0) throw Error(field, "must be positive for a " + std::string(kind) + " layer");
+}
+}  // namespace
+
+std::string_view name(RecurrentSpec::Kind k) {
+  switch (k) {
+    case RecurrentSpec::Kind::mamba: return "mamba";
+    case RecurrentSpec::Kind::mamba2: return "mamba2";
+    case RecurrentSpec::Kind::gated_deltanet: return "gated_deltanet";
+    case RecurrentSpec::Kind::kda: return "kda";
+    case RecurrentSpec::Kind::lightning: return "lightning";
+    case RecurrentSpec::Kind::short_conv: return "short_conv";
+  }
+  return "?";
+}
+
+std::string describe(const RecurrentSpec& r) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  const std::string conv = ", conv " + n(r.d_conv);
+  const std::string ssm = r.ssm_dtype == r.conv_dtype ? "" : ", SSM state " + std::string(name(r.ssm_dtype));
+  switch (r.kind) {
+    case RecurrentSpec::Kind::mamba:
+      return "Mamba: d_inner " + n(r.d_inner) + ", d_state " + n(r.d_state) + conv + ssm;
+    case RecurrentSpec::Kind::mamba2:
+      return "Mamba2: " + n(r.n_heads) + " heads x " + n(r.head_dim) + ", " + n(r.n_groups) +
+             " groups, d_state " + n(r.d_state) + conv + ssm;
+    case RecurrentSpec::Kind::gated_deltanet:
+      return "Gated DeltaNet: " + n(r.num_key_heads) + " key heads x " + n(r.key_head_dim) + ", " +
+             n(r.num_value_heads) + " value heads x " + n(r.value_head_dim) + conv;
+    case RecurrentSpec::Kind::kda:
+      return "Kimi Delta Attention: " + n(r.num_key_heads) + " heads x " + n(r.key_head_dim) + conv +
+             ", recurrent state fp32";
+    case RecurrentSpec::Kind::lightning:
+      return "lightning attention: " + n(r.num_key_heads) + " heads x " + n(r.key_head_dim);
+    case RecurrentSpec::Kind::short_conv: return "short conv: " + n(r.d_inner) + " channels" + conv;
+  }
+  return "?";
+}
+
+void validate(const RecurrentSpec& r) {
+  const auto kind = name(r.kind);
+  switch (r.kind) {
+    case RecurrentSpec::Kind::mamba:
+      positive(r.d_inner, "d_inner", kind);
+      positive(r.d_state, "d_state", kind);
+      positive(r.d_conv, "d_conv", kind);
+      break;
+    case RecurrentSpec::Kind::mamba2:
+      positive(r.n_heads, "n_heads", kind);
+      positive(r.head_dim, "head_dim", kind);
+      positive(r.n_groups, "n_groups", kind);
+      positive(r.d_state, "d_state", kind);
+      positive(r.d_conv, "d_conv", kind);
+      if (r.d_inner != checked_mul(r.n_heads, r.head_dim, "d_inner"))
+        throw Error("d_inner", "must be n_heads x head_dim for a mamba2 layer");
+      if (r.n_heads % r.n_groups != 0)
+        throw Error("n_groups",
+                    std::to_string(r.n_groups) + " does not divide n_heads " + std::to_string(r.n_heads));
+      break;
+    case RecurrentSpec::Kind::gated_deltanet:
+      positive(r.num_key_heads, "num_key_heads", kind);
+      positive(r.num_value_heads, "num_value_heads", kind);
+      positive(r.key_head_dim, "key_head_dim", kind);
+      positive(r.value_head_dim, "value_head_dim", kind);
+      positive(r.d_conv, "d_conv", kind);
+      break;
+    case RecurrentSpec::Kind::kda:
+      positive(r.num_key_heads, "num_key_heads", kind);
+      positive(r.key_head_dim, "key_head_dim", kind);
+      positive(r.d_conv, "d_conv", kind);
+      break;
+    case RecurrentSpec::Kind::lightning:
+      positive(r.num_key_heads, "num_key_heads", kind);
+      positive(r.key_head_dim, "key_head_dim", kind);
+      break;
+    case RecurrentSpec::Kind::short_conv:
+      positive(r.d_inner, "d_inner", kind);
+      positive(r.d_conv, "d_conv", kind);
+      break;
+  }
+}
+
 void validate(const ModelSpec& m) {
   if (m.layers.empty()) throw Error("layers", "the model has no layers");
   (void)num_layers(m);
   for (const auto& g : m.layers) {
     if (g.count == 0) throw Error("layers", "a layer group has zero layers");
     const auto& a = g.attention;
-    if (a.kind == AttentionKind::none) continue;
+    if (a.kind == AttentionKind::recurrent) {
+      validate(a.recurrent);
+      continue;
+    }
+    if (a.kind == AttentionKind::mlp_only) continue;
     if (a.num_attention_heads == 0) throw Error("num_attention_heads", "must be positive");
     if (a.kind == AttentionKind::mla) {
       if (a.kv_lora_rank == 0) throw Error("kv_lora_rank", "must be positive for MLA");

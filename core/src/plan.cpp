@@ -163,12 +163,25 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
       figure("kv_bytes_total", [&] { return replica_sequence_bytes(m, in.kv, in.context, par) * in.users; });
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
 
-  p.parameters = parameter_count(m);
-  p.active_parameters = active_parameter_count(m);
+  for (const auto& w : m.warnings) p.warnings.push_back(w);
   p.weights_from_architecture = !in.deployment.weights.has_value();
-  p.weights_bytes = in.deployment.weights.value_or(model_weight_bytes(m));
-  if (!in.deployment.weights && m.hidden_size == 0)
-    p.warnings.push_back("the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
+  if (!m.weights_unknown.empty()) {
+    // KV figures never need the MLP or the vocabulary; capacity does need the weights.
+    if (!in.deployment.weights && in.gpu && !in.kv_memory)
+      throw Error("--weights", "the model's weights are unknown (" + m.weights_unknown +
+                                   "): give the weights' size (--weights SIZE) for a capacity plan");
+    if (!in.deployment.weights)
+      p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +
+                           "): counted as 0 B; pass --weights");
+    p.weights_bytes = in.deployment.weights.value_or(Bytes{0});
+  } else {
+    p.parameters = parameter_count(m);
+    p.active_parameters = active_parameter_count(m);
+    p.weights_bytes = in.deployment.weights.value_or(model_weight_bytes(m));
+    if (!in.deployment.weights && m.hidden_size == 0)
+      p.warnings.push_back(
+          "the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
+  }
 
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);

@@ -33,7 +33,8 @@ PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t n) {
     const auto& a = g.attention;
     std::uint64_t pairs = 0;
     switch (a.kind) {
-      case AttentionKind::none: continue;
+      case AttentionKind::recurrent:
+      case AttentionKind::mlp_only: continue;
       case AttentionKind::sliding: pairs = causal_pairs(n, a.window); break;
       case AttentionKind::chunked: pairs = chunked_pairs(n, a.window); break;
       default: pairs = causal_pairs(n, 0); break;

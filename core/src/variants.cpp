@@ -8,7 +8,7 @@ namespace {
 ModelSpec transform(const ModelSpec& m, const std::function<void(AttentionLayer&)>& f) {
   ModelSpec out = m;
   for (auto& g : out.layers)
-    if (g.attention.kind != AttentionKind::none) f(g.attention);
+    if (has_attention(g.attention.kind)) f(g.attention);
   out.layers = compress(std::move(out.layers));
   return out;
 }
@@ -34,7 +34,7 @@ std::uint64_t largest_divisor_at_most(std::uint64_t n, std::uint64_t k) {
 std::vector<Variant> attention_variants(const ModelSpec& m, const VariantOptions& o) {
   const AttentionLayer* any = nullptr;
   for (const auto& g : m.layers)
-    if (g.attention.kind != AttentionKind::none) any = &g.attention;
+    if (has_attention(g.attention.kind)) any = &g.attention;
   if (any == nullptr) throw Error("layers", "the model has no attention layer to compare");
   const std::uint64_t gqa = largest_divisor_at_most(any->num_attention_heads, o.gqa_kv_heads);
 

@@ -26,7 +26,8 @@ std::uint64_t parameters(const ModelSpec& m, bool active) {
 std::uint64_t mixer_parameters(const AttentionLayer& a, std::uint64_t h) {
   const std::uint64_t H = a.num_attention_heads, dk = a.head_dim_k, dv = a.head_dim_v;
   switch (a.kind) {
-    case AttentionKind::none: {
+    case AttentionKind::mlp_only: return 0;
+    case AttentionKind::recurrent: {
       const auto& r = a.recurrent;
       if (r.kind == RecurrentSpec::Kind::mamba) {
         // Jamba's JambaMambaMixer: in_proj, conv1d (+bias), x_proj, dt_proj (+bias), A_log, D, out_proj,
@@ -41,6 +42,31 @@ std::uint64_t mixer_parameters(const AttentionLayer& a, std::uint64_t h) {
         p = add(p, add(r.dt_rank, mul(2, r.d_state)));
         return p;
       }
+      if (r.kind == RecurrentSpec::Kind::mamba2) {
+        // MambaMixer2 (transformers modeling_nemotron_h.py / modeling_granitemoehybrid.py): in_proj to
+        // z, x, B, C and dt; conv1d over x, B, C (+bias); dt_bias, A_log, D per head; gated RMSNorm;
+        // out_proj.
+        const std::uint64_t bc = mul(mul(2, r.n_groups), r.d_state);
+        const std::uint64_t conv_dim = add(r.d_inner, bc);
+        std::uint64_t p = mul(h, add(add(mul(2, r.d_inner), bc), r.n_heads));
+        p = add(p, add(mul(conv_dim, r.d_conv), conv_dim));
+        p = add(p, mul(3, r.n_heads));
+        p = add(p, r.d_inner);
+        p = add(p, mul(r.d_inner, h));
+        return p;
+      }
+      if (r.kind == RecurrentSpec::Kind::lightning) {
+        // vLLM minimax_text_01.py MiniMaxText01LinearAttention: qkv_proj, output_gate, norm, out_proj.
+        const std::uint64_t inner = mul(r.num_key_heads, r.key_head_dim);
+        return add(add(mul(h, mul(4, inner)), inner), mul(inner, h));
+      }
+      if (r.kind == RecurrentSpec::Kind::short_conv) {
+        // transformers modeling_lfm2.py Lfm2ShortConv: in_proj (3 x hidden), depthwise conv1d (no bias),
+        // out_proj.
+        return add(add(mul(h, mul(3, r.d_inner)), mul(r.d_inner, r.d_conv)), mul(r.d_inner, h));
+      }
+      if (r.kind == RecurrentSpec::Kind::kda)
+        return 0;  // not in the formula: the adapter marks the weights unknown
       // Qwen3-Next's Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d, dt_bias, A_log, norm,
       // out_proj.
       const std::uint64_t kd = mul(r.num_key_heads, r.key_head_dim),

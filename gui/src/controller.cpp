@@ -205,7 +205,7 @@ bool Controller::setGroupValue(int index, GroupField field, std::uint64_t value)
     AttentionLayer& a = group(s, index);
     const bool windowed = a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked;
     const bool mla = a.kind == AttentionKind::mla;
-    if (a.kind == AttentionKind::none && field != GroupField::count)
+    if (!has_attention(a.kind) && field != GroupField::count)
       throw Error("layers", "a recurrent layer group has no attention heads to edit");
     switch (field) {
       case GroupField::count:
@@ -239,7 +239,7 @@ bool Controller::setGroupKind(int index, AttentionKind kind) {
   return apply([&](Scenario& s) {
     AttentionLayer& a = group(s, index);
     if (a.kind == kind) return;
-    if (a.kind == AttentionKind::none || kind == AttentionKind::none)
+    if (!has_attention(a.kind) || !has_attention(kind))
       throw Error("layers", "recurrent (Mamba, linear-attention) layers keep their kind");
     if (kind == AttentionKind::mla) {
       // DeepSeek-V2/V3's ranks (what `kvplan compare` uses); the head dims stay for the projections.
@@ -409,7 +409,7 @@ bool Controller::loadMeasuredPrefill(const QString& path) {
     // The head dim picks the benchmark run nearest the model's attention.
     std::uint64_t head_dim = 0;
     for (const auto& g : scenario_.inputs.model.layers)
-      if (head_dim == 0 && g.attention.kind != AttentionKind::none) head_dim = g.attention.head_dim_k;
+      if (head_dim == 0 && has_attention(g.attention.kind)) head_dim = g.attention.head_dim_k;
     return commit(scenario_, load_measured_prefill(fspath(path), head_dim),
                   QFileInfo(path).absoluteFilePath());
   } catch (const std::exception& e) {

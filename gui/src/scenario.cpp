@@ -73,41 +73,57 @@ class Reader {
 
 AttentionKind parse_kind(const std::string& s, const std::string& where) {
   for (const AttentionKind k : {AttentionKind::full, AttentionKind::sliding, AttentionKind::chunked,
-                                AttentionKind::mla, AttentionKind::none})
+                                AttentionKind::mla, AttentionKind::recurrent, AttentionKind::mlp_only})
     if (name(k) == s) return k;
-  throw Error(where, "unknown attention kind '" + s + "' (full, sliding, chunked, mla, none)");
+  if (s == "none") return AttentionKind::recurrent;  // scenarios written before the rename
+  throw Error(where, "unknown attention kind '" + s + "' (full, sliding, chunked, mla, recurrent, mlp_only)");
 }
 
 json recurrent_to_json(const RecurrentSpec& r) {
-  return {{"kind", r.kind == RecurrentSpec::Kind::mamba ? "mamba" : "gated_deltanet"},
+  return {{"kind", std::string(name(r.kind))},
           {"d_inner", r.d_inner},
           {"d_state", r.d_state},
           {"d_conv", r.d_conv},
           {"dt_rank", r.dt_rank},
+          {"n_heads", r.n_heads},
+          {"head_dim", r.head_dim},
+          {"n_groups", r.n_groups},
           {"num_key_heads", r.num_key_heads},
           {"num_value_heads", r.num_value_heads},
           {"key_head_dim", r.key_head_dim},
-          {"value_head_dim", r.value_head_dim}};
+          {"value_head_dim", r.value_head_dim},
+          {"conv_dtype", std::string(name(r.conv_dtype))},
+          {"ssm_dtype", std::string(name(r.ssm_dtype))}};
 }
 
 RecurrentSpec recurrent_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
   RecurrentSpec s;
   const std::string kind = r.str("kind", "mamba");
-  if (kind == "mamba")
-    s.kind = RecurrentSpec::Kind::mamba;
-  else if (kind == "gated_deltanet")
-    s.kind = RecurrentSpec::Kind::gated_deltanet;
-  else
-    throw Error(r.at("kind"), "must be mamba or gated_deltanet, got '" + kind + "'");
+  bool known = false;
+  for (const auto k :
+       {RecurrentSpec::Kind::mamba, RecurrentSpec::Kind::mamba2, RecurrentSpec::Kind::gated_deltanet,
+        RecurrentSpec::Kind::kda, RecurrentSpec::Kind::lightning, RecurrentSpec::Kind::short_conv})
+    if (kind == name(k)) {
+      s.kind = k;
+      known = true;
+    }
+  if (!known)
+    throw Error(r.at("kind"),
+                "must be mamba, mamba2, gated_deltanet, kda, lightning or short_conv, got '" + kind + "'");
   s.d_inner = r.u64("d_inner", 0);
   s.d_state = r.u64("d_state", 0);
   s.d_conv = r.u64("d_conv", 0);
   s.dt_rank = r.u64("dt_rank", 0);
+  s.n_heads = r.u64("n_heads", 0);
+  s.head_dim = r.u64("head_dim", 0);
+  s.n_groups = r.u64("n_groups", 0);
   s.num_key_heads = r.u64("num_key_heads", 0);
   s.num_value_heads = r.u64("num_value_heads", 0);
   s.key_head_dim = r.u64("key_head_dim", 0);
   s.value_head_dim = r.u64("value_head_dim", 0);
+  s.conv_dtype = r.dtype("conv_dtype", DType::bf16);
+  s.ssm_dtype = r.dtype("ssm_dtype", DType::bf16);
   return s;
 }
 
@@ -124,6 +140,8 @@ json attention_to_json(const AttentionLayer& a) {
          {"qkv_bias", a.qkv_bias},
          {"o_bias", a.o_bias},
          {"qk_norm", a.qk_norm}};
+  if (a.indexer_head_dim != 0) j["indexer_head_dim"] = a.indexer_head_dim;
+  if (a.kv_shared) j["kv_shared"] = true;
   if (a.recurrent != RecurrentSpec{}) j["recurrent"] = recurrent_to_json(a.recurrent);
   return j;
 }
@@ -143,6 +161,8 @@ AttentionLayer attention_from_json(const json& j, const std::string& where) {
   a.qkv_bias = r.boolean("qkv_bias", false);
   a.o_bias = r.boolean("o_bias", false);
   a.qk_norm = r.boolean("qk_norm", false);
+  a.indexer_head_dim = r.u64("indexer_head_dim", 0);
+  a.kv_shared = r.boolean("kv_shared", false);
   if (const json* rec = r.get("recurrent")) a.recurrent = recurrent_from_json(*rec, r.at("recurrent"));
   return a;
 }
@@ -291,8 +311,9 @@ json scenario_to_json(const Scenario& s) {
   json j{{"kvplan_scenario", kScenarioVersion},
          {"model", model},
          {"k_dtype", std::string(name(in.kv.k))},
-         {"v_dtype", std::string(name(in.kv.v))},
-         {"state_dtype", std::string(name(in.kv.state))}};
+         {"v_dtype", std::string(name(in.kv.v))}};
+  if (in.kv.state) j["state_dtype"] = std::string(name(*in.kv.state));
+  if (in.kv.ssm_state) j["ssm_state_dtype"] = std::string(name(*in.kv.ssm_state));
   // An inline architecture carries its own weight dtypes.
   if (!inline_architecture && weight_dtype_overridden(s))
     j["weight_dtype"] = std::string(name(in.model.weight_dtype));
@@ -371,7 +392,8 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   PlanInputs& in = s.inputs;
   in.kv.k = r.dtype("k_dtype", in.kv.k);
   in.kv.v = r.dtype("v_dtype", in.kv.v);
-  in.kv.state = r.dtype("state_dtype", in.kv.state);
+  if (r.get("state_dtype") != nullptr) in.kv.state = r.dtype("state_dtype", DType::bf16);
+  if (r.get("ssm_state_dtype") != nullptr) in.kv.ssm_state = r.dtype("ssm_state_dtype", DType::bf16);
   if (r.get("weight_dtype") != nullptr) set_weight_dtype(in.model, r.dtype("weight_dtype", DType::bf16));
   in.context = Tokens{r.positive("context", in.context.value)};
   in.users = r.positive("users", in.users);
@@ -494,8 +516,8 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
   if (e.swa_full_tokens_ratio != d.swa_full_tokens_ratio)
     opt("--swa-full-tokens-ratio", shortest(e.swa_full_tokens_ratio));
   if (in.kv_memory) opt("--kv-memory", num(in.kv_memory->value));
-  if (in.kv.state != KvDtypes{}.state)
-    throw Error("command", "the CLI has no option for the recurrent state dtype (save the scenario instead)");
+  if (in.kv.state) opt("--mamba-cache-dtype", std::string(name(*in.kv.state)));
+  if (in.kv.ssm_state) opt("--mamba-ssm-cache-dtype", std::string(name(*in.kv.ssm_state)));
   // Always explicit: the CLI's default KV dtype depends on the model and the engine. vLLM's
   // fp8_ds_mla cache is a cache type of its own on the command line (fp8 K and V in kvplan's terms).
   if (e.fp8_ds_mla) {

@@ -224,8 +224,8 @@ bool applies(AttentionKind k, int column) {
   switch (column) {
     case LayerGroupsModel::Heads:
     case LayerGroupsModel::HeadDimK:
-    case LayerGroupsModel::HeadDimV: return k != AttentionKind::none;
-    case LayerGroupsModel::KvHeads: return k != AttentionKind::none && k != AttentionKind::mla;
+    case LayerGroupsModel::HeadDimV: return has_attention(k);
+    case LayerGroupsModel::KvHeads: return has_attention(k) && k != AttentionKind::mla;
     case LayerGroupsModel::Window: return k == AttentionKind::sliding || k == AttentionKind::chunked;
     case LayerGroupsModel::KvLoraRank:
     case LayerGroupsModel::RopeDim: return k == AttentionKind::mla;
@@ -235,9 +235,8 @@ bool applies(AttentionKind k, int column) {
 
 QString scheme_text(const AttentionLayer& a) {
   switch (a.kind) {
-    case AttentionKind::none:
-      return a.recurrent.kind == RecurrentSpec::Kind::mamba ? QStringLiteral("none (Mamba)")
-                                                            : QStringLiteral("none (linear attention)");
+    case AttentionKind::mlp_only: return QStringLiteral("MLP only");
+    case AttentionKind::recurrent: return QString::fromStdString(describe(a.recurrent));
     case AttentionKind::mla: return QStringLiteral("mla");
     default: {
       const QString grouping = a.num_key_value_heads == a.num_attention_heads ? QStringLiteral("MHA")
@@ -313,7 +312,7 @@ Qt::ItemFlags LayerGroupsModel::flags(const QModelIndex& index) const {
   const AttentionKind k = layers[static_cast<std::size_t>(index.row())].attention.kind;
   const int c = index.column();
   const bool editable =
-      c != Layers && c != BytesPerToken && applies(k, c) && !(c == Scheme && k == AttentionKind::none);
+      c != Layers && c != BytesPerToken && applies(k, c) && !(c == Scheme && !has_attention(k));
   return editable ? f | Qt::ItemIsEditable : f;
 }
 

@@ -5,6 +5,7 @@
 /// overflow-checked and throws kvplan::Error instead of wrapping.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kvplan/model.hpp"
@@ -12,12 +13,15 @@
 
 namespace kvplan {
 
-/// Element types of the cache: K and V separately (MLA's latent uses `k`). `state` is the
-/// element type of recurrent layers' fixed state (Mamba conv and SSM state).
+/// Element types of the cache: K and V separately (MLA's latent uses `k`). Recurrent layers' fixed
+/// state is at the element types the model declares (RecurrentSpec::conv_dtype, ssm_dtype) unless
+/// overridden here, as vLLM's --mamba-cache-dtype (`state`: both parts) and --mamba-ssm-cache-dtype
+/// (`ssm_state`: the SSM / recurrent part only) do.
 struct KvDtypes {
   DType k = DType::bf16;
   DType v = DType::bf16;
-  DType state = DType::bf16;
+  std::optional<DType> state{};      ///< override of the whole recurrent state; nullopt: as declared
+  std::optional<DType> ssm_state{};  ///< override of the SSM part; nullopt: `state`, else as declared
   bool operator==(const KvDtypes&) const = default;
 };
 
@@ -39,18 +43,38 @@ std::uint64_t kv_heads_per_rank(const AttentionLayer& a, std::uint64_t tp);
 ///   full/sliding/chunked: row(k, kv_heads_rank * head_dim_k) + row(v, kv_heads_rank * head_dim_v)
 ///   mla: row(k, kv_lora_rank + qk_rope_head_dim), not split by tp (DeepSeek-V2 paper, 2.1.2:
 ///        the cache holds c_t^KV and k_t^R only)
-///   none: 0.
+///   plus the indexer key cache when indexer_head_dim > 0: indexer_head_dim fp8 bytes + 4 B (fp32 scale)
+///        per 128 values, whatever the KV dtype (vLLM DeepseekV32IndexerCache: head_dim + head_dim /
+///        quant_block_size * 4, uint8; SGLang NSATokenToKVPool the same), not split by tp
+///   none, or a layer that reuses another's K/V (kv_shared): 0.
 /// With tp = 1 this is the whole layer's figure.
 Bytes layer_bytes_per_token(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp = 1);
 
-/// Fixed per-sequence state of a recurrent layer (kind none), one rank, in `t.state`:
-///   mamba: d_inner * (d_conv - 1) conv state + d_inner * d_state SSM state
-///          (Mamba's inference cache, as in transformers' MambaCache / vLLM's MambaSpec)
-///   gated_deltanet: (2 * key_dim + value_dim) * (d_conv - 1) conv state
-///          + num_value_heads * key_head_dim * value_head_dim recurrent state.
-/// With tp > 1 the state is split like the layer (d_inner, or the heads, divided by tp, rounded up).
-/// Attention layers: 0.
+/// Bytes of DeepSeek-V3.2's indexer key cache per token for one layer (0 without an indexer).
+Bytes indexer_bytes_per_token(const AttentionLayer& a);
+
+/// Fixed per-sequence state of a recurrent layer (kind none), one rank: a convolution part at
+/// conv_dtype and an SSM / recurrent part at ssm_dtype (each overridable in `t`). Values, after
+/// vLLM's MambaStateShapeCalculator (vllm/model_executor/layers/mamba/mamba_utils.py):
+///   mamba:          conv d_inner x (d_conv - 1);                 ssm d_inner x d_state
+///   mamba2:         conv (d_inner + 2 n_groups d_state) x (d_conv - 1); ssm n_heads x head_dim x d_state
+///   gated_deltanet: conv (2 key_dim + value_dim) x (d_conv - 1); ssm num_value_heads x key_head_dim x
+///                   value_head_dim (key_dim = num_key_heads x key_head_dim, value_dim likewise)
+///   kda:            conv 3 x num_key_heads x key_head_dim x (d_conv - 1) (q, k, v short convs);
+///                   ssm num_key_heads x key_head_dim^2, always fp32
+///                   (MambaStateDtypeCalculator.kda_state_dtype)
+///   lightning:      ssm num_key_heads x key_head_dim^2 (linear_attention_state_shape), no conv
+///   short_conv:     conv d_inner x (d_conv - 1), no ssm
+/// With tp > 1 channels and heads are divided by tp (rounded up; Mamba2 groups are replicated when
+/// fewer than tp, as extra_groups_for_head_shards does). Attention layers: 0.
 Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp = 1);
+
+/// The two parts of a recurrent layer's state, in values (not bytes), one rank; see layer_state_bytes.
+struct StateValues {
+  std::uint64_t conv = 0;
+  std::uint64_t ssm = 0;
+};
+StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp = 1);
 
 /// Tokens one layer keeps at context L: min(L, W) for sliding/chunked, L otherwise.
 Tokens cached_tokens(const AttentionLayer& a, Tokens context);

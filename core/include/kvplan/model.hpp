@@ -14,30 +14,52 @@ namespace kvplan {
 
 /// What a layer's token mixer keeps per token.
 enum class AttentionKind {
-  full,     ///< global attention: K and V for every token seen (MHA, GQA, MQA)
-  sliding,  ///< sliding-window attention: K and V for the last `window` tokens
-  chunked,  ///< chunked local attention (Llama 4): K and V within the current chunk of `window` tokens
-  mla,      ///< multi-head latent attention: kv_lora_rank + qk_rope_head_dim values per token, no K/V split
-  none,     ///< no per-token cache (Mamba, linear attention): a fixed per-sequence state only
+  full,       ///< global attention: K and V for every token seen (MHA, GQA, MQA)
+  sliding,    ///< sliding-window attention: K and V for the last `window` tokens
+  chunked,    ///< chunked local attention (Llama 4): K and V within the current chunk of `window` tokens
+  mla,        ///< multi-head latent attention: kv_lora_rank + qk_rope_head_dim values per token, no K/V split
+  recurrent,  ///< no per-token cache (Mamba, linear attention, short conv): a fixed per-sequence state only
+  mlp_only,   ///< no token mixer at all: a block with only its MLP (NemotronH's '-' and 'E' layers)
 };
 
-/// Name of a kind ("full", "sliding", "chunked", "mla", "none").
+/// Whether a layer of this kind attends (full, sliding, chunked, MLA), i.e. has heads and a per-token cache.
+constexpr bool has_attention(AttentionKind k) {
+  return k != AttentionKind::recurrent && k != AttentionKind::mlp_only;
+}
+
+/// Name of a kind ("full", "sliding", "chunked", "mla", "recurrent", "mlp_only").
 std::string_view name(AttentionKind k);
 
-/// Parameters of a recurrent (state-space or linear-attention) layer, for its fixed state and weights.
+/// Parameters of a recurrent (state-space, linear-attention or short-convolution) layer: its fixed
+/// per-sequence state and its weights. The state has two parts, each at its own element type: a
+/// rolling convolution window (`conv_dtype`) and the recurrent / SSM state (`ssm_dtype`). Shapes follow
+/// vLLM's vllm/model_executor/layers/mamba/mamba_utils.py MambaStateShapeCalculator (see
+/// layer_state_bytes in kv.hpp).
 struct RecurrentSpec {
-  enum class Kind { mamba, gated_deltanet };
+  enum class Kind {
+    mamba,           ///< Mamba (Jamba, Falcon-Mamba): d_inner, d_state, d_conv, dt_rank
+    mamba2,          ///< Mamba2 (NemotronH, Granite-4.0-H, Falcon-H1): n_heads x head_dim, n_groups, d_state
+    gated_deltanet,  ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): key/value heads and head dims, d_conv
+    kda,             ///< Kimi Delta Attention (Kimi Linear): num_key_heads x key_head_dim, d_conv
+    lightning,       ///< lightning / linear attention (MiniMax-Text-01, M1): num_key_heads x key_head_dim
+    short_conv,      ///< gated short convolution (LFM2): d_inner channels, d_conv taps
+  };
   Kind kind = Kind::mamba;
-  // Mamba (Jamba's mamba_* keys): d_inner = expand * hidden_size.
+  // Mamba / Mamba2: d_inner = expand * hidden_size (Mamba2: n_heads * head_dim).
   std::uint64_t d_inner = 0;
   std::uint64_t d_state = 0;
-  std::uint64_t d_conv = 0;
-  std::uint64_t dt_rank = 0;
-  // Gated DeltaNet (Qwen3-Next's linear_* keys).
+  std::uint64_t d_conv = 0;    ///< convolution kernel width (the state keeps d_conv - 1 taps)
+  std::uint64_t dt_rank = 0;   ///< Mamba1's dt projection rank
+  std::uint64_t n_heads = 0;   ///< Mamba2: mamba_n_heads
+  std::uint64_t head_dim = 0;  ///< Mamba2: mamba_d_head
+  std::uint64_t n_groups = 0;  ///< Mamba2: B/C groups (n_groups)
+  // Gated DeltaNet (Qwen3-Next's linear_* keys); KDA and lightning use num_key_heads x key_head_dim.
   std::uint64_t num_key_heads = 0;
   std::uint64_t num_value_heads = 0;
   std::uint64_t key_head_dim = 0;
   std::uint64_t value_head_dim = 0;
+  DType conv_dtype = DType::bf16;  ///< as the model declares it (its torch_dtype)
+  DType ssm_dtype = DType::bf16;   ///< as declared (mamba_ssm_cache_dtype), else the model dtype
   bool operator==(const RecurrentSpec&) const = default;
 };
 
@@ -55,7 +77,12 @@ struct AttentionLayer {
   bool qkv_bias = false;                  ///< biases on the Q, K, V projections (Qwen2, GPT-2)
   bool o_bias = false;                    ///< bias on the output projection (GPT-2)
   bool qk_norm = false;                   ///< per-head RMSNorm on Q and K (Qwen3, Gemma 3)
-  RecurrentSpec recurrent;                ///< kind == none: the recurrent layer
+  /// A per-token side cache beside K/V: DeepSeek-V3.2's lightning-indexer key (index_head_dim values in
+  /// fp8 plus one fp32 scale per 128 values; vLLM DeepseekV32IndexerCache). 0: none.
+  std::uint64_t indexer_head_dim = 0;
+  /// The layer reads another layer's K/V and caches nothing (gemma-3n num_kv_shared_layers).
+  bool kv_shared = false;
+  RecurrentSpec recurrent;  ///< kind == recurrent: the recurrent layer
   bool operator==(const AttentionLayer&) const = default;
 };
 
@@ -106,8 +133,25 @@ struct ModelSpec {
       DType::bf16;  ///< embeddings and LM head (kept unquantised by fp8/mxfp4 checkpoints)
   DType expert_weight_dtype = DType::bf16;  ///< routed experts (gpt-oss: mxfp4)
   std::uint64_t published_params = 0;       ///< published total parameters (0: none recorded)
+  /// Non-empty when the architecture lacks what the weights need (a config without
+  /// intermediate_size or vocab_size, or a layer kvplan has no weight formula for): why, in words. KV figures
+  /// are exact regardless; a figure that needs the weights asks for --weights.
+  std::string weights_unknown;
+  /// What the loader assumed or could not model exactly (an unknown model_type read by the generic
+  /// decoder rules): shown with every plan, in the human output and in --json "warnings".
+  std::vector<std::string> warnings;
   bool operator==(const ModelSpec&) const = default;
 };
+
+/// Name of a recurrent kind ("mamba", "mamba2", "gated_deltanet", "kda", "lightning", "short_conv").
+std::string_view name(RecurrentSpec::Kind k);
+
+/// One line for people: "Mamba2: 64 heads x 64, 8 groups, d_state 128, conv 4, SSM fp32".
+std::string describe(const RecurrentSpec& r);
+
+/// Checks that a recurrent layer has every dimension its kind's state needs (positive; Mamba2:
+/// d_inner = n_heads x head_dim, n_groups divides n_heads); throws kvplan::Error naming the field.
+void validate(const RecurrentSpec& r);
 
 /// Total number of layers.
 std::uint64_t num_layers(const ModelSpec& m);

@@ -1,0 +1,37 @@
+// Llama-like decoders: one attention layout for every layer (MHA / GQA / MQA), a sliding window on
+// every layer when `sliding_window` is numeric (MistralConfig), or per layer from `layer_types`
+// (OLMo 3, Cohere 2, Ministral 3). transformers configuration_llama.py LlamaConfig and the classes
+// of the listed model types share these keys.
+#include "adapters.hpp"
+
+namespace kvplan::presets::hf {
+
+ModelSpec adapt_llama(const HfConfig& c) {
+  const Reader& r = c.r;
+  DecoderRules rules;
+  if (c.model_type == "cohere2" && !r.has("layer_types") && r.has("sliding_window_pattern")) {
+    // Cohere2Config (configuration_cohere2.py): layer i is global when (i + 1) % sliding_window_pattern == 0.
+    rules.mistral_window = false;
+    Decoder d = read_decoder(c, rules);
+    const std::uint64_t pattern = r.positive("sliding_window_pattern");
+    const std::uint64_t w = r.positive("sliding_window");
+    for (std::uint64_t i = 0; i < d.n_layers; ++i)
+      d.layers[i] =
+          with_kind(d.attn, (i + 1) % pattern == 0 ? AttentionKind::full : AttentionKind::sliding, w);
+    return assemble(std::move(d));
+  }
+  if (r.has("layer_types")) r.consider("sliding_window_pattern");  // layer_types is the per-layer truth
+  // SmolLM3's no_rope_layers only drops RoPE on some layers; the cache is the same.
+  if (c.model_type == "smollm3") r.consider("no_rope_layers");
+  // SmolLM3 and Seed-OSS carry Qwen-style use_sliding_window / max_window_layers, off in their configs.
+  if (r.has("use_sliding_window") && !r.boolean("use_sliding_window").value_or(false)) {
+    r.consider("sliding_window");
+    r.consider("max_window_layers");
+    rules.mistral_window = false;
+  }
+  Decoder d = read_decoder(c, rules);
+  if (c.model_type == "mixtral" || c.model_type == "minimax_m2") d.moe.shared_expert_gate = false;
+  return assemble(std::move(d));
+}
+
+}  // namespace kvplan::presets::hf

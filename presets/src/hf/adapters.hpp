@@ -1,0 +1,53 @@
+#pragma once
+// One adapter per architecture family (each in its own adapter_<family>.cpp), keyed by model_type.
+// An adapter starts from the generic decoder reading (decoder.hpp), applies its family's layer
+// pattern, per-layer geometry, recurrent state and the transformers configuration class's defaults
+// (cited in each file), and returns the ModelSpec. Keys that shape the cache and that no rule read are
+// errors (hf_config.cpp), so a family's unmodelled key is never ignored.
+#include <string_view>
+
+#include "decoder.hpp"
+
+namespace kvplan::presets::hf {
+
+using AdapterFn = ModelSpec (*)(const HfConfig&);
+
+/// A family: its name, the model_type values it reads, and its adapter.
+struct Adapter {
+  std::string_view family;
+  std::initializer_list<std::string_view> model_types;
+  AdapterFn read;
+};
+
+/// The family adapter for a model_type; nullptr for an unknown one (read by the generic rules, with a
+/// warning).
+const Adapter* find_adapter(std::string_view model_type);
+
+/// The generic decoder rules alone (an unknown model_type).
+ModelSpec adapt_generic(const HfConfig& c);
+
+// Families (adapter_<family>.cpp).
+ModelSpec adapt_llama(const HfConfig& c);
+ModelSpec adapt_qwen(const HfConfig& c);
+ModelSpec adapt_gemma(const HfConfig& c);
+ModelSpec adapt_deepseek(const HfConfig& c);
+ModelSpec adapt_llama4(const HfConfig& c);
+ModelSpec adapt_gpt_oss(const HfConfig& c);
+ModelSpec adapt_falcon(const HfConfig& c);
+ModelSpec adapt_gpt2(const HfConfig& c);
+ModelSpec adapt_jamba(const HfConfig& c);
+ModelSpec adapt_nemotron_h(const HfConfig& c);
+ModelSpec adapt_granite_hybrid(const HfConfig& c);
+ModelSpec adapt_falcon_h1(const HfConfig& c);
+ModelSpec adapt_qwen3_next(const HfConfig& c);
+ModelSpec adapt_kimi_linear(const HfConfig& c);
+ModelSpec adapt_minimax(const HfConfig& c);
+ModelSpec adapt_lfm2(const HfConfig& c);
+ModelSpec adapt_exaone4(const HfConfig& c);
+ModelSpec adapt_mimo_v2(const HfConfig& c);
+
+/// The keys that shape the KV cache or the recurrent state in some family. After an adapter runs, any of
+/// these that the config sets (non-null) and that no rule read is an error naming it.
+const std::initializer_list<std::string_view>& cache_shaping_keys();
+
+}  // namespace kvplan::presets::hf

@@ -1,0 +1,288 @@
+#include "decoder.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace kvplan::presets::hf {
+
+namespace {
+DType dtype_from_config(const Reader& r, const Reader& top) {
+  for (const Reader* rd : {&r, &top})
+    for (const auto* key : {"torch_dtype", "dtype"}) {
+      const json* v = rd->get(key);
+      if (v == nullptr || !v->is_string()) continue;
+      const auto s = v->get<std::string>();
+      if (s == "bfloat16") return DType::bf16;
+      if (s == "float16") return DType::fp16;
+      if (s == "float32") return DType::fp32;
+    }
+  return DType::bf16;
+}
+
+/// quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep
+/// embeddings and LM head in torch_dtype; gpt-oss's mxfp4 quantises only the experts
+/// (modules_to_not_convert: self_attn, router, embed_tokens, lm_head).
+void read_quantization(const HfConfig& c, ModelSpec& m) {
+  const json* q = c.top.get("quantization_config");
+  if (q == nullptr) q = c.r.get("quantization_config");
+  if (q == nullptr || !q->is_object()) return;
+  const auto method = q->find("quant_method");
+  if (method == q->end() || !method->is_string()) return;
+  const std::string name = method->get<std::string>();
+  if (name == "fp8") {
+    m.weight_dtype = m.expert_weight_dtype = DType::fp8_e4m3;
+  } else if (name == "mxfp4") {
+    m.expert_weight_dtype = DType::mxfp4;
+  } else {
+    // GPTQ / AWQ / compressed-tensors / bitsandbytes ...: the stored bits are not read here.
+    m.warnings.push_back("quantization_config quant_method '" + name +
+                         "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
+                         "--weight-dtype for the checkpoint's real size");
+  }
+}
+
+}  // namespace
+
+AttentionKind kind_from_layer_type(const Reader& r, std::size_t i, const std::string& s) {
+  if (s == "full_attention" || s == "attention" || s == "global_attention" || s == "full")
+    return AttentionKind::full;
+  if (s == "sliding_attention" || s == "sliding_window" || s == "local_attention" || s == "sliding")
+    return AttentionKind::sliding;
+  if (s == "chunked_attention") return AttentionKind::chunked;
+  if (s == "linear_attention" || s == "mamba" || s == "mamba2" || s == "conv")
+    return AttentionKind::recurrent;
+  r.fail("layer_types/" + std::to_string(i), "unknown layer type '" + s + "'");
+}
+
+AttentionLayer with_kind(AttentionLayer a, AttentionKind k, std::uint64_t window) {
+  a.kind = k;
+  a.window = k == AttentionKind::sliding || k == AttentionKind::chunked ? window : 0;
+  return a;
+}
+
+AttentionLayer recurrent_layer(const RecurrentSpec& r) {
+  AttentionLayer a;
+  a.kind = AttentionKind::recurrent;
+  a.recurrent = r;
+  return a;
+}
+
+std::vector<bool> layer_mask(const Reader& r, std::string_view key, std::uint64_t n_layers, bool one_based) {
+  std::vector<bool> mask(n_layers, false);
+  const auto list = r.u64_list(key);
+  if (!list) return mask;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::uint64_t x = (*list)[i];
+    if ((one_based && (x == 0 || x > n_layers)) || (!one_based && x >= n_layers))
+      r.fail(std::string(key) + "/" + std::to_string(i),
+             "layer " + std::to_string(x) + " is out of range for " + std::to_string(n_layers) + " layers" +
+                 (one_based ? " (1-based)" : ""));
+    mask[one_based ? x - 1 : x] = true;
+  }
+  return mask;
+}
+
+Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
+  const Reader& r = c.r;
+  Decoder d;
+  ModelSpec& m = d.m;
+  m.weight_dtype = dtype_from_config(r, c.top);
+  m.dtype = m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
+  read_quantization(c, m);
+
+  const std::uint64_t n_layers = r.positive_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  // The loader lays the model out layer by layer; a count far past any real model is a typo or a fuzzed
+  // file, and would only exhaust memory.
+  if (n_layers > kMaxLayers) {
+    for (const auto k : {"num_hidden_layers", "n_layer", "num_layers", "n_layers"})
+      if (r.has(k))
+        r.fail(k,
+               std::to_string(n_layers) + " layers: a config may have at most " + std::to_string(kMaxLayers));
+  }
+  d.n_layers = n_layers;
+  const std::uint64_t heads = r.positive_any({"num_attention_heads", "n_head", "num_heads"});
+  const std::uint64_t hidden = r.positive_any({"hidden_size", "n_embd", "d_model"});
+  m.hidden_size = hidden;
+  // KV figures never need the vocabulary or the MLP; the weights do.
+  if (const auto v = r.u64("vocab_size"); v && *v > 0)
+    m.vocab_size = *v;
+  else if (v)
+    r.fail("vocab_size", "must be a positive integer, got 0");
+  else
+    m.weights_unknown = "the config has no vocab_size";
+  m.max_position_embeddings =
+      r.u64_any({"max_position_embeddings", "n_positions", "max_seq_len"}).value_or(0);
+  m.norm_bias = rules.plain_mlp;
+  // PretrainedConfig's default is tied; these configuration classes default to untied.
+  static const std::set<std::string> untied{
+      "llama", "llama4_text", "llama4",     "mistral",     "mixtral",     "qwen2",   "qwen2_moe",
+      "qwen3", "qwen3_moe",   "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss", "jamba"};
+  m.tie_word_embeddings =
+      r.boolean("tie_word_embeddings")
+          .value_or(c.top.boolean("tie_word_embeddings").value_or(untied.count(c.model_type) == 0));
+
+  // KV heads: explicit key; Falcon's new_decoder_architecture (num_kv_heads / n_head_kv) or multi_query;
+  // else MHA.
+  std::uint64_t kv_heads = heads;
+  if (r.has("num_key_value_heads")) {
+    kv_heads = r.positive("num_key_value_heads");
+  } else if (r.boolean("new_decoder_architecture").value_or(false)) {
+    kv_heads = r.positive_any({"num_kv_heads", "n_head_kv"});
+  } else if (r.boolean("multi_query").value_or(false)) {
+    kv_heads = 1;
+  } else if (r.has("num_kv_heads")) {
+    kv_heads = r.positive("num_kv_heads");
+  }
+
+  AttentionLayer& attn = d.attn;
+  attn.kind = AttentionKind::full;
+  attn.num_attention_heads = heads;
+  attn.num_key_value_heads = kv_heads;
+  attn.qkv_bias = r.boolean("attention_bias").value_or(false) || r.boolean("qkv_bias").value_or(false);
+  attn.o_bias = r.boolean("attention_bias").value_or(false);
+
+  if (r.has("kv_lora_rank")) {
+    // MLA (DeepSeek-V2/V3, configuration_deepseek_v3.py): the cache holds the latent and the RoPE key; no
+    // head_dim is needed (GLM-4.7-Flash has none, and hidden_size is not a multiple of its heads).
+    attn.kind = AttentionKind::mla;
+    attn.kv_lora_rank = r.positive("kv_lora_rank");
+    attn.qk_rope_head_dim = r.positive("qk_rope_head_dim");
+    attn.head_dim_k = checked_add(r.positive("qk_nope_head_dim"), attn.qk_rope_head_dim, "qk_nope_head_dim");
+    attn.head_dim_v = r.positive("v_head_dim");
+    attn.q_lora_rank = r.u64("q_lora_rank").value_or(0);
+    attn.num_key_value_heads = 0;
+    attn.qkv_bias = attn.o_bias = false;
+    r.consider("head_dim");  // MLA's per-head dims are qk_nope + qk_rope and v_head_dim
+  } else {
+    if (heads % kv_heads != 0)
+      throw Error(r.where("num_key_value_heads"),
+                  std::to_string(kv_heads) + " does not divide num_attention_heads " + std::to_string(heads));
+    std::uint64_t head_dim = 0;
+    if (r.has("head_dim")) {
+      head_dim = r.positive("head_dim");
+    } else {
+      if (hidden % heads != 0)
+        throw Error(r.where("head_dim"), "missing, and hidden_size " + std::to_string(hidden) +
+                                             " is not a multiple of num_attention_heads " +
+                                             std::to_string(heads));
+      head_dim = hidden / heads;
+    }
+    attn.head_dim_k = attn.head_dim_v = head_dim;
+  }
+
+  d.layers.assign(n_layers, attn);
+  if (rules.read_layer_types && r.has("layer_types")) {
+    const json& lt = *r.get("layer_types");
+    if (!lt.is_array()) r.fail("layer_types", "must be an array, got " + a_type(lt));
+    if (lt.size() != n_layers)
+      r.fail("layer_types",
+             "has " + std::to_string(lt.size()) + " entries for " + std::to_string(n_layers) + " layers");
+    bool sliding = false, chunked = false;
+    std::vector<AttentionKind> kinds(n_layers);
+    for (std::size_t i = 0; i < lt.size(); ++i) {
+      if (!lt[i].is_string()) r.fail("layer_types/" + std::to_string(i), "must be a string");
+      kinds[i] = kind_from_layer_type(r, i, lt[i].get<std::string>());
+      if (attn.kind == AttentionKind::mla && kinds[i] == AttentionKind::full) kinds[i] = AttentionKind::mla;
+      sliding = sliding || kinds[i] == AttentionKind::sliding;
+      chunked = chunked || kinds[i] == AttentionKind::chunked;
+    }
+    const std::uint64_t window = sliding   ? r.positive("sliding_window")
+                                 : chunked ? r.positive("attention_chunk_size")
+                                           : 0;
+    for (std::size_t i = 0; i < n_layers; ++i) d.layers[i] = with_kind(attn, kinds[i], window);
+    if (!sliding) r.consider("sliding_window");  // layer_types decides: no layer slides
+  } else if (rules.mistral_window && attn.kind != AttentionKind::mla && r.has("sliding_window") &&
+             r.get("sliding_window")->is_number()) {
+    // MistralConfig: one sliding_window on every layer.
+    const std::uint64_t w = r.positive("sliding_window");
+    for (auto& a : d.layers) a = with_kind(attn, AttentionKind::sliding, w);
+  }
+
+  // MLP: dense, MoE, shared experts; which layers are sparse.
+  MlpSpec& dense = d.dense;
+  dense.gated = !rules.plain_mlp;
+  if (const auto inter = r.u64_any({"intermediate_size", "ffn_dim", "n_inner"}); inter && *inter > 0)
+    dense.intermediate_size = *inter;
+  else
+    d.dense_width_missing = true;
+
+  const std::uint64_t experts =
+      r.u64_any({"num_local_experts", "n_routed_experts", "num_experts"}).value_or(0);
+  MlpSpec& moe = d.moe;
+  moe = dense;
+  for (const auto k : {"num_experts_per_tok", "experts_per_token", "top_k", "moe_topk"}) {
+    if (!r.has(k)) continue;
+    moe.experts_per_token = r.u64(k).value_or(0);
+    if (moe.experts_per_token > experts && experts > 0)
+      r.fail(k, std::to_string(moe.experts_per_token) + " active experts exceed the " +
+                    std::to_string(experts) + " experts");
+    if (experts == 0 && moe.experts_per_token > 0 &&
+        (r.has("num_local_experts") || r.has("n_routed_experts") || r.has("num_experts")))
+      for (const auto e : {"num_local_experts", "n_routed_experts", "num_experts"})
+        if (r.has(e))
+          r.fail(e, "is 0, yet " + std::string(k) + " routes each token to " +
+                        std::to_string(moe.experts_per_token) + " experts");
+    break;
+  }
+  d.sparse.assign(n_layers, experts > 0);
+  if (experts > 0) {
+    moe.num_experts = experts;
+    moe.expert_intermediate_size =
+        r.has("moe_intermediate_size") ? r.positive("moe_intermediate_size") : dense.intermediate_size;
+    if (r.has("n_shared_experts")) {  // DeepSeek: shared experts of moe_intermediate_size
+      moe.num_shared_experts = r.u64("n_shared_experts").value_or(0);
+      moe.shared_intermediate_size = moe.expert_intermediate_size;
+    } else if (r.has("shared_expert_intermediate_size")) {  // Qwen MoE: one gated shared expert
+      moe.shared_intermediate_size = r.u64("shared_expert_intermediate_size").value_or(0);
+      moe.num_shared_experts = moe.shared_intermediate_size > 0 ? 1 : 0;
+      moe.shared_expert_gate = moe.num_shared_experts > 0;
+    }
+    moe.intermediate_size = 0;
+    if (r.has("first_k_dense_replace") || r.has("moe_layer_freq")) {  // DeepSeek
+      const std::uint64_t k = r.u64("first_k_dense_replace").value_or(0);
+      if (k > n_layers)
+        r.fail("first_k_dense_replace",
+               std::to_string(k) + " dense layers exceed the " + std::to_string(n_layers) + " layers");
+      const json* freq = r.get("moe_layer_freq");
+      if (freq != nullptr && freq->is_array()) {
+        // A per-layer list of 0/1 (some DeepSeek-derived configs).
+        if (freq->size() != n_layers)
+          r.fail("moe_layer_freq", "has " + std::to_string(freq->size()) + " entries for " +
+                                       std::to_string(n_layers) + " layers");
+        const auto list = r.u64_list("moe_layer_freq", 2);
+        for (std::uint64_t i = 0; i < n_layers; ++i) d.sparse[i] = i >= k && (*list)[i] == 1;
+      } else {
+        const std::uint64_t f = r.has("moe_layer_freq") ? r.positive("moe_layer_freq") : 1;
+        for (std::uint64_t i = 0; i < n_layers; ++i) d.sparse[i] = i >= k && i % f == 0;
+      }
+    } else if (r.has("decoder_sparse_step") || r.has("mlp_only_layers")) {  // Qwen MoE
+      const std::uint64_t step = r.has("decoder_sparse_step") ? r.positive("decoder_sparse_step") : 1;
+      const auto mlp_only = layer_mask(r, "mlp_only_layers", n_layers, false);
+      for (std::uint64_t i = 0; i < n_layers; ++i) d.sparse[i] = !mlp_only[i] && (i + 1) % step == 0;
+    }
+  }
+  return d;
+}
+
+ModelSpec assemble(Decoder d) {
+  std::vector<LayerGroup> layers;
+  layers.reserve(d.n_layers);
+  for (std::uint64_t i = 0; i < d.n_layers; ++i) {
+    LayerGroup g;
+    g.attention = d.layers[i];
+    g.mlp = d.sparse[i] ? d.moe : d.dense;
+    layers.push_back(std::move(g));
+  }
+  d.m.layers = compress(std::move(layers));
+  validate(d.m);
+  // A dense MLP width is needed only where a layer has a dense MLP (MoE-only models omit it).
+  if (d.dense_width_missing && d.m.weights_unknown.empty())
+    for (const auto& g : d.m.layers)
+      if (g.mlp.num_experts == 0 && g.attention.kind != AttentionKind::mlp_only) {
+        d.m.weights_unknown = "the config has no intermediate_size";
+        break;
+      }
+  return std::move(d.m);
+}
+
+}  // namespace kvplan::presets::hf

@@ -1,0 +1,62 @@
+#pragma once
+// The generic decoder reading that every family adapter starts from: the keys almost every
+// transformers configuration class shares (num_hidden_layers, hidden_size, num_attention_heads,
+// num_key_value_heads, head_dim, intermediate_size, vocab_size, MoE keys, layer_types). Adapters
+// (one file per family, registered in adapters.cpp) adjust the per-layer result, then assemble().
+#include <string>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "reader.hpp"
+
+namespace kvplan::presets::hf {
+
+/// A config as an adapter sees it.
+struct HfConfig {
+  Reader r;    ///< the text config (`text_config` when present, else the root) with class defaults
+  Reader top;  ///< the root object
+  std::string model_type;
+  std::string architecture;  ///< architectures[0], "" when absent
+};
+
+/// The generic decoder's reading, which adapters adjust before assemble().
+struct Decoder {
+  ModelSpec m;
+  std::uint64_t n_layers = 0;
+  AttentionLayer attn;                 ///< the attention every attention layer starts from
+  std::vector<AttentionLayer> layers;  ///< one per layer, in order
+  MlpSpec dense;                       ///< dense MLP (intermediate_size 0 when unknown)
+  MlpSpec moe;                         ///< the MoE MLP (num_experts 0: none)
+  std::vector<bool> sparse;            ///< per layer: the MoE MLP
+  bool dense_width_missing = false;    ///< no intermediate_size: dense layers' weights unknown
+};
+
+/// Most layers a config may declare: the largest real models have a few hundred.
+inline constexpr std::uint64_t kMaxLayers = 100000;
+
+/// Options of the generic reading that differ by family.
+struct DecoderRules {
+  bool plain_mlp = false;        ///< 2-matrix MLP with biases allowed, LayerNorm with bias (GPT-2, Falcon)
+  bool read_layer_types = true;  ///< apply `layer_types` (full / sliding / chunked / recurrent strings)
+  bool mistral_window = true;    ///< a numeric sliding_window without layer_types slides every layer
+};
+
+/// Reads the shared keys. Errors name the JSON path. MLA (kv_lora_rank present) needs no head_dim.
+Decoder read_decoder(const HfConfig& c, const DecoderRules& rules = {});
+
+/// Per-layer kind from a `layer_types` string; fails naming layer_types/i for an unknown one.
+AttentionKind kind_from_layer_type(const Reader& r, std::size_t i, const std::string& s);
+
+/// The attention layer with a kind (and window for sliding / chunked).
+AttentionLayer with_kind(AttentionLayer a, AttentionKind k, std::uint64_t window);
+
+/// A recurrent layer (kind none) with this state.
+AttentionLayer recurrent_layer(const RecurrentSpec& r);
+
+/// Checks a per-layer index list (1-based when `one_based`) and returns a per-layer mask.
+std::vector<bool> layer_mask(const Reader& r, std::string_view key, std::uint64_t n_layers, bool one_based);
+
+/// Run-length groups from the per-layer reading, validated.
+ModelSpec assemble(Decoder d);
+
+}  // namespace kvplan::presets::hf
