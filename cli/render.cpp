@@ -39,6 +39,7 @@ std::string layer_label(const AttentionLayer& a) {
       if (a.kind == AttentionKind::sliding) s += fmt::format(", sliding window {}", format_count(a.window));
       if (a.kind == AttentionKind::chunked) s += fmt::format(", chunk {}", format_count(a.window));
       if (a.kv_shared) s += ", reuses an earlier layer's K/V (caches nothing)";
+      if (a.parallel_recurrent) s += " + parallel " + describe(a.recurrent);
       return s;
     }
   }

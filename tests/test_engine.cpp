@@ -408,3 +408,50 @@ TEST_CASE("llama.cpp with a layer split: each device's buffers against its memor
           return l.find("KV buffer size = 20480.00 MiB") != std::string::npos;
         }) == 4);
 }
+
+TEST_CASE("Nemotron-3-Nano under vLLM and llama.cpp: Mamba2 state beside 6 attention layers",
+          "[engine][recurrent]") {
+  const ModelSpec m = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/nemotron-3-nano-30b-a3b.json");
+  SECTION("vLLM: block size raised to hold a Mamba2 state") {
+    // Attention: 2 KV heads * 128 * 2 (K, V) * 2 B = 1,024 B per token per layer.
+    // State per Mamba2 layer: SSM 64 * 64 * 128 * 4 B (mamba_ssm_cache_dtype float32) = 2,097,152
+    // + conv (64 * 64 + 2 * 8 * 128) * 3 * 2 B = 36,864 -> 2,134,016 B.
+    // Block = 16 * cdiv(2,134,016, 16 * 1,024) = 16 * 131 = 2,096 tokens; page 1,024 * 2,096 = 2,146,304 B;
+    // the Mamba page is padded by 12,288 / 2,134,016 = 0.58%.
+    const auto r =
+        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{32768}, engine(Engine::vllm), Bytes{20ULL << 30});
+    CHECK(r.block_size == 2096);
+    CHECK(r.page_bytes.value == 2146304);
+    CHECK(r.log_lines.at(1).find("by 0.58%") != std::string::npos);
+  }
+  SECTION("llama.cpp: K/V for the 6 attention layers, R and S in f32 for the 23 Mamba2 layers") {
+    const auto r =
+        llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt);
+    // K/V: 6 layers * 4,096 cells * (256 + 256 values) * 2 B = 25,165,824 B (24 MiB).
+    // R: 23 * (4,096 + 2 * 8 * 128) * 3 * 4 B = 1,695,744 B (1.62 MiB); S: 23 * 64 * 64 * 128 * 4 B =
+    // 48,234,496 B (46.00 MiB); one cell for one sequence.
+    CHECK(r.kv_bytes_total.value == 25165824ULL + 1695744 + 48234496);
+    const std::string want =
+        "llama_memory_recurrent: size =   47.62 MiB (     1 cells,  52 layers,  1 seqs), R (f32):    1.62 "
+        "MiB, "
+        "S (f32):   46.00 MiB";
+    bool found = false;
+    for (const auto& l : r.log_lines) found = found || l == want;
+    CHECK(found);
+  }
+}
+
+TEST_CASE("DeepSeek-V3.2's indexer cache under the engines", "[engine][mla]") {
+  const ModelSpec m = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/deepseek-v3.2.json");
+  // vLLM and SGLang allocate the indexer keys beside the latent: (576 * 2 + 132) B per token per layer.
+  const auto v = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{4096}, engine(Engine::vllm), std::nullopt);
+  CHECK(v.bytes_per_token->value == 61 * 1284);
+  const auto s =
+      sglang_policy(m, KvDtypes{}, Parallelism{}, Tokens{4096}, engine(Engine::sglang), std::nullopt);
+  CHECK(s.bytes_per_token->value == 61 * 1284);
+  // llama.cpp and TensorRT-LLM: refused with the reason, not counted without it.
+  CHECK_THROWS_AS(
+      llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt), Error);
+  CHECK_THROWS_AS(
+      trtllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{4096}, engine(Engine::trtllm), std::nullopt), Error);
+}

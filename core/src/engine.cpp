@@ -137,7 +137,7 @@ bool has_windowed_only(const ModelSpec& m) {
 
 bool has_recurrent(const ModelSpec& m) {
   for (const auto& g : m.layers)
-    if (g.attention.kind == AttentionKind::recurrent) return true;
+    if (has_state(g.attention)) return true;
   return false;
 }
 

@@ -160,7 +160,7 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
     // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
     std::uint64_t r_values = 0, s_values = 0, recurrent_layers = 0;
     for (const auto& g : m.layers) {
-      if (g.attention.kind != AttentionKind::recurrent) continue;
+      if (!has_state(g.attention)) continue;
       const StateValues v = layer_state_values(g.attention.recurrent, 1);
       r_values = checked_add(r_values, checked_mul(v.conv, g.count, "state"), "state");
       s_values = checked_add(s_values, checked_mul(v.ssm, g.count, "state"), "state");

@@ -95,15 +95,17 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
   for (const auto& g : stage.layers) {
     const auto& a = g.attention;
     Spec s;
-    if (a.kind == AttentionKind::recurrent) {
-      s.kind = AttentionKind::recurrent;
-      s.mamba_page = mamba_page;
-      s.block_size = bs;
+    if (has_state(a)) {
+      // A MambaSpec for the layer's state (Falcon-H1's parallel mixer registers one beside its attention).
+      Spec m;
+      m.kind = AttentionKind::recurrent;
+      m.mamba_page = mamba_page;
+      m.block_size = bs;
       const std::string id = "mamba_" + std::to_string(mamba_page.value);
       if (!by_type.count(id)) order.push_back(id);
-      by_type[id].first = s;
+      by_type[id].first = m;
       by_type[id].second += g.count;
-      continue;
+      if (a.kind == AttentionKind::recurrent) continue;
     }
     // No cache of their own: MLP-only blocks, and layers that read another layer's K/V
     // (kv_sharing_target_layer_name: vLLM allocates nothing for them).
@@ -254,9 +256,8 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
     for (const auto& g : m.layers) {
-      if (g.attention.kind == AttentionKind::recurrent)
-        state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
-      else if (has_attention(g.attention.kind) && !g.attention.kv_shared)
+      if (has_state(g.attention)) state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
+      if (has_attention(g.attention.kind) && !g.attention.kv_shared)
         attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
     }
     if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");

@@ -77,7 +77,7 @@ StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp) {
 }
 
 Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
-  if (a.kind != AttentionKind::recurrent) return Bytes{0};
+  if (!has_state(a)) return Bytes{0};
   const RecurrentSpec& r = a.recurrent;
   const StateValues s = layer_state_values(r, tp);
   const DType conv = t.state.value_or(r.conv_dtype);

@@ -115,6 +115,7 @@ void validate(const ModelSpec& m) {
       continue;
     }
     if (a.kind == AttentionKind::mlp_only) continue;
+    if (a.parallel_recurrent) validate(a.recurrent);
     if (a.num_attention_heads == 0) throw Error("num_attention_heads", "must be positive");
     if (a.kind == AttentionKind::mla) {
       if (a.kv_lora_rank == 0) throw Error("kv_lora_rank", "must be positive for MLA");

@@ -91,6 +91,12 @@ std::uint64_t mixer_parameters(const AttentionLayer& a, std::uint64_t h) {
       return p;
     }
     default: {
+      if (a.parallel_recurrent) {  // Falcon-H1: the Mamba2 mixer beside the attention
+        AttentionLayer attention = a, mixer = a;
+        attention.parallel_recurrent = false;
+        mixer.kind = AttentionKind::recurrent;
+        return add(mixer_parameters(attention, h), mixer_parameters(mixer, h));
+      }
       const std::uint64_t KV = a.num_key_value_heads;
       const std::uint64_t qkv = add(mul(H, dk), add(mul(KV, dk), mul(KV, dv)));
       std::uint64_t p = add(mul(h, qkv), mul(mul(H, dv), h));

@@ -142,6 +142,7 @@ json attention_to_json(const AttentionLayer& a) {
          {"qk_norm", a.qk_norm}};
   if (a.indexer_head_dim != 0) j["indexer_head_dim"] = a.indexer_head_dim;
   if (a.kv_shared) j["kv_shared"] = true;
+  if (a.parallel_recurrent) j["parallel_recurrent"] = true;
   if (a.recurrent != RecurrentSpec{}) j["recurrent"] = recurrent_to_json(a.recurrent);
   return j;
 }
@@ -163,6 +164,7 @@ AttentionLayer attention_from_json(const json& j, const std::string& where) {
   a.qk_norm = r.boolean("qk_norm", false);
   a.indexer_head_dim = r.u64("indexer_head_dim", 0);
   a.kv_shared = r.boolean("kv_shared", false);
+  a.parallel_recurrent = r.boolean("parallel_recurrent", false);
   if (const json* rec = r.get("recurrent")) a.recurrent = recurrent_from_json(*rec, r.at("recurrent"));
   return a;
 }
@@ -254,7 +256,9 @@ json model_to_json(const ModelSpec& m) {
           {"weight_dtype", std::string(name(m.weight_dtype))},
           {"embedding_dtype", std::string(name(m.embedding_dtype))},
           {"expert_weight_dtype", std::string(name(m.expert_weight_dtype))},
-          {"published_params", m.published_params}};
+          {"published_params", m.published_params},
+          {"weights_unknown", m.weights_unknown},
+          {"warnings", m.warnings}};
 }
 
 ModelSpec model_from_json(const json& j, const std::string& where) {
@@ -289,6 +293,14 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.embedding_dtype = r.dtype("embedding_dtype", m.weight_dtype);
   m.expert_weight_dtype = r.dtype("expert_weight_dtype", m.weight_dtype);
   m.published_params = r.u64("published_params", 0);
+  m.weights_unknown = r.str("weights_unknown", "");
+  if (const json* w = r.get("warnings")) {
+    if (!w->is_array()) throw Error(r.at("warnings"), "must be an array of strings");
+    for (const auto& s : *w) {
+      if (!s.is_string()) throw Error(r.at("warnings"), "must be an array of strings");
+      m.warnings.push_back(s.get<std::string>());
+    }
+  }
   return m;
 }
 

@@ -82,8 +82,9 @@ kvplan_bad("zero window" "window-zero.json: /sliding_window: must be a positive 
 # --- Presets (presets.cpp from_preset): the config's errors carry "/config".
 kvplan_bad("preset with negative published params" "preset-negative-params.json: /published_params: must be a positive integer\n$"
   size ${KVPLAN_REL}/preset-negative-params.json)
-kvplan_bad("preset config missing a key" "preset-config-no-vocab.json /config: /vocab_size: missing \\(required for this architecture\\)\n$"
-  size ${KVPLAN_REL}/preset-config-no-vocab.json)
+# KV figures never need vocab_size; a capacity plan needs the weights, so it asks for --weights.
+kvplan_bad("preset config missing a key" "--weights: the model's weights are unknown \\(the config has no vocab_size\\): give the weights' size \\(--weights SIZE\\) for a capacity plan\n$"
+  size ${KVPLAN_REL}/preset-config-no-vocab.json --gpu h100-sxm)
 
 # --- kvplan-bench reports for prefill --calibration (presets/src/calibration.cpp).
 kvplan_bad("calibration schema not a string" "calibration-schema-number.json: /schema: not a kvplan-bench/1 report\n$"

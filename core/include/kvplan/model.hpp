@@ -82,9 +82,17 @@ struct AttentionLayer {
   std::uint64_t indexer_head_dim = 0;
   /// The layer reads another layer's K/V and caches nothing (gemma-3n num_kv_shared_layers).
   bool kv_shared = false;
+  /// An attention layer that also runs `recurrent` beside it on the same input (Falcon-H1's parallel
+  /// attention and Mamba2): it keeps a per-token K/V cache and a fixed state.
+  bool parallel_recurrent = false;
   RecurrentSpec recurrent;  ///< kind == recurrent: the recurrent layer
   bool operator==(const AttentionLayer&) const = default;
 };
+
+/// Whether a layer keeps a recurrent state: a recurrent layer, or attention with a parallel recurrent mixer.
+constexpr bool has_state(const AttentionLayer& a) {
+  return a.kind == AttentionKind::recurrent || (a.parallel_recurrent && a.kind != AttentionKind::mlp_only);
+}
 
 /// The MLP of one layer: dense (num_experts == 0) or mixture of experts.
 struct MlpSpec {

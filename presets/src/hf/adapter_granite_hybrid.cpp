@@ -12,12 +12,7 @@ ModelSpec adapt_granite_hybrid(const HfConfig& c) {
   DecoderRules rules;
   rules.mistral_window = false;
   Decoder d = read_decoder(c, rules);
-  RecurrentSpec rec;
-  rec.kind = RecurrentSpec::Kind::mamba2;
-  rec.n_heads = r.positive_or("mamba_n_heads", 128);  // GraniteMoeHybridConfig defaults
-  rec.d_state = r.positive_or("mamba_d_state", 256);
-  rec.n_groups = r.positive_or("mamba_n_groups", 1);
-  rec.d_conv = r.positive_or("mamba_d_conv", 4);
+  RecurrentSpec rec = mamba2_from_mamba_keys(r, d.m.dtype);
   const std::uint64_t expand = r.positive_or("mamba_expand", 2);
   const std::uint64_t d_inner = checked_mul(expand, d.m.hidden_size, "mamba_expand");
   // mamba_d_head "auto" (the class default): mamba_expand x hidden_size / mamba_n_heads.
@@ -33,7 +28,6 @@ ModelSpec adapt_granite_hybrid(const HfConfig& c) {
   if (rec.d_inner != d_inner)
     r.fail("mamba_d_head", "mamba_n_heads x mamba_d_head = " + std::to_string(rec.d_inner) +
                                " differs from mamba_expand x hidden_size = " + std::to_string(d_inner));
-  rec.conv_dtype = rec.ssm_dtype = d.m.dtype;
   if (!r.has("layer_types")) r.fail("layer_types", "missing (required for granitemoehybrid)");
   for (auto& a : d.layers)
     if (a.kind == AttentionKind::recurrent) a = recurrent_layer(rec);

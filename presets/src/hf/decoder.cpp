@@ -35,9 +35,10 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
     m.expert_weight_dtype = DType::mxfp4;
   } else {
     // GPTQ / AWQ / compressed-tensors / bitsandbytes ...: the stored bits are not read here.
-    m.warnings.push_back("quantization_config quant_method '" + name +
-                         "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
-                         "--weight-dtype for the checkpoint's real size");
+    m.warnings.push_back(
+        "quantization_config quant_method '" + name +
+        "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
+        "--weight-dtype for the checkpoint's real size");
   }
 }
 
@@ -262,6 +263,17 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     }
   }
   return d;
+}
+
+RecurrentSpec mamba2_from_mamba_keys(const Reader& r, DType dtype) {
+  RecurrentSpec rec;
+  rec.kind = RecurrentSpec::Kind::mamba2;
+  rec.n_heads = r.positive_or("mamba_n_heads", 128);
+  rec.n_groups = r.positive_or("mamba_n_groups", 1);
+  rec.d_state = r.positive_or("mamba_d_state", 256);
+  rec.d_conv = r.positive_or("mamba_d_conv", 4);
+  rec.conv_dtype = rec.ssm_dtype = dtype;
+  return rec;
 }
 
 ModelSpec assemble(Decoder d) {

@@ -56,6 +56,11 @@ AttentionLayer recurrent_layer(const RecurrentSpec& r);
 /// Checks a per-layer index list (1-based when `one_based`) and returns a per-layer mask.
 std::vector<bool> layer_mask(const Reader& r, std::string_view key, std::uint64_t n_layers, bool one_based);
 
+/// A Mamba2 mixer from the mamba_n_heads, mamba_n_groups, mamba_d_state and mamba_d_conv keys that
+/// GraniteMoeHybridConfig and FalconH1Config share, with their shared defaults (128, 1, 256, 4); state at
+/// the model dtype `dtype`. The caller sets d_inner and head_dim.
+RecurrentSpec mamba2_from_mamba_keys(const Reader& r, DType dtype);
+
 /// Run-length groups from the per-layer reading, validated.
 ModelSpec assemble(Decoder d);
 
