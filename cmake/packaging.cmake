@@ -19,4 +19,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+if(TARGET kvplan-gui)
+  # Qt loads its platform plugins (xcb, wayland, offscreen) at run time, so dpkg-shlibdeps cannot see
+  # them, and libqt6gui6 only recommends them: without one the GUI cannot open a window.
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS qt6-qpa-plugins)
+endif()
 include(CPack)
