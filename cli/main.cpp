@@ -25,19 +25,24 @@ void warn(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", w.c_str());
 }
 
+/// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
+std::string user_mark(bool user, const std::filesystem::path& path) {
+  return user ? "  (user) " + path.string() : std::string{};
+}
+
 int run_models() {
   std::string out;
   for (const auto& p : presets::list_models())
-    out += fmt::format("{:<22} {:<44} {}\n", p.id, p.hf_repo, p.name);
+    out += fmt::format("{:<22} {:<44} {}{}\n", p.id, p.hf_repo, p.name, user_mark(p.user, p.path));
   print(out);
   return 0;
 }
 
 int run_gpus() {
   std::string out;
-  for (const auto& g : presets::list_gpus())
-    out += fmt::format("{:<11} {:>12}  {:<36} ({})\n", g.id, format_bytes(g.memory, UnitSystem::iec), g.name,
-                       format_bytes_exact(g.memory));
+  for (const auto& [g, path, user] : presets::list_gpu_presets())
+    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", g.id, format_bytes(g.memory, UnitSystem::iec),
+                       g.name, format_bytes_exact(g.memory), user_mark(user, path));
   print(out);
   return 0;
 }
@@ -184,6 +189,20 @@ int main(int argc, char** argv) {
   CLI::App app{"kvplan: KV-cache capacity planner for LLM inference"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kvplan 0.1.0");
+  // Global options may follow the subcommand too (`kvplan size --presets DIR ...`): subcommands pass
+  // what they do not know to the app. Set before the subcommands, which inherit it.
+  app.fallthrough();
+  std::vector<std::string> preset_dirs;
+  app.add_option("--presets", preset_dirs,
+                 "a folder of your presets (models/*.json, gpus/*.json), searched first; repeatable")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
+  app.footer(
+      "Presets are searched in: --presets DIR (an option of every command, repeatable, first given first),\n"
+      "$KVPLAN_PRESETS (folders separated by ':'), $XDG_DATA_HOME/kvplan (default ~/.local/share/kvplan),\n"
+      "then the built-in ones; of presets with one id, the first found is used. Each folder holds\n"
+      "models/<id>.json and gpus/*.json; `kvplan models` and `kvplan gpus` mark yours: (user) FILE.\n"
+      "Each command has its own --help (kvplan size --help). Errors: one line on stderr, exit code 2.");
 
   auto* models = app.add_subcommand("models", "list the model presets");
   auto* gpus = app.add_subcommand("gpus", "list the GPU presets");
@@ -225,6 +244,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     reject_empty_values(app);
+    kvplan::presets::set_option_preset_dirs({preset_dirs.begin(), preset_dirs.end()});
     if (*models) return run_models();
     if (*gpus) return run_gpus();
     if (*show_cmd) return run_show(show);

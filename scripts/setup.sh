@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Installs kvplan's build dependencies from Debian's packages, only those missing.
-# Idempotent; prints nothing when everything is present.
+# Installs kvplan's build and packaging dependencies from Debian's packages, only those missing.
+# Idempotent; prints nothing when everything is present. `setup.sh --list` prints the list, one a
+# line (scripts/check-deps.sh compares what configure used against it).
+# dpkg-dev and file: `cpack -G DEB` runs dpkg-shlibdeps (dpkg-dev), which CPack finds ELF files with
+# `file`, to compute the package's Depends.
 set -euo pipefail
 packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev catch2
-          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev)
+          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev
+          dpkg-dev file)
+if [[ ${1:-} == --list ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVPLAN_WERROR=ON -DKVPLAN_BUILD_TESTS=ON
+# Every package configure found must come from setup.sh: a package installed by hand fails here.
+bash scripts/check-deps.sh build-test
 cmake --build build-test
 QT_QPA_PLATFORM=offscreen ctest --test-dir build-test --output-on-failure
 

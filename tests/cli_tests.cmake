@@ -7,7 +7,7 @@ function(kvplan_cli_ok name out_re)
   add_test(NAME "cli: ${name}"
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=0 "-DOUT_RE=${out_re}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
-  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR}")
+  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endfunction()
 
 # kvplan_cli_bad(NAME ERR_REGEX ARGS...): exit 2, nothing on stdout, one line on stderr matching.
@@ -16,7 +16,7 @@ function(kvplan_cli_bad name err_re)
   add_test(NAME "cli: bad input: ${name}"
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=2 "-DERR_RE=${err_re}"
                    -DOUT_EMPTY=1 -DERR_ONE_LINE=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
-  set_tests_properties("cli: bad input: ${name}" PROPERTIES ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR}")
+  set_tests_properties("cli: bad input: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endfunction()
 
 kvplan_cli_ok("models lists presets" "llama-3.1-70b +meta-llama/Llama-3.1-70B" models)
@@ -99,3 +99,46 @@ kvplan_cli_ok("prefill the lesson's 400x" "\"attention_ratio\": 399.8[0-9]*"
   prefill meta-llama/Llama-3.1-70B --prompt 40000 --vs 2000 --json)
 kvplan_cli_bad("prefill bad calibration" "config.json: /schema: not a kvplan-bench/1 report"
   prefill llama-3.1-8b --prompt 1000 --calibration ${KVPLAN_FIXTURES}/llama-like/config.json)
+
+# User presets: --presets DIR (before or after the subcommand), $KVPLAN_PRESETS, $XDG_DATA_HOME/kvplan.
+# fixtures/xdg/kvplan holds my-model (16 layers x 4 KV heads x 128 x 2 (K, V) x 2 B = 32,768 B per
+# token), my-gpu (48 GiB, one object in gpus/my-gpu.json), and in gpus/lab.json {"gpus": [...]} an
+# h100-sxm of 80 GiB and lab-card; models/llama-3.1-8b.json takes the built-in one's place.
+set(kvplan_user ${KVPLAN_FIXTURES}/xdg/kvplan)
+kvplan_cli_ok("user presets: models marks them (user) with the file"
+  "llama-3.1-8b +meta-llama/Llama-3.1-8B +Llama 3.1 8B \\(mine\\)  \\(user\\) [^\n]*/xdg/kvplan/models/llama-3.1-8b.json\n.*my-model +me/my-model +My Model  \\(user\\) [^\n]*/xdg/kvplan/models/my-model.json"
+  --presets ${kvplan_user} models)
+kvplan_cli_ok("user presets: gpus in their place and after"
+  "^h100-sxm +80.0 GiB  H100 SXM, our driver .*\\(user\\) [^\n]*/gpus/lab.json\nh100-pcie .*lab-card .*\\(user\\).*my-gpu +48.0 GiB .*\\(user\\) [^\n]*/gpus/my-gpu.json\n$"
+  gpus --presets ${kvplan_user})
+kvplan_cli_ok("user presets: --presets after the subcommand, a user model on a user GPU"
+  "\"bytes_per_token\": 32768,.*\"memory_bytes\": 51539607552"
+  size my-model --gpu my-gpu --presets ${kvplan_user} --json)
+kvplan_cli_ok("user presets: one with a built-in id is the one used" "^Llama 3.1 8B \\(mine\\)"
+  size --presets ${kvplan_user})
+kvplan_cli_ok("user presets: repeatable --presets, first folder first" "^Llama 3.1 8B \\(other\\)"
+  --presets ${KVPLAN_FIXTURES}/presets-other size --presets ${kvplan_user})
+kvplan_cli_ok("user presets: repeatable --presets, first folder first (reversed)" "^Llama 3.1 8B \\(mine\\)"
+  --presets ${kvplan_user} size --presets ${KVPLAN_FIXTURES}/presets-other)
+kvplan_cli_ok("user presets: from KVPLAN_PRESETS" "my-model .*\\(user\\)" models)
+set_tests_properties("cli: user presets: from KVPLAN_PRESETS" PROPERTIES ENVIRONMENT
+                     "KVPLAN_PRESETS=:${kvplan_user};XDG_DATA_HOME=${PROJECT_BINARY_DIR}/no-user-presets")
+kvplan_cli_ok("user presets: from XDG_DATA_HOME" "my-gpu +48.0 GiB .*\\(user\\)" gpus)
+set_tests_properties("cli: user presets: from XDG_DATA_HOME" PROPERTIES ENVIRONMENT
+                     "KVPLAN_PRESETS=;XDG_DATA_HOME=${KVPLAN_FIXTURES}/xdg")
+kvplan_cli_ok("user presets: the built-in folder named as a user one is searched once" "^deepseek-v2-lite [^(]*\n" models)
+set_tests_properties("cli: user presets: the built-in folder named as a user one is searched once" PROPERTIES
+                     ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR};XDG_DATA_HOME=${PROJECT_BINARY_DIR}/no-user-presets")
+kvplan_cli_bad("user presets: a model without an id" "presets-bad-model/models/no-id.json: /id: missing or not a string"
+  --presets ${KVPLAN_FIXTURES}/presets-bad-model size llama-3.1-8b)
+kvplan_cli_bad("user presets: a bad config is reported by models" "presets-bad-config/models/bad-config.json /config: /num_hidden_layers: "
+  --presets ${KVPLAN_FIXTURES}/presets-bad-config models)
+kvplan_cli_bad("user presets: a bad GPU" "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
+  --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size --gpu h100-sxm)
+kvplan_cli_bad("user presets: two with one id in a folder" "models/b.json: /id: 'twin' is also the id of [^\n]*models/a.json"
+  --presets ${KVPLAN_FIXTURES}/presets-same-id models)
+kvplan_cli_bad("user presets: --presets of no folder" "^kvplan: error: --presets: [^\n]*no-such-dir: no such folder"
+  --presets ${KVPLAN_FIXTURES}/no-such-dir models)
+kvplan_cli_bad("user presets: KVPLAN_PRESETS of no folder" "^kvplan: error: KVPLAN_PRESETS: [^\n]*no-such-dir: no such folder" models)
+set_tests_properties("cli: bad input: user presets: KVPLAN_PRESETS of no folder" PROPERTIES ENVIRONMENT
+                     "KVPLAN_PRESETS=${kvplan_user}:${KVPLAN_FIXTURES}/no-such-dir;XDG_DATA_HOME=${PROJECT_BINARY_DIR}/no-user-presets")

@@ -6,10 +6,13 @@
 #include <QPixmap>
 #include <QRegularExpression>
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
+#include <vector>
 
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
+#include "kvplan/presets.hpp"
 
 namespace {
 void settle(int ms) {
@@ -45,6 +48,12 @@ int main(int argc, char** argv) {
   const QCommandLineOption size(QStringLiteral("size"),
                                 QStringLiteral("window size for --screenshot (default 1800x1100)"),
                                 QStringLiteral("WxH"), QStringLiteral("1800x1100"));
+  const QCommandLineOption presets_dir(
+      QStringLiteral("presets"),
+      QStringLiteral("a folder of your presets (models/*.json, gpus/*.json), searched before "
+                     "$KVPLAN_PRESETS, $XDG_DATA_HOME/kvplan and the built-in ones; repeatable"),
+      QStringLiteral("DIR"));
+  parser.addOption(presets_dir);
   parser.addOption(screenshot);
   parser.addOption(scenario);
   parser.addOption(size);
@@ -52,6 +61,9 @@ int main(int argc, char** argv) {
                                QStringLiteral("a preset, config.json or scenario to open"),
                                QStringLiteral("[FILE]"));
   parser.process(app);
+  std::vector<std::filesystem::path> dirs;
+  for (const QString& d : parser.values(presets_dir)) dirs.emplace_back(d.toStdString());
+  kvplan::presets::set_option_preset_dirs(std::move(dirs));
 
   kvplan::gui::Controller controller;
   kvplan::gui::MainWindow window(&controller);

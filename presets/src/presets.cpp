@@ -8,10 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#ifndef KVPLAN_PRESETS_DIR
-#define KVPLAN_PRESETS_DIR "presets"
-#endif
-
 namespace kvplan::presets {
 
 namespace {
@@ -92,12 +88,64 @@ class JsonPath {
 };
 
 bool is_preset(const json& j) { return j.is_object() && j.contains("config") && j["config"].is_object(); }
-}  // namespace
 
-fs::path presets_dir() {
-  if (const char* env = std::getenv("KVPLAN_PRESETS"); env != nullptr && *env != '\0') return env;
-  return KVPLAN_PRESETS_DIR;
+/// The .json files in `dir`, sorted (the same order on every file system); none when it is absent.
+std::vector<fs::path> json_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
 }
+
+/// One GPU object, at JSON path `at` ("" for the whole file, "/gpus/3") of file `origin`.
+Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& at) {
+  const auto where = [&](const char* key) { return origin + ": " + at + "/" + key; };
+  if (!g.is_object()) throw Error(origin + ": " + (at.empty() ? "/" : at), "must be an object");
+  const auto text = [&](const char* key) {
+    const auto it = g.find(key);
+    if (it == g.end() || !it->is_string() || it->get<std::string>().empty())
+      throw Error(where(key), "missing or not a string");
+    return it->get<std::string>();
+  };
+  Gpu gpu;
+  gpu.id = text("id");
+  gpu.name = text("name");
+  const auto mem = g.find("memory_bytes");
+  if (mem == g.end() || !mem->is_number_unsigned() || mem->get<std::uint64_t>() == 0)
+    throw Error(where("memory_bytes"), "must be a positive integer");
+  gpu.memory = Bytes{mem->get<std::uint64_t>()};
+  const auto opt = [&](const char* key) -> std::uint64_t {
+    const auto it = g.find(key);
+    if (it == g.end() || it->is_null()) return 0;
+    if (!it->is_number_unsigned()) throw Error(where(key), "must be a positive integer or null");
+    return it->get<std::uint64_t>();
+  };
+  gpu.memory_bandwidth_bytes_per_s = opt("memory_bandwidth_bytes_per_s");
+  gpu.bf16_dense_flops = opt("bf16_dense_flops");
+  if (const auto src = g.find("datasheet_source"); src != g.end() && src->is_string())
+    gpu.source = src->get<std::string>();
+  return gpu;
+}
+
+/// The GPUs of one file: {"gpus": [...]} (gpus.json), or one GPU object (a file in gpus/).
+std::vector<GpuPreset> gpus_in_file(const fs::path& path) {
+  const json j = read_json_file(path);
+  const std::string origin = path.string();
+  std::vector<GpuPreset> out;
+  if (j.is_object() && !j.contains("gpus") && j.contains("id")) {
+    out.push_back({gpu_from_json(j, origin, ""), path, true});
+    return out;
+  }
+  if (!j.is_object() || !j.contains("gpus") || !j["gpus"].is_array())
+    throw Error(origin + ": /gpus", "must be an array (or the file one GPU object with an id)");
+  for (std::size_t i = 0; i < j["gpus"].size(); ++i)
+    out.push_back({gpu_from_json(j["gpus"][i], origin, "/gpus/" + std::to_string(i)), path, true});
+  return out;
+}
+}  // namespace
 
 json read_json_file(const fs::path& path) {
   const std::string p = path.string();
@@ -129,24 +177,34 @@ json read_json_file(const fs::path& path) {
 }
 
 std::vector<ModelPreset> list_models() {
-  const fs::path dir = presets_dir() / "models";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error("presets", "no model presets folder at " + dir.string());
   std::vector<ModelPreset> out;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".json") continue;
-    const json j = read_json_file(e.path());
-    const std::string origin = e.path().string();
-    if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
-    ModelPreset p;
-    p.id = str(j, "id", origin);
-    p.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.id;
-    p.hf_repo = str(j, "hf_repo", origin);
-    if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
-      for (const auto& s : *a)
-        if (s.is_string()) p.aliases.push_back(s.get<std::string>());
-    p.path = e.path();
-    out.push_back(std::move(p));
+  for (const auto& dir : preset_dirs()) {
+    std::vector<ModelPreset> here;
+    for (const auto& path : json_files(dir.path / "models")) {
+      const json j = read_json_file(path);
+      const std::string origin = path.string();
+      if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
+      // A user's preset is read in full now, so that a mistake in it is reported whatever is asked.
+      if (dir.user) (void)from_preset(j, origin);
+      ModelPreset p;
+      p.id = str(j, "id", origin);
+      p.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.id;
+      p.hf_repo = str(j, "hf_repo", origin);
+      if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
+        for (const auto& s : *a)
+          if (s.is_string()) p.aliases.push_back(s.get<std::string>());
+      p.path = path;
+      p.user = dir.user;
+      for (const auto& q : here)
+        if (lower(q.id) == lower(p.id))
+          throw Error(origin + ": /id", "'" + p.id + "' is also the id of " + q.path.string());
+      here.push_back(std::move(p));
+    }
+    for (auto& p : here) {
+      const bool taken =
+          std::any_of(out.begin(), out.end(), [&](const auto& q) { return lower(q.id) == lower(p.id); });
+      if (!taken) out.push_back(std::move(p));  // an earlier folder's preset of this id stands
+    }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
@@ -170,9 +228,13 @@ ModelSpec find_model(std::string_view name_or_path) {
   std::error_code ec;
   if (fs::is_regular_file(as_path, ec)) return load_model_file(as_path);
   const std::string key = lower(name_or_path);
-  const auto presets = list_models();
+  auto presets = list_models();
+  // An id first; then a repo id or an alias, a user's preset before a built-in one.
+  std::stable_partition(presets.begin(), presets.end(), [](const auto& p) { return p.user; });
+  for (const auto& p : presets)
+    if (lower(p.id) == key) return load_model_file(p.path);
   for (const auto& p : presets) {
-    bool match = lower(p.id) == key || lower(p.hf_repo) == key;
+    bool match = lower(p.hf_repo) == key;
     for (const auto& a : p.aliases) match = match || lower(a) == key;
     if (match) return load_model_file(p.path);
   }
@@ -182,36 +244,41 @@ ModelSpec find_model(std::string_view name_or_path) {
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }
 
-std::vector<Gpu> list_gpus() {
-  const fs::path path = presets_dir() / "gpus.json";
-  const json j = read_json_file(path);
-  const std::string origin = path.string();
-  if (!j.is_object() || !j.contains("gpus") || !j["gpus"].is_array())
-    throw Error(origin + ": /gpus", "must be an array");
-  std::vector<Gpu> out;
-  for (std::size_t i = 0; i < j["gpus"].size(); ++i) {
-    const json& g = j["gpus"][i];
-    const std::string where = origin + ": /gpus/" + std::to_string(i);
-    if (!g.is_object()) throw Error(where, "must be an object");
-    Gpu gpu;
-    gpu.id = str(g, "id", where);
-    gpu.name = str(g, "name", where);
-    const auto mem = g.find("memory_bytes");
-    if (mem == g.end() || !mem->is_number_unsigned() || mem->get<std::uint64_t>() == 0)
-      throw Error(where + "/memory_bytes", "must be a positive integer");
-    gpu.memory = Bytes{mem->get<std::uint64_t>()};
-    const auto opt = [&](const char* key) -> std::uint64_t {
-      const auto it = g.find(key);
-      if (it == g.end() || it->is_null()) return 0;
-      if (!it->is_number_unsigned()) throw Error(where + "/" + key, "must be a positive integer or null");
-      return it->get<std::uint64_t>();
-    };
-    gpu.memory_bandwidth_bytes_per_s = opt("memory_bandwidth_bytes_per_s");
-    gpu.bf16_dense_flops = opt("bf16_dense_flops");
-    if (const auto src = g.find("datasheet_source"); src != g.end() && src->is_string())
-      gpu.source = src->get<std::string>();
-    out.push_back(std::move(gpu));
+std::vector<GpuPreset> list_gpu_presets() {
+  const auto dirs = preset_dirs();
+  std::vector<GpuPreset> out;
+  // From the built-in folder back to the first: a GPU of an earlier folder takes the place of one
+  // with its id, or comes after those already there.
+  for (auto dir = dirs.rbegin(); dir != dirs.rend(); ++dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    if (fs::is_regular_file(dir->path / "gpus.json", ec)) files.push_back(dir->path / "gpus.json");
+    for (auto& f : json_files(dir->path / "gpus")) files.push_back(std::move(f));
+    std::vector<GpuPreset> here;
+    for (const auto& path : files)
+      for (auto& gpu : gpus_in_file(path)) {
+        for (const auto& q : here)
+          if (lower(q.gpu.id) == lower(gpu.gpu.id))
+            throw Error(gpu.path.string() + ": /id",
+                        "'" + gpu.gpu.id + "' is also the id of a GPU in " + q.path.filename().string());
+        gpu.user = dir->user;
+        here.push_back(std::move(gpu));
+      }
+    for (auto& g : here) {
+      const auto same = std::find_if(out.begin(), out.end(),
+                                     [&](const auto& q) { return lower(q.gpu.id) == lower(g.gpu.id); });
+      if (same != out.end())
+        *same = std::move(g);
+      else
+        out.push_back(std::move(g));
+    }
   }
+  return out;
+}
+
+std::vector<Gpu> list_gpus() {
+  std::vector<Gpu> out;
+  for (auto& g : list_gpu_presets()) out.push_back(std::move(g.gpu));
   return out;
 }
 

@@ -190,7 +190,7 @@ foreach(target preset hf_config units size)
   add_test(NAME "reliability: replay ${target}"
            COMMAND ${exe} ${kvplan_fuzz_dir}/corpus/${target}
                    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/${target})
-  set_tests_properties("reliability: replay ${target}" PROPERTIES ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR}")
+  set_tests_properties("reliability: replay ${target}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endforeach()
 target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
 target_include_directories(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli)

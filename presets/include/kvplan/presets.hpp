@@ -17,8 +17,30 @@
 
 namespace kvplan::presets {
 
-/// The presets folder: $KVPLAN_PRESETS if set, else the folder compiled in (the source tree's presets/).
-std::filesystem::path presets_dir();
+/// One folder of presets: models/*.json (one model each), gpus.json ({"gpus": [...]}) and gpus/*.json
+/// (one GPU object each, or {"gpus": [...]}), every part optional. `user`: not the built-in folder.
+struct PresetDir {
+  std::filesystem::path path;
+  bool user = true;
+};
+
+/// Folders given on the command line (`kvplan --presets DIR`), searched before all others, first
+/// given first. Process-wide: the CLI and the GUI set it once, before the first lookup.
+void set_option_preset_dirs(std::vector<std::filesystem::path> dirs);
+
+/// The built-in presets: `../share/kvplan` beside the running executable (an installed tree, wherever
+/// it was moved; the part after the executable's folder is GNUInstallDirs' DATADIR relative to BINDIR),
+/// else the source tree's presets/ compiled in (a build tree). Throws kvplan::Error("presets", ...)
+/// naming both places when neither holds a models/ folder.
+std::filesystem::path builtin_presets_dir();
+
+/// The folders searched for presets, in order; an earlier folder's preset takes the place of a later
+/// one with the same id. The --presets folders (set_option_preset_dirs), $KVPLAN_PRESETS (a
+/// colon-separated list), $XDG_DATA_HOME/kvplan (default ~/.local/share/kvplan; skipped when absent),
+/// then the built-in folder. A folder named by --presets or $KVPLAN_PRESETS that does not exist is an
+/// error naming it (Error("--presets" or "KVPLAN_PRESETS", ...)); one listed twice, or the built-in
+/// folder listed as a user one, is searched once.
+std::vector<PresetDir> preset_dirs();
 
 /// Reads a Hugging Face config.json (already parsed) into a ModelSpec. Understands configs that nest
 /// the language model under `text_config`, GPT-2's n_layer/n_head/n_embd, num_key_value_heads
@@ -37,9 +59,13 @@ struct ModelPreset {
   std::string hf_repo;
   std::vector<std::string> aliases;
   std::filesystem::path path;
+  bool user = false;  ///< from a user folder (preset_dirs()), not the built-in one
 };
 
-/// All model presets in presets_dir()/models, sorted by id.
+/// All model presets of preset_dirs() (models/*.json in each), sorted by id; of presets with the same
+/// id (case-insensitive), the one in the earliest folder. Every user preset is read in full (its
+/// config included), so a malformed one is an error naming the file and the JSON path wherever it is
+/// listed or looked up; two presets with one id in the same folder are an error naming both files.
 std::vector<ModelPreset> list_models();
 
 /// Loads a model file: a kvplan preset (an object with "config") or a bare Hugging Face config.json.
@@ -49,7 +75,18 @@ ModelSpec load_model_file(const std::filesystem::path& path);
 /// (case-insensitive, aliases included). Throws kvplan::Error("model", ...) when nothing matches.
 ModelSpec find_model(std::string_view name_or_path);
 
-/// All GPUs of presets_dir()/gpus.json.
+/// One entry of the GPU presets: the GPU, the file it came from, and whether that is a user folder.
+struct GpuPreset {
+  Gpu gpu;
+  std::filesystem::path path;
+  bool user = false;
+};
+
+/// All GPU presets of preset_dirs(): the built-in ones in their file's order, a user GPU with a
+/// built-in id in that one's place, other user GPUs after them. Same rules as list_models().
+std::vector<GpuPreset> list_gpu_presets();
+
+/// The GPUs of list_gpu_presets().
 std::vector<Gpu> list_gpus();
 
 /// The GPU with this id (case-insensitive). Throws kvplan::Error("gpu", ...) naming the known ids.

@@ -1,0 +1,104 @@
+// Where presets are found: the folders of the command line, $KVPLAN_PRESETS, the user's XDG data
+// folder, then the built-in folder, located from the executable so that an installed tree still finds
+// it after it is moved.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "kvplan/presets.hpp"
+
+#ifndef KVPLAN_PRESETS_DIR
+#define KVPLAN_PRESETS_DIR "presets"
+#endif
+#ifndef KVPLAN_INSTALLED_PRESETS_RELDIR
+#define KVPLAN_INSTALLED_PRESETS_RELDIR "../share/kvplan"
+#endif
+
+namespace kvplan::presets {
+
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<fs::path>& option_dirs() {
+  static std::vector<fs::path> dirs;
+  return dirs;
+}
+
+bool has_models(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "models", ec);
+}
+
+/// The running executable's folder, or empty where /proc/self/exe cannot be read.
+fs::path exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path{} : exe.parent_path();
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string{} : std::string{v};
+}
+
+/// $XDG_DATA_HOME/kvplan, or ~/.local/share/kvplan; a relative XDG_DATA_HOME is ignored, as the XDG
+/// Base Directory specification says.
+fs::path user_data_dir() {
+  if (const std::string xdg = env("XDG_DATA_HOME"); !xdg.empty() && fs::path(xdg).is_absolute())
+    return fs::path(xdg) / "kvplan";
+  if (const std::string home = env("HOME"); !home.empty())
+    return fs::path(home) / ".local" / "share" / "kvplan";
+  return {};
+}
+
+/// Adds `dir` unless the same folder is already in `dirs` (or is the built-in one).
+/// Adds `dir`, made absolute (so that `kvplan models` names a user's file in full), unless the same
+/// folder is already in `dirs` (or is the built-in one).
+void add_once(std::vector<PresetDir>& dirs, const fs::path& dir, bool user) {
+  std::error_code ec;
+  for (const auto& d : dirs)
+    if (fs::equivalent(d.path, dir, ec)) return;
+  const fs::path full = fs::absolute(dir, ec);
+  dirs.push_back({ec ? dir : full.lexically_normal(), user});
+}
+}  // namespace
+
+void set_option_preset_dirs(std::vector<fs::path> dirs) { option_dirs() = std::move(dirs); }
+
+fs::path builtin_presets_dir() {
+  const fs::path here = exe_dir();
+  const fs::path installed =
+      here.empty() ? fs::path{} : (here / KVPLAN_INSTALLED_PRESETS_RELDIR).lexically_normal();
+  if (!installed.empty() && has_models(installed)) return installed;
+  const fs::path source{KVPLAN_PRESETS_DIR};
+  if (has_models(source)) return source;
+  throw Error("presets", "no built-in presets: no models/ folder in " +
+                             (installed.empty() ? std::string{} : installed.string() + " or ") +
+                             source.string());
+}
+
+std::vector<PresetDir> preset_dirs() {
+  std::vector<PresetDir> out;
+  std::error_code ec;
+  // The built-in folder goes in first so that add_once sees it, and moves to the end below.
+  out.push_back({builtin_presets_dir(), false});
+  for (const auto& d : option_dirs()) {
+    if (!fs::is_directory(d, ec)) throw Error("--presets", d.string() + ": no such folder");
+    add_once(out, d, true);
+  }
+  const std::string list = env("KVPLAN_PRESETS");
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t end = std::min(list.find(':', start), list.size());
+    const fs::path d = list.substr(start, end - start);
+    start = end + 1;
+    if (d.empty()) continue;
+    if (!fs::is_directory(d, ec)) throw Error("KVPLAN_PRESETS", d.string() + ": no such folder");
+    add_once(out, d, true);
+  }
+  if (const fs::path d = user_data_dir(); !d.empty() && fs::is_directory(d, ec)) add_once(out, d, true);
+  std::rotate(out.begin(), out.begin() + 1, out.end());
+  return out;
+}
+
+}  // namespace kvplan::presets
