@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "kvplan/presets.hpp"
 
 namespace kvplan::cli {
@@ -125,6 +127,10 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   app.add_flag("--disable-hybrid-kv-cache-manager", o.disable_hybrid, "vLLM: every layer as full attention");
   app.add_option("--swa-full-tokens-ratio", o.swa_full_tokens_ratio,
                  "SGLang: SWA pool / full pool tokens (default 0.8)");
+  app.add_option(
+      "--speculative-config", o.speculative_config,
+      "vLLM's speculative decoding JSON: the drafter's layers share the KV pool "
+      "(eagle, eagle3, draft_model with \"model\"; mtp from the config's num_nextn_predict_layers)");
   if (capacity) {
     app.add_option("--kv-memory", o.kv_memory,
                    "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...)");
@@ -224,9 +230,43 @@ double parse_fraction(const std::string& text, const char* field) {
 }
 }  // namespace
 
+ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
+  if (text.empty()) return m;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw Error("--speculative-config",
+                "must be a JSON object, e.g. '{\"method\": \"eagle\", \"model\": \"...\"}'");
+  const auto str = [&](const char* key) -> std::string {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return "";
+    if (!it->is_string()) throw Error("--speculative-config", std::string(key) + " must be a string");
+    return it->get<std::string>();
+  };
+  if (const auto k = j.find("num_speculative_tokens");
+      k != j.end() && !(k->is_number_unsigned() && k->get<std::uint64_t>() > 0))
+    throw Error("--speculative-config", "num_speculative_tokens must be a positive integer");
+  std::string method = str("method");
+  const std::string model = str("model");
+  if (method.empty()) method = model.empty() ? "" : "draft_model";
+  if (method == "eagle" || method == "eagle3" || method == "draft_model") {
+    if (model.empty())
+      throw Error("--speculative-config", "method " + method + " needs \"model\" (the drafter)");
+    return with_draft_layers(m, presets::find_model(model));
+  }
+  if (method == "mtp" || method == "deepseek_mtp" || method == "qwen3_next_mtp" || method == "ernie_mtp" ||
+      method == "glm4_moe_mtp") {
+    if (!model.empty()) return with_draft_layers(m, presets::find_model(model));
+    return with_mtp_layers(m, m.mtp_layers);
+  }
+  if (method == "ngram" || method == "suffix") return m;  // prompt lookup: no drafter, no KV
+  throw Error("--speculative-config",
+              "unknown method '" + method +
+                  "' (eagle, eagle3, draft_model, mtp, deepseek_mtp, qwen3_next_mtp, ngram)");
+}
+
 PlanInputs build_inputs(const SizeOptions& o) {
   PlanInputs in;
-  in.model = resolve_model(o.model, kDefaultModel);
+  in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
   in.engine = resolve_engine(o.engine);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   if (!o.engine.kv_memory.empty()) {

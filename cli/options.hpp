@@ -28,7 +28,7 @@ struct DtypeOptions {
 /// Engine policy and the engine's own options (strings: parsed with kvplan's errors).
 struct EngineCliOptions {
   std::string engine = "ideal", version, block_size, max_num_batched_tokens, ubatch, max_tokens, kv_memory,
-              swa_full_tokens_ratio;
+              swa_full_tokens_ratio, speculative_config;
   bool swa_full = false, kv_unified = false, disable_hybrid = false;
 };
 
@@ -85,6 +85,10 @@ void reject_empty_values(const CLI::App& app);
 /// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window];
 /// `fallback` when neither is given (empty: error).
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback);
+/// The model with a speculative-decoding drafter's layers added, from vLLM's --speculative-config JSON
+/// ({"method": "eagle" | "eagle3" | "draft_model" | "mtp" | "deepseek_mtp" | "qwen3_next_mtp" | "ngram",
+/// "model": preset, repo id or config path, "num_speculative_tokens": k}); empty text: the model as is.
+ModelSpec apply_speculative_config(const std::string& text, ModelSpec m);
 /// K/V dtypes (engine names included: "auto" is the model's dtype, fp16 for fp32 checkpoints as vLLM
 /// does; "fp8_ds_mla" sets the engine option) and the weight dtype (applied to the model).
 KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOptions* engine = nullptr);

@@ -142,3 +142,23 @@ kvplan_cli_bad("user presets: --presets of no folder" "^kvplan: error: --presets
 kvplan_cli_bad("user presets: KVPLAN_PRESETS of no folder" "^kvplan: error: KVPLAN_PRESETS: [^\n]*no-such-dir: no such folder" models)
 set_tests_properties("cli: bad input: user presets: KVPLAN_PRESETS of no folder" PROPERTIES ENVIRONMENT
                      "KVPLAN_PRESETS=${kvplan_user}:${KVPLAN_FIXTURES}/no-such-dir;XDG_DATA_HOME=${PROJECT_BINARY_DIR}/no-user-presets")
+
+# Speculative decoding (vllm-v1-eagle-llama31-8b, vLLM issue 19996): the EAGLE head's one decoder layer is
+# registered in the same KV cache config, so the pool is divided over 33 layers:
+# floor(51.63 * 2^30) = 55,437,290,373 B // (16 * 8 * 256 * 2 B = 65,536) // 33 = 25,633 blocks = 410,128 tokens;
+# 410,128 / 131,072 = 3.13x. The target alone: // 32 = 26,434 blocks = 422,944 tokens.
+kvplan_cli_ok("speculative eagle shares the KV pool"
+  "GPU KV cache size: 410,128 tokens.*Maximum concurrency for 131,072 tokens per request: 3.13x"
+  size llama-3.1-8b --engine vllm --kv-memory 51.63GiB --context 131072
+  "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-llama3.1-8b-draft.json\", \"num_speculative_tokens\": 3}")
+kvplan_cli_ok("target alone without the drafter"
+  "GPU KV cache size: 422,944 tokens"
+  size llama-3.1-8b --engine vllm --kv-memory 51.63GiB --context 131072)
+# DeepSeek-V3's one MTP layer (num_nextn_predict_layers 1) adds a 62nd latent layer: 62 * 1,152 B = 71,424 B.
+kvplan_cli_ok("speculative mtp adds the config's MTP layers"
+  "bytes per token \\(62 layers\\) +69.[78] KiB \\(71,424 B\\)"
+  size deepseek-v3 "--speculative-config={\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}")
+kvplan_cli_bad("speculative config not json" "--speculative-config: must be a JSON object"
+  size llama-3.1-8b --speculative-config=eagle)
+kvplan_cli_bad("speculative method unknown" "--speculative-config: unknown method 'medusa2'"
+  size llama-3.1-8b "--speculative-config={\"method\": \"medusa2\"}")

@@ -133,6 +133,28 @@ void validate(const ModelSpec& m) {
   }
 }
 
+ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft) {
+  if (draft.layers.empty()) throw Error("--speculative-config", "the draft model has no layers");
+  ModelSpec m = target;
+  for (const auto& g : draft.layers) m.layers.push_back(g);
+  m.layers = compress(std::move(m.layers));
+  m.name += " + draft " + draft.name;
+  return m;
+}
+
+ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n) {
+  if (n == 0)
+    throw Error("--speculative-config", "the model has no MTP layers (num_nextn_predict_layers is 0)");
+  if (target.layers.empty()) throw Error("layers", "the model has no layers");
+  ModelSpec m = target;
+  LayerGroup g = target.layers.back();
+  g.count = n;
+  m.layers.push_back(g);
+  m.layers = compress(std::move(m.layers));
+  m.name += " + " + std::to_string(n) + " MTP layer" + (n == 1 ? "" : "s");
+  return m;
+}
+
 std::vector<LayerGroup> compress(std::vector<LayerGroup> layers) {
   std::vector<LayerGroup> out;
   for (auto& g : layers) {

@@ -258,6 +258,7 @@ json model_to_json(const ModelSpec& m) {
           {"expert_weight_dtype", std::string(name(m.expert_weight_dtype))},
           {"published_params", m.published_params},
           {"weights_unknown", m.weights_unknown},
+          {"mtp_layers", m.mtp_layers},
           {"warnings", m.warnings}};
 }
 
@@ -294,6 +295,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.expert_weight_dtype = r.dtype("expert_weight_dtype", m.weight_dtype);
   m.published_params = r.u64("published_params", 0);
   m.weights_unknown = r.str("weights_unknown", "");
+  m.mtp_layers = r.u64("mtp_layers", 0);
   if (const json* w = r.get("warnings")) {
     if (!w->is_array()) throw Error(r.at("warnings"), "must be an array of strings");
     for (const auto& s : *w) {

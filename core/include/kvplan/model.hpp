@@ -141,6 +141,9 @@ struct ModelSpec {
       DType::bf16;  ///< embeddings and LM head (kept unquantised by fp8/mxfp4 checkpoints)
   DType expert_weight_dtype = DType::bf16;  ///< routed experts (gpt-oss: mxfp4)
   std::uint64_t published_params = 0;       ///< published total parameters (0: none recorded)
+  /// Multi-token-prediction layers the checkpoint carries (num_nextn_predict_layers, mtp_num_hidden_layers);
+  /// loaded, and cached, only with speculative decoding (with_mtp_layers).
+  std::uint64_t mtp_layers = 0;
   /// Non-empty when the architecture lacks what the weights need (a config without
   /// intermediate_size or vocab_size, or a layer kvplan has no weight formula for): why, in words. KV figures
   /// are exact regardless; a figure that needs the weights asks for --weights.
@@ -160,6 +163,19 @@ std::string describe(const RecurrentSpec& r);
 /// Checks that a recurrent layer has every dimension its kind's state needs (positive; Mamba2:
 /// d_inner = n_heads x head_dim, n_groups divides n_heads); throws kvplan::Error naming the field.
 void validate(const RecurrentSpec& r);
+
+/// The target model with a speculative-decoding draft's layers appended: vLLM registers the draft's
+/// attention layers (EAGLE / EAGLE-3 heads, draft models, MTP layers) in the same KV cache config as the
+/// target's, so they share its block pool (vllm/v1/worker/gpu_model_runner.py
+/// initialize_kv_cache / get_kv_cache_spec over every Attention layer, the drafter's included;
+/// vllm/v1/spec_decode/eagle.py). The draft's embeddings and LM head are not added (EAGLE shares the
+/// target's). Throws kvplan::Error("--speculative-config", ...) when the draft has no layers.
+ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft);
+
+/// The target with `n` multi-token-prediction layers appended, each a copy of its last layer (DeepSeek /
+/// Qwen MTP: num_nextn_predict_layers decoder layers of the target's shape, vllm/model_executor/models/
+/// deepseek_mtp.py). Throws kvplan::Error("--speculative-config", ...) when n is 0.
+ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n);
 
 /// Total number of layers.
 std::uint64_t num_layers(const ModelSpec& m);

@@ -14,7 +14,6 @@ ModelSpec adapt_deepseek(const HfConfig& c) {
   if (!r.has("kv_lora_rank"))
     r.fail("kv_lora_rank", "missing (required for " + c.model_type + "'s latent attention)");
   Decoder d = read_decoder(c);
-  r.consider("num_nextn_predict_layers");
   if (r.has("index_head_dim") || c.model_type == "deepseek_v32") {
     const std::uint64_t dim = r.positive("index_head_dim");
     r.consider("index_n_heads");

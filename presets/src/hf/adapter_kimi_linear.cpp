@@ -28,7 +28,6 @@ ModelSpec adapt_kimi_linear(const HfConfig& c) {
                                   " must be in exactly one of kda_layers and full_attn_layers");
     if (kda[i]) d.layers[i] = recurrent_layer(rec);
   }
-  r.consider("num_nextn_predict_layers");
   d.m.weights_unknown = "kvplan has no weight formula for Kimi Delta Attention layers";
   return assemble(std::move(d));
 }

@@ -113,6 +113,7 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     m.weights_unknown = "the config has no vocab_size";
   m.max_position_embeddings =
       r.u64_any({"max_position_embeddings", "n_positions", "max_seq_len"}).value_or(0);
+  m.mtp_layers = r.u64_any({"num_nextn_predict_layers", "mtp_num_hidden_layers"}).value_or(0);
   m.norm_bias = rules.plain_mlp;
   // PretrainedConfig's default is tied; these configuration classes default to untied.
   static const std::set<std::string> untied{
