@@ -1,5 +1,8 @@
 #include "kvplan/model.hpp"
 
+#include "kvplan/format.hpp"
+#include "kvplan/limits.hpp"
+
 namespace kvplan {
 
 std::string_view name(AttentionKind k) {
@@ -21,11 +24,25 @@ std::uint64_t num_layers(const ModelSpec& m) {
 
 void validate(const ModelSpec& m) {
   if (m.layers.empty()) throw Error("layers", "the model has no layers");
-  (void)num_layers(m);
+  if (m.layers.size() > kMaxLayers || num_layers(m) > kMaxLayers)
+    throw Error("layers", format_count(m.layers.size() > kMaxLayers ? m.layers.size() : num_layers(m)) +
+                              " layers: kvplan plans at most " + format_count(kMaxLayers));
   for (const auto& g : m.layers) {
     if (g.count == 0) throw Error("layers", "a layer group has zero layers");
     const auto& a = g.attention;
-    if (a.kind == AttentionKind::none) continue;
+    if (a.kind == AttentionKind::none) {
+      // A recurrent layer's state is what it caches: without its sizes it would be 0 B, and engines
+      // that page the state (vLLM's hybrid allocator) would divide by it.
+      const auto& r = a.recurrent;
+      if (r.kind == RecurrentSpec::Kind::mamba && (r.d_inner == 0 || r.d_state == 0))
+        throw Error("recurrent", "a Mamba layer needs positive d_inner and d_state (its state would be 0 B)");
+      if (r.kind == RecurrentSpec::Kind::gated_deltanet &&
+          (r.num_key_heads == 0 || r.num_value_heads == 0 || r.key_head_dim == 0 || r.value_head_dim == 0))
+        throw Error("recurrent",
+                    "a linear-attention layer needs positive key/value heads and head dims (its state "
+                    "would be 0 B)");
+      continue;
+    }
     if (a.num_attention_heads == 0) throw Error("num_attention_heads", "must be positive");
     if (a.kind == AttentionKind::mla) {
       if (a.kv_lora_rank == 0) throw Error("kv_lora_rank", "must be positive for MLA");
