@@ -244,7 +244,12 @@ PlanInputs build_inputs(const SizeOptions& o) {
 
   if (!d.gpu_util.empty()) in.deployment.gpu_memory_utilization = parse_fraction(d.gpu_util, "--gpu-util");
   if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");
-  if (!d.weights.empty() && d.weights != "auto") in.deployment.weights = parse_bytes(d.weights, "--weights");
+  if (!d.weights.empty() && d.weights != "auto") {
+    in.deployment.weights = parse_bytes(d.weights, "--weights");
+    // Each GPU holds its weights and the reserve: the sum must exist for any split.
+    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value,
+                      d.overhead.empty() ? "--weights" : "--weights plus --overhead");
+  }
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
   if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
   if (!d.gpu_memory.empty()) {
