@@ -3,7 +3,8 @@
 # Idempotent; prints nothing when everything is present.
 set -euo pipefail
 packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev catch2
-          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev)
+          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev
+          clang-14 libclang-rt-14-dev)  # clang: the libFuzzer targets (fuzz/README.md)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
