@@ -144,7 +144,10 @@ void reject_empty_values(const CLI::App& app) {
     if (opt->count() > 0 && opt->get_expected_min() > 0)
       for (const auto& value : opt->results())
         if (value.empty()) throw Error(opt->get_name(), "is empty");
-  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
+  // Every subcommand and option group ("model by flags"): an unfiltered get_subcommands() would miss the
+  // groups, and `--kv-heads ''` planned MHA. Options not given have no results.
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    reject_empty_values(*sub);
 }
 
 EngineOptions resolve_engine(const EngineCliOptions& o) {
