@@ -24,6 +24,7 @@
 #include "kvplan/bench/report.hpp"
 #include "kvplan/bench/sweep.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/units.hpp"
 
 namespace kvplan::bench {
@@ -99,6 +100,11 @@ std::vector<std::string> split(const std::string& s, const std::string& field) {
   return out;
 }
 
+/// Longest sequence a sweep takes (tokens).
+constexpr std::uint64_t kMaxSeq = std::uint64_t{1} << 20;
+/// Largest cache-flush buffer (bytes): 1 GiB, past the last-level cache of any CPU.
+constexpr std::uint64_t kMaxFlushBytes = std::uint64_t{1} << 30;
+
 int to_int(const std::string& s, const std::string& field, std::uint64_t max) {
   const std::uint64_t v = parse_count(s, field);
   if (v > max) throw Error(field, "must be at most " + std::to_string(max));
@@ -132,7 +138,12 @@ Resolved resolve(const BenchOptions& o) {
       if (std::find(s.backends.begin(), s.backends.end(), n) == s.backends.end()) s.backends.push_back(n);
   }
   if (!o.seq.empty())
-    for (const auto& n : split(o.seq, "--seq")) s.seq.push_back(parse_tokens(n, "--seq").value);
+    for (const auto& n : split(o.seq, "--seq")) {
+      s.seq.push_back(parse_tokens(n, "--seq").value);
+      if (s.seq.back() > kMaxSeq)
+        throw Error("--seq", format_count(s.seq.back()) + " tokens: at most " + format_count(kMaxSeq) +
+                                 " (the limit: attention of that length already takes hours on a CPU)");
+    }
   s.batch = parse_count(o.batch, "--batch");
   s.heads = parse_count(o.heads, "--heads");
   s.kv_heads = o.kv_heads.empty() ? s.heads : parse_count(o.kv_heads, "--kv-heads");
@@ -169,6 +180,9 @@ Resolved resolve(const BenchOptions& o) {
   const MachineInfo m = machine_info();
   s.cpu.flush_bytes = o.flush.empty() ? std::max<std::uint64_t>(2 * m.l2_bytes * m.logical_cpus, 1u << 20)
                                       : parse_bytes(o.flush, "--flush").value;
+  if (s.cpu.flush_bytes > kMaxFlushBytes)
+    throw Error("--flush", format_count(s.cpu.flush_bytes) + " B: at most " + format_count(kMaxFlushBytes) +
+                               " B (1 GiB, the limit: past any CPU's caches)");
   const auto x = o.tile.find('x');
   if (x == std::string::npos) throw Error("--tile", "must be ROWSxCOLS, e.g. 256x256");
   s.cpu.tile_rows = parse_count(o.tile.substr(0, x), "--tile");
@@ -246,21 +260,46 @@ int run_check(const Resolved& r) {
 /// (/dev/stdout). Throws kvplan::Error when it cannot.
 void write_report(const Report& rep, const std::string& path) {
   std::error_code ec;
-  const bool regular = std::filesystem::is_regular_file(path, ec);
-  const std::string tmp = regular ? path + ".tmp" : path;
+  // In place only where `path` exists and is not a regular file (/dev/stdout); else a new file appears
+  // whole or not at all, and a failed write leaves neither a partial report nor the temporary.
+  const bool in_place = std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
+  const std::string tmp = in_place ? path : path + ".tmp";
+  bool ok = false;
   {
-    std::ofstream f(tmp);
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << to_json(rep).dump(2) << "\n";
-    if (!f) throw Error(path, "cannot be written");
+    f.close();
+    ok = !f.fail();
   }
-  if (!regular) return;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path, "cannot be written: " + ec.message());
+  if (in_place) {
+    if (!ok) throw Error(path, "cannot be written");
+    return;
+  }
+  if (ok) std::filesystem::rename(tmp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(path, "cannot be written" + (ok ? ": " + ec.message() : std::string()));
+  }
+}
+
+/// Fails before the measuring when --out cannot be written, creating nothing: a temporary beside it
+/// is created and removed (a device or /dev/stdout is opened as it is).
+void probe_out(const std::string& path) {
+  std::error_code ec;
+  const bool in_place = std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
+  if (in_place) {
+    if (std::filesystem::is_directory(path, ec)) throw Error("--out", path + ": is a directory");
+    if (!std::ofstream(path, std::ios::app)) throw Error("--out", path + ": cannot be written");
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  const bool ok = static_cast<bool>(std::ofstream(tmp, std::ios::binary | std::ios::trunc));
+  std::filesystem::remove(tmp, ec);
+  if (!ok) throw Error("--out", path + ": cannot be written");
 }
 
 int run_bench(const Resolved& r) {
-  if (!r.out.empty() && !std::ofstream(r.out, std::ios::app))  // fail now, not after the measuring
-    throw Error("--out", r.out + ": cannot be written");
+  if (!r.out.empty()) probe_out(r.out);  // fail now, not after the measuring
   std::error_code ec;
   const bool rewrite = !r.out.empty() && std::filesystem::is_regular_file(r.out, ec);  // after each run
   bool missing = false;
@@ -350,6 +389,9 @@ int main(int argc, char** argv) {
     return r.check ? run_check(r) : run_bench(r);
   } catch (const kvplan::Error& e) {
     std::fprintf(stderr, "kvplan-bench: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kvplan-bench: error: out of memory (lower --seq, --batch, --heads or --flush)\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kvplan-bench: error: %s\n", e.what());

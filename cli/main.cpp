@@ -1,7 +1,10 @@
 // kvplan: KV-cache capacity planning from the command line.
 // Each subcommand has an options struct, a setup_x(App&) and a run_x(const XOptions&) (CLI11's
 // subcom_in_files pattern). main has the one try block: every error is one line on stderr, exit 2.
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -22,7 +25,7 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 void warn(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", w.c_str());
+  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
 }
 
 /// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
@@ -33,7 +36,8 @@ std::string user_mark(bool user, const std::filesystem::path& path) {
 int run_models() {
   std::string out;
   for (const auto& p : presets::list_models())
-    out += fmt::format("{:<22} {:<44} {}{}\n", p.id, p.hf_repo, p.name, user_mark(p.user, p.path));
+    out += fmt::format("{:<22} {:<44} {}{}\n", printable(p.id), printable(p.hf_repo), printable(p.name),
+                       user_mark(p.user, p.path));
   print(out);
   return 0;
 }
@@ -41,8 +45,8 @@ int run_models() {
 int run_gpus() {
   std::string out;
   for (const auto& [g, path, user] : presets::list_gpu_presets())
-    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", g.id, format_bytes(g.memory, UnitSystem::iec),
-                       g.name, format_bytes_exact(g.memory), user_mark(user, path));
+    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id), format_bytes(g.memory, UnitSystem::iec),
+                       printable(g.name), format_bytes_exact(g.memory), user_mark(user, path));
   print(out);
   return 0;
 }
@@ -78,7 +82,21 @@ int run_compare(const CompareOptions& o) {
   EngineOptions engine = resolve_engine(o.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
-  const auto rows = compare_attention(m, t, ctx, VariantOptions{}, engine);
+  // An overflow with the context is the context's; one at a single token is the model's.
+  const auto rows = [&] {
+    try {
+      return compare_attention(m, t, ctx, VariantOptions{}, engine);
+    } catch (const Error& e) {
+      if (e.field() != "bytes") throw;
+      try {
+        (void)compare_attention(m, t, Tokens{1}, VariantOptions{}, engine);
+      } catch (const Error& one) {
+        if (one.field() != "bytes") throw;
+        throw Error("bytes_per_token", one.reason());
+      }
+      throw Error("--context", e.reason());
+    }
+  }();
   print(o.json ? dump(compare_json(m, t, ctx, rows)) + "\n" : compare_text(m, t, ctx, rows, u));
   return 0;
 }
@@ -90,10 +108,14 @@ int run_prefill(const PrefillOptions& o) {
   const std::uint64_t vs = o.vs.empty() ? 0 : parse_tokens(o.vs, "--vs").value;
   std::optional<Gpu> gpu;
   if (!o.gpu.empty()) gpu = presets::find_gpu(o.gpu);
+  if (!o.vs.empty() && vs == 0) throw Error("--vs", "must be positive");
   char* end = nullptr;
+  errno = 0;
   const double eff = std::strtod(o.efficiency.c_str(), &end);
-  if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size())
-    throw Error("--efficiency", "must be a number in (0, 1]");
+  // Checked whether or not a time is asked for: a value is never silently ignored.
+  if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size() || errno == ERANGE ||
+      !std::isfinite(eff) || eff <= 0.0 || eff > 1.0)
+    throw Error("--efficiency", "must be a number in (0, 1], got '" + o.efficiency + "'");
   const PrefillFlops f = prefill_flops(m, n);
   std::optional<PrefillComparison> c;
   if (vs != 0) c = compare_prefill(m, n, vs);
@@ -153,7 +175,7 @@ int run_prefill(const PrefillOptions& o) {
     print(dump(j) + "\n");
     return 0;
   }
-  std::string out = fmt::format("{}: prefill of {} tokens\n", m.name, format_count(n));
+  std::string out = fmt::format("{}: prefill of {} tokens\n", printable(m.name), format_count(n));
   const auto flops = [](std::uint64_t v) { return fmt::format("{:.3g} FLOPs", static_cast<double>(v)); };
   const auto line = [&](const std::string& label, const std::string& value) {
     out += fmt::format("  {:<52}{}\n", label, value);
@@ -166,7 +188,7 @@ int run_prefill(const PrefillOptions& o) {
     line(fmt::format("time on {} at {:.0f}% of dense bf16 peak", gpu->id, eff * 100),
          fmt::format("{:.3f} s", *secs));
   if (cal) {
-    out += fmt::format("\ncalibration: {}\n", cal->source);
+    out += fmt::format("\ncalibration: {}\n", printable(cal->source));
     line(fmt::format("measured attention rate (exponent {:.2f})", cal->exponent),
          fmt::format("{:.3g} FLOP/s", cal->attention_flops_per_s));
     line("attention time", fmt::format("{:.3f} s", cal_secs->attention));
@@ -179,6 +201,30 @@ int run_prefill(const PrefillOptions& o) {
   }
   print(out);
   return 0;
+}
+
+/// `kvplan frobnicate`: CLI11 would take the word as a stray argument and say only that a subcommand
+/// is required. Throws kvplan::Error naming the word and the real subcommands.
+void require_known_subcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->check_name(argv[1])) return;
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  throw Error("subcommand", "unknown subcommand '" + std::string(argv[1]) + "' (" + known + ")");
+}
+
+/// Flushes standard output and checks that every write reached it (a full disk, a closed pipe, a
+/// closed descriptor): a plan that was not delivered is exit 1 with one line, not a silent 0.
+int finish_output(int rc) {
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return rc;
+  const int err = errno;
+  std::fprintf(stderr, "kvplan: error: standard output: %s\n",
+               err != 0 ? std::strerror(err) : "write failed");
+  return 1;
 }
 
 }  // namespace
@@ -242,18 +288,20 @@ int main(int argc, char** argv) {
   pre_cmd->add_flag("--json", pre.json, "one JSON object");
 
   try {
+    require_known_subcommand(app, argc, argv);
     app.parse(argc, argv);
     reject_empty_values(app);
     kvplan::presets::set_option_preset_dirs({preset_dirs.begin(), preset_dirs.end()});
-    if (*models) return run_models();
-    if (*gpus) return run_gpus();
-    if (*show_cmd) return run_show(show);
-    if (*size_cmd) return run_size(size);
-    if (*cmp_cmd) return run_compare(cmp);
-    if (*pre_cmd) return run_prefill(pre);
-    return 2;
+    int rc = 2;
+    if (*models) rc = run_models();
+    if (*gpus) rc = run_gpus();
+    if (*show_cmd) rc = run_show(show);
+    if (*size_cmd) rc = run_size(size);
+    if (*cmp_cmd) rc = run_compare(cmp);
+    if (*pre_cmd) rc = run_prefill(pre);
+    return finish_output(rc);
   } catch (const CLI::Success& e) {
-    return app.exit(e);
+    return finish_output(app.exit(e));
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
@@ -261,6 +309,9 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const kvplan::Error& e) {
     std::fprintf(stderr, "kvplan: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kvplan: error: out of memory: the input is too large to plan\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kvplan: error: %s\n", e.what());

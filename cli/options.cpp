@@ -162,7 +162,10 @@ void reject_empty_values(const CLI::App& app) {
     if (opt->count() > 0 && opt->get_expected_min() > 0)
       for (const auto& value : opt->results())
         if (value.empty()) throw Error(opt->get_name(), "is empty");
-  for (const CLI::App* sub : app.get_subcommands()) reject_empty_values(*sub);
+  // Every subcommand and option group ("model by flags"): an unfiltered get_subcommands() would miss the
+  // groups, and `--kv-heads ''` planned MHA. Options not given have no results.
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    reject_empty_values(*sub);
 }
 
 EngineOptions resolve_engine(const EngineCliOptions& o) {
@@ -296,7 +299,12 @@ PlanInputs build_inputs(const SizeOptions& o) {
 
   if (!d.gpu_util.empty()) in.deployment.gpu_memory_utilization = parse_fraction(d.gpu_util, "--gpu-util");
   if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");
-  if (!d.weights.empty() && d.weights != "auto") in.deployment.weights = parse_bytes(d.weights, "--weights");
+  if (!d.weights.empty() && d.weights != "auto") {
+    in.deployment.weights = parse_bytes(d.weights, "--weights");
+    // Each GPU holds its weights and the reserve: the sum must exist for any split.
+    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value,
+                      d.overhead.empty() ? "--weights" : "--weights plus --overhead");
+  }
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
   if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
   if (!d.gpu_memory.empty()) {

@@ -143,8 +143,9 @@ json layout_json(const Plan& p) {
 
 std::string layout_text(const Plan& p, UnitSystem u) {
   const auto& m = p.inputs.model;
-  std::string out = fmt::format("{} ({}): {} layers, KV {}, engine rules: {}\n\n", m.name, m.source, p.layers,
-                                dtype_label(p.inputs.kv), name(p.engine.engine));
+  std::string out =
+      fmt::format("{} ({}): {} layers, KV {}, engine rules: {}\n\n", printable(m.name), printable(m.source),
+                  p.layers, dtype_label(p.inputs.kv), name(p.engine.engine));
   out += fmt::format("  {:<11} {:<62} {:>14} {:>16}\n", "layers", "attention", "B/token/layer", "B/token");
   for (const auto& g : p.groups) {
     const std::string range = g.group.count == 1
@@ -226,7 +227,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   const auto& par = in.deployment.parallel;
   const auto& g = p.per_gpu;
   std::string out = fmt::format(
-      "{} ({}), engine rules: {}\n\n", m.name, m.source,
+      "{} ({}), engine rules: {}\n\n", printable(m.name), printable(m.source),
       in.engine.engine == Engine::ideal ? std::string("ideal (exact layout, no paging)") : p.engine.rules);
   out += "Inputs\n";
   out += row("context", format_count(in.context.value) + " tokens");
@@ -302,7 +303,7 @@ json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
 
 std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
                          const std::vector<VariantFigures>& rows, UnitSystem u) {
-  std::string out = fmt::format("{}: attention variants at {} tokens, KV {}\n\n", m.name,
+  std::string out = fmt::format("{}: attention variants at {} tokens, KV {}\n\n", printable(m.name),
                                 format_count(context.value), dtype_label(t));
   out += fmt::format("  {:<24} {:>16} {:>14} {:>16} {:>12}\n", "variant", "B/token", "per token",
                      "per sequence", "vs MHA");

@@ -63,7 +63,7 @@ kvplan_cli_bad("more stages than layers" "pp: 200 stages exceed the model's 80 l
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
 kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8b --gpu h100-sxm --gpu-util nan)
 kvplan_cli_bad("overflowing size" "overflows 64-bit arithmetic"
-  size --layers 4000000000 --heads 100000 --kv-heads 100000 --head-dim 100000 --context 4000000000)
+  size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
 kvplan_cli_bad("unknown gpu" "gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
 kvplan_cli_bad("unknown dtype" "--kv-dtype: unknown type 'fp7'" size llama-3.1-8b --kv-dtype fp7)

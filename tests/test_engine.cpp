@@ -6,6 +6,7 @@
 #include "kvplan/engine.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
+#include "test_support.hpp"
 
 using namespace kvplan;
 
@@ -454,4 +455,43 @@ TEST_CASE("DeepSeek-V3.2's indexer cache under the engines", "[engine][mla]") {
       llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt), Error);
   CHECK_THROWS_AS(
       trtllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{4096}, engine(Engine::trtllm), std::nullopt), Error);
+}
+
+TEST_CASE("stage views: each stage's share of the groups, nothing copied", "[engine][pp]") {
+  // Groups of 3, 1 and 4 layers (8 in all) on 3 stages: 3, 3 and 2 layers (pipeline_stages: the first
+  // 8 mod 3 = 2 stages take one more). Stage 0: group 0 (3). Stage 1: group 1 (1), group 2 (2).
+  // Stage 2: group 2 (2).
+  using test::gqa;
+  const auto m = test::model({{gqa(8, 8, 64), 3}, {gqa(8, 2, 64), 1}, {gqa(8, 1, 64), 4}});
+  const auto v = stage_views(m, 3);
+  REQUIRE(v.size() == 3);
+  REQUIRE(v[0].layers.size() == 1);
+  CHECK(v[0].layers[0].count == 3);
+  CHECK(&v[0].layers[0].attention == &m.layers[0].attention);
+  REQUIRE(v[1].layers.size() == 2);
+  CHECK(v[1].layers[0].count == 1);
+  CHECK(v[1].layers[1].count == 2);
+  CHECK(&v[1].layers[1].attention == &m.layers[2].attention);
+  REQUIRE(v[2].layers.size() == 1);
+  CHECK(v[2].layers[0].count == 2);
+  CHECK(v[2].stage.first == 6);
+  // 4,096 single-layer groups on 4,096 stages: one view each.
+  std::vector<LayerGroup> many(4096, m.layers[0]);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i].count = 1;
+  ModelSpec big = m;
+  big.layers = many;
+  std::size_t views = 0;
+  for (const auto& s : stage_views(big, 4096)) views += s.layers.size();
+  CHECK(views == 4096);
+}
+
+TEST_CASE("engines refuse a recurrent layer without a state instead of dividing by it", "[engine][vllm]") {
+  // The GUI's SIGFPE: a Mamba group with no sizes and one full-attention layer under vLLM.
+  ModelSpec m = test::model({{test::gqa(1, 1, 1), 1}});
+  LayerGroup none;
+  none.attention.kind = AttentionKind::recurrent;
+  m.layers.insert(m.layers.begin(), none);
+  CHECK_THROWS_WITH(
+      apply_engine(m, KvDtypes{}, Parallelism{}, Tokens{4096}, 1, engine(Engine::vllm), Bytes{1ULL << 30}),
+      Catch::Contains("d_inner: must be positive for a mamba layer"));
 }

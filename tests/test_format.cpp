@@ -20,3 +20,13 @@ TEST_CASE("human formatting", "[format]") {
   CHECK(format_bytes(Bytes{999999}, UnitSystem::si) == "1.00 MB");  // rounding carries into the next unit
   CHECK(format_fixed(1.3, 2) == "1.30");
 }
+
+TEST_CASE("printable escapes what a terminal would obey", "[format]") {
+  CHECK(printable("Llama 3.1 8B") == "Llama 3.1 8B");
+  CHECK(printable("a\x1b[31mb") == "a\\x1b[31mb");
+  CHECK(printable("two\nlines\r\t") == "two\\nlines\\r\\t");
+  CHECK(printable("del\x7f") == "del\\x7f");
+  // U+009B (CSI) as UTF-8 is C2 9B; U+00E9 (C3 A9) stays.
+  CHECK(printable("\xc2\x9b"
+                  "2J caf\xc3\xa9") == "\\u009b2J caf\xc3\xa9");
+}

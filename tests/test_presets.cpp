@@ -244,3 +244,26 @@ TEST_CASE("unreadable configs name the key and the reason", "[presets][hf][error
   j["model_type"] = "jamba";
   CHECK(error_of(j) == "test.json: /attn_layer_period: missing (required for this architecture)");
 }
+
+TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[presets][json]") {
+  using presets::parse_json_text;
+  // 64 levels parse; the 65th is refused at the path of the 64 open ones.
+  const std::string ok = std::string(64, '[') + std::string(64, ']');
+  CHECK(parse_json_text(ok, "f").is_array());
+  const std::string deep = std::string(65, '[') + std::string(65, ']');
+  std::string path;
+  for (int i = 0; i < 64; ++i) path += "/0";
+  CHECK_THROWS_WITH(parse_json_text(deep, "f"), "f: " + path + ": nested deeper than 64 levels (the limit)");
+  // The outer array is value 1: 524,287 empty objects fit, one more does not (at index 524,287).
+  std::string wide = "[";
+  for (std::size_t i = 0; i < presets::kMaxJsonValues - 1; ++i) wide += i == 0 ? "{}" : ",{}";
+  CHECK(parse_json_text(wide + "]", "f").size() == presets::kMaxJsonValues - 1);
+  CHECK_THROWS_WITH(parse_json_text(wide + ",{}]", "f"),
+                    "f: /524287: more than 524,288 JSON values in the file (the limit)");
+  // A number nlohmann cannot hold is named by its path; a syntax error by line and column.
+  CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": 1e400}]})", "f"),
+                    "f: /a/1/b: number overflow parsing '1e400'");
+  CHECK_THROWS_WITH(parse_json_text("{", "f"), Catch::StartsWith("f: malformed JSON: parse error at line 1"));
+  // Duplicate keys: the last wins, as nlohmann's DOM parser does.
+  CHECK(parse_json_text(R"({"k": 1, "k": 2})", "f")["k"] == 2);
+}

@@ -1,11 +1,11 @@
 #include "kvplan/bench/report.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/presets.hpp"
 
 namespace kvplan::bench {
 
@@ -348,14 +348,8 @@ std::vector<Series> read_series(const nlohmann::json& report, const std::string&
 }
 
 std::vector<Series> read_series_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path, "cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path, std::string("malformed JSON (") + e.what() + ")");
-  }
+  // The planner's reader: regular files only (a FIFO would block), bounded in size, depth and values.
+  const nlohmann::json j = presets::read_json_file(path);
   try {
     return read_series(j, path);
   } catch (const nlohmann::json::exception& e) {

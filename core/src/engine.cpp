@@ -92,22 +92,25 @@ std::string mib(Bytes b, int decimals) {
 }
 std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
 
-std::vector<ModelSpec> stage_models(const ModelSpec& m, std::uint64_t pp) {
-  std::vector<ModelSpec> out;
-  for (const auto& s : pipeline_stages(num_layers(m), pp)) {
-    ModelSpec stage = m;
-    stage.layers.clear();
-    std::uint64_t layer = 0;
-    for (const auto& g : m.layers) {
-      const std::uint64_t lo = std::max(layer, s.first), hi = std::min(layer + g.count, s.first + s.count);
-      if (lo < hi) {
-        LayerGroup part = g;
-        part.count = hi - lo;
-        stage.layers.push_back(part);
-      }
-      layer += g.count;
+std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
+  std::vector<StageView> out;
+  const auto stages = pipeline_stages(num_layers(m), pp);
+  out.reserve(stages.size());
+  // One walk over groups and stages together: a group spanning stages is split, none is visited twice.
+  auto g = m.layers.begin();
+  std::uint64_t g_first = 0;
+  for (const auto& s : stages) {
+    StageView v{s, {}};
+    const std::uint64_t s_end = s.first + s.count;
+    while (g != m.layers.end()) {
+      const std::uint64_t g_end = g_first + g->count;
+      const std::uint64_t lo = std::max(g_first, s.first), hi = std::min(g_end, s_end);
+      if (lo < hi) v.layers.push_back({g->attention, g->mlp, hi - lo});
+      if (g_end > s_end) break;  // the rest of this group belongs to the next stage
+      g_first = g_end;
+      ++g;
     }
-    out.push_back(std::move(stage));
+    out.push_back(std::move(v));
   }
   return out;
 }
@@ -162,6 +165,11 @@ void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow
 
 std::string tokens_str(std::uint64_t n) { return format_count(n); }
 
+std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field) {
+  if (b == 0) throw Error(std::string(field), "is 0 B: the engine cannot size a cache from it");
+  return a / b;
+}
+
 }  // namespace engine_detail
 
 EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
@@ -190,6 +198,9 @@ EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Paralleli
 
 EngineResult apply_engine(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                           std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  // Whoever calls: the policies divide by figures of the model, so they only see a valid one.
+  validate(m);
+  validate_parallelism(m, p);
   if (context.value == 0) throw Error("context", "must be positive");
   if (users == 0) throw Error("users", "must be positive");
   validate_engine_options(o);

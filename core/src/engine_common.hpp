@@ -16,6 +16,9 @@ bool has_windowed_only(const ModelSpec& m);
 bool has_recurrent(const ModelSpec& m);
 /// Throws kvplan::Error("--kv-dtype", ...) for KV types the engine lacks (block types unless allowed).
 void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types);
+/// a / b where b is a figure of the model (a page, a cell, a block): throws kvplan::Error(field,
+/// "is 0 B ...") instead of dividing by zero.
+std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field);
 /// "42,656".
 std::string tokens_str(std::uint64_t n);
 

@@ -187,7 +187,11 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
   if (p.pp > 1) {
     std::uint64_t dev = 0;
     Bytes fullest{0};
-    for (const auto& stage : stage_models(m, p.pp)) {
+    // One copy of the model's metadata, its layers replaced by each stage's in turn: O(groups + pp).
+    ModelSpec stage = m;
+    for (const auto& view : stage_views(m, p.pp)) {
+      stage.layers.clear();
+      for (const auto& g : view.layers) stage.layers.push_back({g.attention, g.mlp, g.count});
       EngineOptions one = o;
       const auto part = llamacpp_policy(stage, t, Parallelism{1, 1, 1}, context, users, one, std::nullopt);
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +

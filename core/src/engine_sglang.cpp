@@ -36,7 +36,7 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   // The fullest stage decides (the pool is the minimum over pipeline ranks).
   Bytes cell{0}, full_pt{0}, swa_pt{0}, k_pt{0}, v_pt{0};
   bool mla = false;
-  for (const auto& stage : stage_models(m, p.pp)) {
+  for (const auto& stage : stage_views(m, p.pp)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
@@ -77,7 +77,7 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
     throw Error("--engine",
                 "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
 
-  std::uint64_t tokens = kv_memory->value / cell.value;
+  std::uint64_t tokens = divide(kv_memory->value, cell.value, "cell_size");
   if (hybrid_swa) {
     const double ratio = o.swa_full_tokens_ratio;
     if (!std::isfinite(ratio) || ratio <= 0.0 || ratio > 1.0)

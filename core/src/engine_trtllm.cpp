@@ -29,7 +29,7 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   const std::uint64_t tpb = o.block_size ? o.block_size : 32;  // llmapi KvCacheConfig.tokens_per_block
   r.block_size = tpb;
   Bytes bpt{0};
-  for (const auto& stage : stage_models(m, p.pp)) {
+  for (const auto& stage : stage_views(m, p.pp)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
@@ -59,7 +59,8 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   r.page_bytes = bpt * tpb;
   r.kv_bytes_total = bpt * checked_mul(ceil_div(context.value, tpb), tpb, "context");
   if (!kv_memory && o.max_tokens == 0) return r;
-  std::uint64_t max_tokens = kv_memory ? kv_memory->value / bpt.value : o.max_tokens;
+  std::uint64_t max_tokens =
+      kv_memory ? divide(kv_memory->value, bpt.value, "bytes_per_token") : o.max_tokens;
   if (o.max_tokens != 0) max_tokens = std::min(max_tokens, o.max_tokens);
   const std::uint64_t blocks = ceil_div(max_tokens, tpb);
   r.num_blocks = blocks;

@@ -88,7 +88,7 @@ struct Groups {
   bool hybrid = false;
 };
 
-Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, const EngineOptions& o,
+Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, const EngineOptions& o,
                    std::uint64_t bs, Bytes mamba_page) {
   std::map<std::string, std::pair<Spec, std::uint64_t>> by_type;
   std::vector<std::string> order;
@@ -140,6 +140,7 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
   for (const auto& [id, e] : by_type) max_page = std::max(max_page, e.first.page());
   for (auto& [id, e] : by_type) {
     const Bytes page = e.first.page();
+    if (page == Bytes{0}) throw Error("page_size_bytes", "is 0 B for a layer: vLLM cannot page it");
     if (max_page.value % page.value != 0)
       throw Error("--engine", "vLLM cannot unify the page sizes of this model's layers (" +
                                   std::to_string(page.value) + " B and " + std::to_string(max_page.value) +
@@ -164,6 +165,7 @@ Groups group_stage(const ModelSpec& stage, const KvDtypes& t, std::uint64_t tp, 
 
 /// Pages one request of `len` tokens needs, over all groups.
 std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
+  if (g.page == Bytes{0}) throw Error("page_size_bytes", "is 0 B: vLLM cannot page this model");
   std::uint64_t pages = 0;
   for (const auto& [spec, n] : g.groups)
     pages = checked_add(pages, ceil_div(spec.max_memory(len, mnbt).value, g.page.value), "context");
@@ -180,7 +182,7 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
   const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
   r.block_size = bs;
   Bytes block{0};
-  for (const auto& stage : stage_models(m, p.pp)) {
+  for (const auto& stage : stage_views(m, p.pp)) {
     Bytes per_token{0};
     for (const auto& g : stage.layers)
       if (has_attention(g.attention.kind) && !g.attention.kv_shared)
@@ -198,7 +200,7 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
     }
   r.kv_bytes_total = block * ceil_div(context.value, bs);
   if (!kv_memory) return r;
-  const std::uint64_t blocks = kv_memory->value / block.value;
+  const std::uint64_t blocks = divide(kv_memory->value, block.value, "page_size_bytes");
   r.num_blocks = blocks;
   r.kv_cache_tokens = checked_mul(blocks, bs, "tokens");
   r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
@@ -261,6 +263,8 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
         attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
     }
     if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");
+    if (state == Bytes{0})
+      throw Error("recurrent", "the Mamba / linear-attention state is 0 B: no state fields");
     const std::uint64_t align = 16;
     const std::uint64_t needed =
         checked_mul(align, ceil_div(state.value, checked_mul(align, attn_1.value, "bytes")), "bytes");
@@ -278,7 +282,7 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
           "% to ensure that mamba page size and attention page size are exactly equal.");
     r.block_size = block;
   }
-  const auto stages = stage_models(m, p.pp);
+  const auto stages = stage_views(m, p.pp);
   std::vector<Groups> groups;
   for (const auto& s : stages) groups.push_back(group_stage(s, t, p.tp, o, block, mamba_page));
   // The reported figures follow the stage with the fewest blocks; with equal memory that is the one
@@ -304,19 +308,23 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
   if (!kv_memory) return r;
 
   std::uint64_t blocks = ~0ULL;
-  for (const auto& s : groups) blocks = std::min(blocks, kv_memory->value / s.page.value / s.group_size);
+  for (const auto& s : groups)
+    blocks = std::min(
+        blocks, divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"));
   r.num_blocks = blocks;
   std::uint64_t min_block = ~0ULL;
   for (const auto& [spec, n] : g.groups) min_block = std::min(min_block, spec.block_size);
-  r.kv_cache_tokens = checked_mul(blocks / g.groups.size(), min_block, "tokens");
+  r.kv_cache_tokens = checked_mul(divide(blocks, g.groups.size(), "layers"), min_block, "tokens");
   const std::uint64_t pages = pages_per_request(g, context.value, mnbt);
   r.max_concurrency = static_cast<double>(blocks) / static_cast<double>(pages);
-  r.max_requests = blocks / pages;
+  r.max_requests = divide(blocks, pages, "context");
   // estimate_max_model_len: the largest length whose pages fit, on every stage.
   const auto fits = [&](std::uint64_t len) {
     for (const auto& s : groups) {
       try {
-        if (pages_per_request(s, len, mnbt) > kv_memory->value / s.page.value / s.group_size) return false;
+        if (pages_per_request(s, len, mnbt) >
+            divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"))
+          return false;
       } catch (const Error&) {
         return false;
       }

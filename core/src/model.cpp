@@ -1,5 +1,8 @@
 #include "kvplan/model.hpp"
 
+#include "kvplan/format.hpp"
+#include "kvplan/limits.hpp"
+
 namespace kvplan {
 
 std::string_view name(AttentionKind k) {
@@ -106,7 +109,9 @@ void validate(const RecurrentSpec& r) {
 
 void validate(const ModelSpec& m) {
   if (m.layers.empty()) throw Error("layers", "the model has no layers");
-  (void)num_layers(m);
+  if (m.layers.size() > kMaxLayers || num_layers(m) > kMaxLayers)
+    throw Error("layers", format_count(m.layers.size() > kMaxLayers ? m.layers.size() : num_layers(m)) +
+                              " layers: kvplan plans at most " + format_count(kMaxLayers));
   for (const auto& g : m.layers) {
     if (g.count == 0) throw Error("layers", "a layer group has zero layers");
     const auto& a = g.attention;

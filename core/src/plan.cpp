@@ -205,7 +205,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     g.available_kv_bytes = *in.kv_memory;  // as the engine logs it: weights and reserve already out
   } else {
     g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
-    const Bytes fixed = g.weights_bytes + g.reserve_bytes;
+    const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
     if (fixed > g.usable_bytes) {
       g.available_kv_bytes = Bytes{0};
       p.fits = false;

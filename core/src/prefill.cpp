@@ -74,6 +74,9 @@ PrefillSeconds prefill_seconds(const PrefillFlops& f, const PrefillCalibration& 
   s.attention = static_cast<double>(f.attention) / c.attention_flops_per_s;
   s.linear = static_cast<double>(f.linear) / linear;
   s.total = s.attention + s.linear;
+  // A rate near the smallest double (5e-324) passes the checks above and gives infinite seconds.
+  if (!std::isfinite(s.total))
+    throw Error("calibration", c.source + ": rates too small for these FLOPs (the time is not finite)");
   return s;
 }
 

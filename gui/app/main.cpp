@@ -13,6 +13,7 @@
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/gui/save_file.hpp"
 
 namespace {
 void settle(int ms) {
@@ -20,6 +21,10 @@ void settle(int ms) {
   t.start();
   while (t.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
+
+/// Bounds of --size (pixels per side).
+constexpr int kMinSide = 100;
+constexpr int kMaxSide = 4096;
 
 void fail(const QString& message) { std::fprintf(stderr, "kvplan-gui: error: %s\n", qPrintable(message)); }
 }  // namespace
@@ -89,12 +94,22 @@ int main(int argc, char** argv) {
     fail(QStringLiteral("--size: expected WxH, got '%1'").arg(parser.value(size)));
     return 2;
   }
-  window.resize(m.captured(1).toInt(), m.captured(2).toInt());
+  // Bounded: a 30000x30000 window took 6.9 GB, 100000x100000 crashed; 4096 x 4096 x 4 B is 64 MiB.
+  bool ok_w = false, ok_h = false;
+  const qlonglong w = m.captured(1).toLongLong(&ok_w), h = m.captured(2).toLongLong(&ok_h);
+  if (!ok_w || !ok_h || w < kMinSide || h < kMinSide || w > kMaxSide || h > kMaxSide) {
+    fail(QStringLiteral("--size: width and height must be %1 to %2 pixels, got '%3'")
+             .arg(kMinSide)
+             .arg(kMaxSide)
+             .arg(parser.value(size)));
+    return 2;
+  }
+  window.resize(static_cast<int>(w), static_cast<int>(h));
   window.show();
   settle(300);
-  const QPixmap pixmap = window.grab();
-  if (pixmap.isNull() || !pixmap.save(parser.value(screenshot), "PNG")) {
-    fail(parser.value(screenshot) + QStringLiteral(": cannot be written"));
+  QString error;
+  if (!kvplan::gui::savePngAtomically(window.grab(), parser.value(screenshot), &error)) {
+    fail(error);
     return 2;
   }
   return 0;

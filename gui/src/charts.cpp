@@ -1,4 +1,5 @@
 #include "kvplan/gui/charts.hpp"
+#include "kvplan/gui/save_file.hpp"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -239,11 +240,7 @@ bool ChartPanel::exportPng(Chart chart, const QString& path, QString* error) con
     if (error != nullptr) *error = QStringLiteral("%1: the chart has not been drawn yet").arg(path);
     return false;
   }
-  if (!pixmap.save(path, "PNG")) {
-    if (error != nullptr) *error = QStringLiteral("%1: cannot be written").arg(path);
-    return false;
-  }
-  return true;
+  return savePngAtomically(pixmap, path, error);
 }
 
 QString ChartPanel::chartName(Chart chart) {

@@ -1,12 +1,15 @@
 #include "kvplan/gui/scenario.hpp"
 
+#include "kvplan/gui/save_file.hpp"
+
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/format.hpp"
+#include "kvplan/limits.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::gui {
@@ -271,15 +274,31 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   const json* layers = r.get("layers");
   if (layers == nullptr || !layers->is_array() || layers->empty())
     throw Error(r.at("layers"), "must be a non-empty array of layer groups");
+  if (layers->size() > kMaxLayers)
+    throw Error(r.at("layers"), format_count(layers->size()) + " layer groups: kvplan plans at most " +
+                                    format_count(kMaxLayers) + " layers");
+  std::uint64_t total = 0;
   for (std::size_t i = 0; i < layers->size(); ++i) {
     const std::string at = r.at("layers") + "/" + std::to_string(i);
     const Reader g(layers->at(i), at);
     LayerGroup group;
     group.count = g.positive("count", 1);
+    total += std::min(group.count, kMaxLayers + 1);  // cannot wrap: at most kMaxLayers groups
+    if (total > kMaxLayers)
+      throw Error(g.at("count"),
+                  "the layers add up to more than " + format_count(kMaxLayers) + ", the most kvplan plans");
     const json* a = g.get("attention");
     if (a == nullptr) throw Error(g.at("attention"), "missing");
     group.attention = attention_from_json(*a, g.at("attention"));
     if (const json* mlp = g.get("mlp")) group.mlp = mlp_from_json(*mlp, g.at("mlp"));
+    // The checks core makes on every model, here with the group's path: as strict as the config loader.
+    try {
+      ModelSpec one;
+      one.layers = {group};
+      validate(one);
+    } catch (const Error& e) {
+      throw Error(g.at("attention"), e.what());
+    }
     m.layers.push_back(group);
   }
   m.hidden_size = r.u64("hidden_size", 0);
@@ -434,8 +453,14 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   p.dp = gpus / per_replica;
 
   in.deployment.gpu_memory_utilization = r.number("gpu_memory_utilization", kDefaultGpuUtilization);
+  if (!(in.deployment.gpu_memory_utilization > 0.0 && in.deployment.gpu_memory_utilization <= 1.0))
+    throw Error(r.at("gpu_memory_utilization"), "must be a number in (0, 1]");
   in.deployment.reserve = Bytes{r.u64("reserve_bytes", kDefaultReserve.value)};
-  if (r.get("weights_bytes") != nullptr) in.deployment.weights = Bytes{r.u64("weights_bytes", 0)};
+  if (r.get("weights_bytes") != nullptr) {
+    in.deployment.weights = Bytes{r.u64("weights_bytes", 0)};
+    // Each GPU holds its weights and the reserve: the sum must exist for any split.
+    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value, r.at("weights_bytes"));
+  }
   in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
   if (const json* options = r.get("engine_options")) {
     const Reader er(*options, r.at("engine_options"));
@@ -474,11 +499,10 @@ Scenario load_scenario(const std::filesystem::path& path) {
 
 void save_scenario(const Scenario& s, const std::filesystem::path& path) {
   const std::string text = scenario_to_json(s).dump(2) + "\n";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(path.string(), "cannot be written");
-  out << text;
-  out.close();
-  if (!out) throw Error(path.string(), "cannot be written");
+  QString error;
+  if (!saveFileAtomically(QString::fromStdString(path.string()),
+                          QByteArray(text.data(), static_cast<qsizetype>(text.size())), &error))
+    throw Error("", error.toStdString());  // "PATH: cannot be written: REASON"
 }
 
 std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) {

@@ -1,5 +1,6 @@
 // kvplan-bench reports -> PrefillCalibration (schema "kvplan-bench/1", documented in bench/README.md).
 #include <cmath>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,12 @@ int backend_rank(const std::string& b) {
   if (b == "cuda-naive") return 2;
   if (b == "cpu-naive") return 3;
   return 4;
+}
+
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 bool is_gpu(const std::string& backend) { return backend.rfind("cuda", 0) == 0; }
@@ -39,6 +46,18 @@ std::uint64_t count(const json& obj, const char* key, const std::string& where) 
   if (it == obj.end() || it->is_null()) return 0;
   if (!it->is_number_unsigned()) throw Error(where + "/" + key, "must be a non-negative integer");
   return it->get<std::uint64_t>();
+}
+/// Rates a machine could measure: 1 FLOP/s to 1e21 (a thousand times a GB200 rack). Outside, a time
+/// would print as 0 s or inf s.
+constexpr double kMinFlopsPerS = 1.0;
+constexpr double kMaxFlopsPerS = 1e21;
+
+/// Throws kvplan::Error(where, ...) unless the number v lies in [lo, hi].
+void in_range(const json& v, double lo, double hi, const std::string& where, const char* unit) {
+  const double x = v.get<double>();
+  if (std::isfinite(x) && x >= lo && x <= hi) return;
+  const std::string u = *unit != '\0' ? std::string(" ") + unit : "";
+  throw Error(where, "must be between " + shortest(lo) + " and " + shortest(hi) + u + ", got " + v.dump());
 }
 }  // namespace
 
@@ -68,9 +87,8 @@ std::size_t calibration_run(const json& report, const std::string& origin, std::
     const auto fit = r.find("fit");
     if (fit == r.end() || !fit->is_object()) continue;
     const auto rate = fit->find("attention_flops_per_s");
-    if (rate == fit->end() || !rate->is_number() || !(rate->get<double>() > 0.0) ||
-        !std::isfinite(rate->get<double>()))
-      continue;
+    if (rate == fit->end() || !rate->is_number()) continue;
+    in_range(*rate, kMinFlopsPerS, kMaxFlopsPerS, where(i) + "/fit/attention_flops_per_s", "FLOP/s");
     if (best == nullptr || key(i) < key(best_index)) {
       best = &r;
       best_index = i;
@@ -96,7 +114,10 @@ PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint
              std::to_string(c.head_dim) + ", causal)";
   const json& fit = (*best)["fit"];
   c.attention_flops_per_s = fit["attention_flops_per_s"].get<double>();
-  if (const auto e = fit.find("exponent"); e != fit.end() && e->is_number()) c.exponent = e->get<double>();
+  if (const auto e = fit.find("exponent"); e != fit.end() && e->is_number()) {
+    in_range(*e, 0.0, 4.0, where(best_index) + "/fit/exponent", "");
+    c.exponent = e->get<double>();
+  }
   // The fastest GEMM baseline on the same hardware as the run: cuBLAS for a GPU run, CPU libraries otherwise.
   if (const auto gemm = j.find("gemm"); gemm != j.end() && gemm->is_array()) {
     for (std::size_t i = 0; i < gemm->size(); ++i) {
@@ -105,8 +126,10 @@ PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint
       const std::string lib = text(g, "library", file + ": /gemm/" + std::to_string(i));
       if ((lib == "cuBLAS") != is_gpu(c.backend)) continue;
       const auto t = g.find("tflops");
-      if (t != g.end() && t->is_number() && std::isfinite(t->get<double>() * 1e12))
-        c.linear_flops_per_s = std::max(c.linear_flops_per_s, t->get<double>() * 1e12);
+      if (t == g.end() || !t->is_number()) continue;
+      in_range(*t, kMinFlopsPerS / 1e12, kMaxFlopsPerS / 1e12,
+               file + ": /gemm/" + std::to_string(i) + "/tflops", "TFLOP/s");
+      c.linear_flops_per_s = std::max(c.linear_flops_per_s, t->get<double>() * 1e12);
     }
   }
   return c;

@@ -1,10 +1,8 @@
 #include "kvplan/presets.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -39,53 +37,6 @@ ModelSpec from_preset(const json& j, const std::string& origin) {
   }
   return m;
 }
-
-/// The JSON path of the value being parsed ("/layer_types/3"), kept by the parser callback so that an
-/// error the parser raises on a value (a number out of range) can name it.
-class JsonPath {
- public:
-  bool track(json::parse_event_t e, const json& v) {
-    switch (e) {
-      case json::parse_event_t::object_start: frames_.push_back({false, {}, 0}); break;
-      case json::parse_event_t::array_start: frames_.push_back({true, {}, 0}); break;
-      case json::parse_event_t::key:
-        if (!frames_.empty() && v.is_string()) frames_.back().key = v.get<std::string>();
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        next();
-        break;
-      case json::parse_event_t::value: next(); break;
-    }
-    return true;
-  }
-  [[nodiscard]] bool empty() const { return frames_.empty(); }
-  /// JSON Pointer syntax (RFC 6901): "~" as "~0", "/" as "~1".
-  [[nodiscard]] std::string str() const {
-    std::string out;
-    for (const auto& f : frames_) {
-      out += '/';
-      if (f.array) {
-        out += std::to_string(f.index);
-        continue;
-      }
-      for (const char c : f.key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-    }
-    return out;
-  }
-
- private:
-  void next() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
-  }
-  struct Frame {
-    bool array;
-    std::string key;
-    std::size_t index;
-  };
-  std::vector<Frame> frames_;
-};
 
 bool is_preset(const json& j) { return j.is_object() && j.contains("config") && j["config"].is_object(); }
 
@@ -146,35 +97,6 @@ std::vector<GpuPreset> gpus_in_file(const fs::path& path) {
   return out;
 }
 }  // namespace
-
-json read_json_file(const fs::path& path) {
-  const std::string p = path.string();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(p, "no such file");
-  if (fs::is_directory(path, ec)) throw Error(p, "is a directory, not a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(p, "cannot be read");
-  // Read at most the limit: a huge file, or a device that never ends, is not a config.
-  constexpr std::size_t kMaxBytes = 64U << 20;
-  std::string text;
-  std::array<char, 1 << 16> buf{};
-  while (in.read(buf.data(), buf.size()) || in.gcount() > 0) {
-    text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxBytes) throw Error(p, "is larger than 64 MiB: not a config");
-  }
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(p, "is empty");
-  JsonPath where;
-  try {
-    return json::parse(text, [&where](int, json::parse_event_t e, json& v) { return where.track(e, v); });
-  } catch (const json::exception& e) {
-    // nlohmann's message is one line: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-    // A syntax error is located by line and column; a value the parser cannot hold (1e400) by its path.
-    if (dynamic_cast<const json::parse_error*>(&e) != nullptr) throw Error(p, "malformed JSON: " + what);
-    throw Error(where.empty() ? p : p + ": " + where.str(), what);
-  }
-}
 
 std::vector<ModelPreset> list_models() {
   std::vector<ModelPreset> out;
@@ -238,6 +160,8 @@ ModelSpec find_model(std::string_view name_or_path) {
     for (const auto& a : p.aliases) match = match || lower(a) == key;
     if (match) return load_model_file(p.path);
   }
+  // A path that exists but is no regular file (a directory, a FIFO, a link loop): say what it is.
+  if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
   if (name_or_path.find(".json") != std::string_view::npos)
     throw Error(std::string(name_or_path), "no such file");
   throw Error("model", "unknown model '" + std::string(name_or_path) +

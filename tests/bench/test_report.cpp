@@ -170,7 +170,7 @@ TEST_CASE("reading reports: errors name the file and the JSON path", "[bench][re
       {"schema", "kvplan-bench/1"},
       {"runs", {{{"backend", "cpu-tiled"}, {"head_dim", "64"}, {"causal", false}}}}};
   CHECK(error_of(bad_dim) == "r.json: /runs/0/head_dim: must be a positive integer");
-  CHECK_THROWS_WITH(read_series_file("no-such-report.json"), "no-such-report.json: cannot be read");
+  CHECK_THROWS_WITH(read_series_file("no-such-report.json"), "no-such-report.json: no such file");
 }
 
 TEST_CASE("the fixture report reads", "[bench][report]") {

@@ -216,6 +216,27 @@ class ScenarioTest : public QObject {
     QTest::newRow("utilisation not a number") << "gpu_memory_utilization"
                                               << "\"most\""
                                               << "s.json: /gpu_memory_utilization";
+    // Issue 14: the architecture is checked as a config is (this one died with SIGFPE under vLLM).
+    QTest::newRow("recurrent layer without a state")
+        << "model"
+        << "{\"custom\": true, \"architecture\": {\"layers\": [{\"attention\": {\"kind\": \"none\"}}, "
+           "{\"attention\": {\"num_attention_heads\": 1, \"num_key_value_heads\": 1, \"head_dim_k\": 1, "
+           "\"head_dim_v\": 1}}]}}"
+        << "s.json: /model/architecture/layers/0/attention: d_inner: must be positive for a mamba layer";
+    QTest::newRow("layers past the limit")
+        << "model"
+        << "{\"custom\": true, \"architecture\": {\"layers\": [{\"count\": 5000, \"attention\": "
+           "{\"num_attention_heads\": 1, \"num_key_value_heads\": 1, \"head_dim_k\": 1, \"head_dim_v\": "
+           "1}}]}}"
+        << "s.json: /model/architecture/layers/0/count: the layers add up to more than 4,096";
+    QTest::newRow("utilisation past 1") << "gpu_memory_utilization"
+                                        << "1.5"
+                                        << "s.json: /gpu_memory_utilization: must be a number in (0, 1]";
+    // 2^64 - 1 B of weights plus the default 1 GiB reserve.
+    QTest::newRow("weights past 2^64 with the reserve")
+        << "weights_bytes"
+        << "18446744073709551615"
+        << "s.json: /weights_bytes: overflows 64-bit arithmetic";
   }
 
   void badScenariosNameTheJsonPath() {

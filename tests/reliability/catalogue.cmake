@@ -5,8 +5,8 @@
 set(KVPLAN_REL ${CMAKE_CURRENT_SOURCE_DIR}/reliability/fixtures)
 set(KVPLAN_REL_GEN ${CMAKE_CURRENT_BINARY_DIR}/reliability)
 
-# --- Generated fixtures: deep nesting (100,000 levels) is too big to commit. nlohmann's parser and
-# destructor are iterative and the loader never copies the config, so none of these may overflow the stack.
+# --- Generated fixtures: deep nesting (100,000 levels) is too big to commit. The reader refuses nesting
+# past 64 levels (presets/src/json_file.cpp, kMaxJsonDepth) at the 65th, naming the path of 64 levels.
 string(REPEAT "[" 100000 kvplan_open)
 string(REPEAT "]" 100000 kvplan_close)
 file(WRITE ${KVPLAN_REL_GEN}/deep-array.json "${kvplan_open}${kvplan_close}\n")
@@ -38,16 +38,16 @@ kvplan_bad("array where text_config belongs" "text-config-array.json: /text_conf
   size ${KVPLAN_REL}/text-config-array.json)
 kvplan_bad("object where layer_types belongs" "layer-types-object.json: /layer_types: must be an array, got an object\n$"
   size ${KVPLAN_REL}/layer-types-object.json)
-kvplan_bad("deep nesting as the config" "deep-array.json: a config must be a JSON object, got an array\n$"
+kvplan_bad("deep nesting as the config" "deep-array.json: (/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
   size ${KVPLAN_REL_GEN}/deep-array.json)
-kvplan_bad("deep nesting unclosed" "deep-unclosed.json: malformed JSON: parse error at line 1, column 100001: syntax error while parsing value - unexpected end of input"
+kvplan_bad("deep nesting unclosed" "deep-unclosed.json: (/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
   size ${KVPLAN_REL_GEN}/deep-unclosed.json)
-kvplan_bad("deep nesting as a count" "deep-value.json: /num_hidden_layers: must be a non-negative integer, got an array\n$"
+kvplan_bad("deep nesting as a count" "deep-value.json: /num_hidden_layers(/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
   size ${KVPLAN_REL_GEN}/deep-value.json)
-# The llama-like fixture (32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B per token) with a
-# 100,000-deep value under a key kvplan does not read: it plans as without it.
-kvplan_cli_ok("catalogue: deep nesting under an unused key" "\"bytes_per_token\": 131072"
-  size ${KVPLAN_REL_GEN}/deep-unused-key.json --json)
+# The llama-like fixture with a 100,000-deep value under a key kvplan does not read: refused all the same
+# (the bound holds whatever the key; 4 MiB of "[" took 504 MB before).
+kvplan_bad("deep nesting under an unused key" "deep-unused-key.json: /unused/deep(/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
+  size ${KVPLAN_REL_GEN}/deep-unused-key.json)
 
 # --- Numbers (presets/src/hf_config.cpp Reader::u64 / positive; JSON numbers nlohmann cannot hold).
 kvplan_bad("number as a string" "layers-as-string.json: /num_hidden_layers: must be a non-negative integer, got a string\n$"
@@ -112,7 +112,10 @@ kvplan_bad("gpu-util 1e400" "--gpu-util: must be a number in \\(0, 1\\], got '1e
 kvplan_bad("tp zero" "--tp: must be positive, got 0\n$" size llama-3.1-8b --tp 0)
 # core/src/kv.cpp pipeline_stages: every figure walks the stages; 4e9 of them used to end in std::bad_alloc.
 kvplan_bad("pp past any deployment" "^kvplan: error: pp: 4000000000 stages: kvplan plans at most 4096\n$"
-  size --layers 4000000000 --heads 1 --head-dim 1 --pp 4000000000)
+  size --layers 4096 --heads 1 --head-dim 1 --pp 4000000000)
+# core/include/kvplan/limits.hpp kMaxLayers (core/src/model.cpp validate).
+kvplan_bad("layers past the limit" "^kvplan: error: layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
+  size --layers 4000000000 --heads 1 --head-dim 1)
 kvplan_bad("gpus not a multiple of tp" "--gpus: 3 is not a multiple of tp x pp = 2\n$" size llama-3.1-8b --gpus 3 --tp 2)
 kvplan_bad("gpu memory negative" "--gpu-memory: must not be negative\n$" size llama-3.1-8b --gpu-memory -80GiB)
 # 99,999,999 x 2^40 = 1.1e20 > 2^64.
@@ -142,9 +145,9 @@ kvplan_bad("prompt zero" "--prompt: must be positive\n$" prefill llama-3.1-8b --
 kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama-3.1-8b --context 0)
 
 # --- Arithmetic: every byte and token product is checked (core/src/plan.cpp names the figure).
-# The issue's example: per layer 100,000 x 100,000 values x 2 B x 2 (K, V) = 4e10 B; x 4e9 layers = 1.6e20 > 2^64.
+# Per layer 10^9 heads x 10^9 values x 2 B x 2 (K, V) = 4e18 B; x 4,096 layers = 1.6e22 > 2^64.
 kvplan_bad("the issue's overflow" "^kvplan: error: bytes_per_token: overflows 64-bit arithmetic\n$"
-  size --layers 4000000000 --heads 100000 --kv-heads 100000 --head-dim 100000 --context 4000000000)
+  size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 # 131,072 B per token x 10^15 tokens = 1.3e20 > 2^64.
 kvplan_bad("context overflows a sequence" "kv_bytes_per_sequence: overflows 64-bit arithmetic\n$"
   size llama-3.1-8b --context 1000000000000000)
@@ -182,7 +185,7 @@ kvplan_cli_ok("catalogue: vllm window near 2^64" "\"engine\": [{][^}]*\"kv_bytes
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 set(kvplan_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
-foreach(target preset hf_config units size)
+foreach(target preset hf_config units size calibration)
   set(exe kvplan_replay_${target})
   add_executable(${exe} ${kvplan_fuzz_dir}/fuzz_${target}.cpp ${kvplan_fuzz_dir}/replay_main.cpp)
   target_link_libraries(${exe} PRIVATE kvplan::core kvplan::presets kvplan_warnings)
@@ -192,6 +195,15 @@ foreach(target preset hf_config units size)
                    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/${target})
   set_tests_properties("reliability: replay ${target}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endforeach()
+# The scenario loader is the GUI library's: replayed where the GUI is built.
+if(TARGET kvplan_gui_lib)
+  add_executable(kvplan_replay_scenario ${kvplan_fuzz_dir}/fuzz_scenario.cpp ${kvplan_fuzz_dir}/replay_main.cpp)
+  target_link_libraries(kvplan_replay_scenario PRIVATE kvplan::gui kvplan_warnings)
+  target_compile_definitions(kvplan_replay_scenario PRIVATE KVPLAN_SOURCE_PRESETS="${KVPLAN_PRESETS_DIR}")
+  add_test(NAME "reliability: replay scenario"
+           COMMAND kvplan_replay_scenario ${kvplan_fuzz_dir}/corpus/scenario
+                   ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/scenario)
+endif()
 target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
 target_include_directories(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 target_link_libraries(kvplan_replay_size PRIVATE fmt::fmt CLI11::CLI11)

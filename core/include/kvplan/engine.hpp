@@ -123,8 +123,24 @@ EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parall
 EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                            const EngineOptions& o, std::optional<Bytes> kv_memory);
 
-/// Layers of the fullest pipeline stage, as a model of its own (the layers one GPU holds).
-std::vector<ModelSpec> stage_models(const ModelSpec& m, std::uint64_t pp);
+/// The share of one layer group a pipeline stage holds: a view of the model's group and the layers
+/// of it in the stage. Valid while the ModelSpec it came from lives.
+struct StageGroup {
+  const AttentionLayer& attention;
+  const MlpSpec& mlp;
+  std::uint64_t count;
+};
+
+/// The layers one pipeline stage (one GPU of a tp rank) holds, as views into the model's groups.
+struct StageView {
+  Stage stage;
+  std::vector<StageGroup> layers;
+};
+
+/// The pp stages of pipeline_stages(num_layers(m), pp), each with the parts of the groups it holds.
+/// Nothing of the model is copied: all stages together hold groups + pp - 1 views, so engines can walk
+/// them on every probe of a capacity search. Throws kvplan::Error("pp", ...) as pipeline_stages does.
+std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp);
 
 /// "1,234.56 MiB"-style helpers for engine log lines: value / 2^20 with `decimals` decimals.
 std::string mib(Bytes b, int decimals = 2);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "kvplan/units.hpp"
 
@@ -21,5 +22,10 @@ std::string format_bytes_exact(Bytes b);
 
 /// A double with `decimals` decimals ("1.30").
 std::string format_fixed(double v, int decimals);
+
+/// Text from a file or a flag (a model's name, an id, a path) made safe for a terminal: C0 controls
+/// as \n, \r, \t or \xNN, DEL as \x7f, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
+/// \u0080..\u009f, so that no escape sequence from a file reaches the terminal and a line stays one.
+std::string printable(std::string_view text);
 
 }  // namespace kvplan

@@ -4,6 +4,7 @@
 /// Every parsing problem becomes kvplan::Error naming the file and the JSON path
 /// ("config.json: /text_config/num_key_value_heads: must be a positive integer").
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -104,7 +105,27 @@ PrefillCalibration load_calibration(const std::filesystem::path& path, std::uint
 /// Throws kvplan::Error naming origin and the JSON path (not such a report, no run that qualifies).
 std::size_t calibration_run(const nlohmann::json& report, const std::string& origin, std::uint64_t head_dim);
 
-/// Reads and parses a JSON file; errors name the file (missing, unreadable, empty, malformed).
+/// Largest JSON file kvplan reads (bytes): presets, configs, scenarios and bench reports are kilobytes.
+inline constexpr std::size_t kMaxJsonBytes = std::size_t{64} << 20;
+/// Deepest nesting of arrays and objects read_json_file accepts (real configs nest 3 or 4 levels).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+/// Most JSON values (scalars, arrays and objects) in one file (524,288): a 100,000-layer layer_types
+/// list fits, and a 1 MB array of empty objects; the bound keeps a parsed document near 100 MB at
+/// worst whatever the 64 MiB hold.
+inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 19;
+
+/// Throws kvplan::Error(path, ...) unless `path` is a regular file (or a link to one), saying what it is
+/// instead: no such file, a directory, a FIFO, a device, a socket, a symbolic link loop. Reading only
+/// regular files keeps a FIFO or a device from blocking a read forever.
+void require_regular_file(const std::filesystem::path& path);
+
+/// Reads and parses a JSON file (a regular file of at most kMaxJsonBytes); errors name the file
+/// (missing, not a regular file, unreadable, too large, empty, malformed) or the JSON path of the value
+/// at fault (a number out of range, nesting past kMaxJsonDepth, more than kMaxJsonValues values).
+/// Time and memory are linear in the file's size.
 nlohmann::json read_json_file(const std::filesystem::path& path);
+
+/// Parses JSON text as read_json_file does, with its limits; `origin` (the file name) starts every error.
+nlohmann::json parse_json_text(std::string_view text, const std::string& origin);
 
 }  // namespace kvplan::presets

@@ -1,0 +1,23 @@
+# The checks every program case makes once it has run (included by cli_case.cmake and
+# reliability/bounded_case.cmake): exit code RC, stdout OUT_RE / OUT_EMPTY, stderr ERR_RE / ERR_ONE_LINE.
+# Expects ARGS, rc, out and err; sets ctx, the context a failure message shows.
+set(ctx "\n--- args: ${ARGS}\n--- exit code: ${rc}\n--- stdout:\n${out}\n--- stderr:\n${err}")
+if(NOT rc MATCHES "^(${RC})$")
+  message(FATAL_ERROR "exit code ${rc}, expected ${RC}${ctx}")
+endif()
+if(DEFINED OUT_RE AND NOT out MATCHES "${OUT_RE}")
+  message(FATAL_ERROR "stdout does not match '${OUT_RE}'${ctx}")
+endif()
+if(DEFINED ERR_RE AND NOT err MATCHES "${ERR_RE}")
+  message(FATAL_ERROR "stderr does not match '${ERR_RE}'${ctx}")
+endif()
+if(OUT_EMPTY AND NOT out STREQUAL "")
+  message(FATAL_ERROR "stdout should be empty${ctx}")
+endif()
+if(ERR_ONE_LINE)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "stderr should be one line, has ${n}${ctx}")
+  endif()
+endif()

@@ -1,0 +1,189 @@
+# Issue 14: hostile and huge input. Every case runs under /usr/bin/time (bounded_case.cmake) and must end
+# within 10 s and 1 GB (wide margins over the second and 256 MB the fixed code needs), with its exit code,
+# one line naming the field or the limit, and no partial file left.
+# Included from tests/CMakeLists.txt after catalogue.cmake (KVPLAN_REL, KVPLAN_REL_GEN).
+set(kvplan_bounded ${CMAKE_CURRENT_SOURCE_DIR}/reliability/bounded_case.cmake)
+
+# kvplan_bounded(NAME EXE RC ERR_RE [OPTIONS -D...] ARGS ...): the program's args after ARGS.
+function(kvplan_bounded name exe rc err_re)
+  cmake_parse_arguments(B "" "" "OPTIONS;ARGS" ${ARGN})
+  list(JOIN B_ARGS "|" args)
+  set(one -DERR_ONE_LINE=1)
+  if(rc STREQUAL "0")
+    set(one "")
+  endif()
+  add_test(NAME "bounds: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=${exe} "-DARGS=${args}" "-DRC=${rc}" "-DERR_RE=${err_re}" ${one}
+                   ${B_OPTIONS} -P ${kvplan_bounded})
+  # XDG_RUNTIME_DIR: else Qt prints a warning line of its own on stderr.
+  set_tests_properties("bounds: ${name}" PROPERTIES
+    ENVIRONMENT "KVPLAN_PRESETS=${KVPLAN_PRESETS_DIR};QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${KVPLAN_REL_GEN}/xdg"
+    TIMEOUT 60)
+endfunction()
+set(kvplan $<TARGET_FILE:kvplan>)
+file(MAKE_DIRECTORY ${KVPLAN_REL_GEN}/xdg)
+file(CHMOD ${KVPLAN_REL_GEN}/xdg PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+
+# --- Generated fixtures (too big to commit; written once per build folder).
+file(READ ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/llama-like/config.json kvplan_llama)
+string(REGEX REPLACE "}[ \r\n]*\n$" "" kvplan_llama "${kvplan_llama}")
+# kvplan_generate(NAME PREFIX REPEATED COUNT SUFFIX). Explicit
+# strings, not CMake lists: a "[" in a list element would join elements.
+macro(kvplan_generate name prefix repeated count suffix)
+  if(NOT EXISTS ${KVPLAN_REL_GEN}/${name})
+    string(REPEAT "${repeated}" ${count} kvplan_part)
+    file(WRITE ${KVPLAN_REL_GEN}/${name} "${prefix}${kvplan_part}${suffix}")
+    unset(kvplan_part)
+  endif()
+endmacro()
+# 1 MB: {"a": [{}, {}, ...]} under a key kvplan never reads (349,000 objects; 21 s before: the parser
+# callback rescanned the parent array after each object).
+kvplan_generate(wide-unused-key.json "${kvplan_llama}, \"unused\": [" "{}," 349000 "{}]}\n")
+kvplan_generate(deep-4mib.json "" "[" 4194304 "")               # 504 MB before
+kvplan_generate(deep-63mib.json "" "[" 66060288 "")             # 7.9 GB before
+kvplan_generate(wide-63mib.json "[" "{}," 22020095 "{}]")
+# 4,096 layers (the limit), full and sliding alternating, and 10,000 (past it: 17.6 s and 9.1 GB before).
+kvplan_generate(layers-4096.json
+  "${kvplan_llama}, \"sliding_window\": 4096, \"num_hidden_layers\": 4096, \"layer_types\": ["
+  "\"full_attention\", \"sliding_attention\", " 2047 "\"full_attention\", \"sliding_attention\"]}\n")
+kvplan_generate(layers-10000.json
+  "${kvplan_llama}, \"sliding_window\": 4096, \"num_hidden_layers\": 10000, \"layer_types\": ["
+  "\"full_attention\", \"sliding_attention\", " 4999 "\"full_attention\", \"sliding_attention\"]}\n")
+unset(kvplan_llama)
+
+# --- Parsing (presets/src/json_file.cpp): linear, bounded by depth and value count.
+# The llama-like fixture: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B per token.
+kvplan_bounded("1 MB of empty objects under an unused key" ${kvplan} 0 ""
+  OPTIONS "-DOUT_RE=\"bytes_per_token\": 131072" ARGS size ${KVPLAN_REL_GEN}/wide-unused-key.json --json)
+kvplan_bounded("4 MiB of [" ${kvplan} 2 "deep-4mib.json: (/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS size ${KVPLAN_REL_GEN}/deep-4mib.json)
+kvplan_bounded("63 MiB of [" ${kvplan} 2 "deep-63mib.json: (/0)+: nested deeper than 64 levels \\(the limit\\)\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS size ${KVPLAN_REL_GEN}/deep-63mib.json)
+# Values: the outer array is the first, so the 524,288th object (index 524,287) is one too many.
+kvplan_bounded("63 MiB of {}" ${kvplan} 2
+  "wide-63mib.json: /524287: more than 524,288 JSON values in the file \\(the limit\\)\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS size ${KVPLAN_REL_GEN}/wide-63mib.json)
+kvplan_bounded("calibration: 1 MB of empty objects" ${kvplan} 2
+  "wide-unused-key.json: /schema: not a kvplan-bench/1 report\n$"
+  ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${KVPLAN_REL_GEN}/wide-unused-key.json)
+
+# --- Layers and stages (core/src/engine.cpp stage_views; core/include/kvplan/limits.hpp kMaxLayers).
+kvplan_bounded("10,000 layers refused" ${kvplan} 2 "^kvplan: error: layers: 10,000 layers: kvplan plans at most 4,096\n$"
+  ARGS size ${KVPLAN_REL_GEN}/layers-10000.json --pp 4096 --engine vllm --gpu h100-sxm)
+# 4,096 layers on 4,096 stages: one layer per GPU, every engine, each capacity search probing them all.
+foreach(engine ideal vllm sglang trtllm llamacpp)
+  kvplan_bounded("4,096 layers on 4,096 stages, ${engine}" ${kvplan} 0 ""
+    OPTIONS "-DOUT_RE=\"pp\": 4096" ARGS size ${KVPLAN_REL_GEN}/layers-4096.json --pp 4096 --engine ${engine}
+            --gpu h100-sxm --json)
+endforeach()
+
+# --- Files that are not regular files: a FIFO used to block forever (json_file.cpp require_regular_file).
+set(fifo ${KVPLAN_REL_GEN}/fifo.json)
+kvplan_bounded("FIFO as the model" ${kvplan} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
+  OPTIONS -DFIFO=${fifo} ARGS size ${fifo})
+kvplan_bounded("FIFO as --calibration" ${kvplan} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
+  OPTIONS -DFIFO=${fifo} ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${fifo})
+kvplan_bounded("directory as the model" ${kvplan} 2 "reliability/fixtures: is a directory, not a file\n$"
+  ARGS size ${KVPLAN_REL})
+file(MAKE_DIRECTORY ${KVPLAN_REL_GEN}/links)
+file(CREATE_LINK loop-b.json ${KVPLAN_REL_GEN}/links/loop-a.json SYMBOLIC)
+file(CREATE_LINK loop-a.json ${KVPLAN_REL_GEN}/links/loop-b.json SYMBOLIC)
+kvplan_bounded("symbolic link loop as the model" ${kvplan} 2 "loop-a.json: is a symbolic link loop\n$"
+  ARGS size ${KVPLAN_REL_GEN}/links/loop-a.json)
+# A presets folder whose models/ holds a FIFO: `kvplan models` and every lookup used to hang.
+file(MAKE_DIRECTORY ${KVPLAN_REL_GEN}/fifo-presets/models)
+file(COPY ${KVPLAN_PRESETS_DIR}/gpus.json DESTINATION ${KVPLAN_REL_GEN}/fifo-presets)
+kvplan_bounded("FIFO in the presets models folder" ${kvplan} 2 "models/pipe.json: is a FIFO \\(named pipe\\), not a regular file\n$"
+  OPTIONS -DFIFO=${KVPLAN_REL_GEN}/fifo-presets/models/pipe.json ARGS models)
+set_property(TEST "bounds: FIFO in the presets models folder" PROPERTY ENVIRONMENT
+             "KVPLAN_PRESETS=${KVPLAN_REL_GEN}/fifo-presets;XDG_RUNTIME_DIR=${KVPLAN_REL_GEN}/xdg")
+
+# --- Output that does not arrive is exit 1 with one line (cli/main.cpp finish_output).
+kvplan_bounded("stdout onto /dev/full" ${kvplan} 1 "^kvplan: error: standard output: No space left on device\n$"
+  OPTIONS -DSTDOUT=full ARGS size llama-3.1-8b --json)
+kvplan_bounded("stdout closed" ${kvplan} 1 "^kvplan: error: standard output: Bad file descriptor\n$"
+  OPTIONS -DSTDOUT=closed ARGS models)
+
+# --- Values and messages.
+kvplan_bounded("unknown subcommand" ${kvplan} 2
+  "^kvplan: error: subcommand: unknown subcommand 'frobnicate' \\(models, gpus, show, size, compare, prefill\\)\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS frobnicate)
+# Empty values of the "model by flags" group were read as absent: MHA, no window.
+kvplan_bounded("--kv-heads empty" ${kvplan} 2 "^kvplan: error: --kv-heads: is empty\n$"
+  OPTIONS -DOUT_EMPTY=1 "-DSHELL_TAIL=--kv-heads ''" ARGS size --layers 2 --heads 8 --head-dim 64)
+kvplan_bounded("--window empty" ${kvplan} 2 "^kvplan: error: --window: is empty\n$"
+  OPTIONS -DOUT_EMPTY=1 "-DSHELL_TAIL=--window ''" ARGS size --layers 2 --heads 8 --head-dim 64)
+kvplan_bounded("--efficiency out of range without --gpu" ${kvplan} 2
+  "^kvplan: error: --efficiency: must be a number in \\(0, 1\\], got '5'\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS prefill llama-3.1-8b --prompt 1000 --efficiency 5)
+# 2^64 - 1 B of weights plus the default 1 GiB reserve per GPU overflows: the error names the flag.
+kvplan_bounded("weights past 2^64 with the reserve" ${kvplan} 2 "^kvplan: error: --weights: overflows 64-bit arithmetic\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS size llama-3.1-8b --gpu h100-sxm --weights 18446744073709551615)
+# Llama 3.1 8B: 131,072 B per token x 2^63 tokens = 2^80 B.
+kvplan_bounded("compare context 2^63" ${kvplan} 2 "^kvplan: error: --context: overflows 64-bit arithmetic\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS compare llama-3.1-8b --context 9223372036854775808)
+# 5e-324 FLOP/s used to print "inf s".
+kvplan_bounded("calibration rate 5e-324" ${kvplan} 2
+  "calibration-tiny-rate.json: /runs/0/fit/attention_flops_per_s: must be between 1 and 1e\\+21 FLOP/s, got 5e-324\n$"
+  OPTIONS -DOUT_EMPTY=1 ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${KVPLAN_REL}/calibration-tiny-rate.json)
+
+# --- kvplan-gui (gui/app/main.cpp): bounded --size, atomic screenshots, scenarios as strict as configs.
+if(TARGET kvplan-gui)
+  set(gui $<TARGET_FILE:kvplan-gui>)
+  set(shot ${KVPLAN_REL_GEN}/shot.png)
+  foreach(size 100000x100000 30000x30000 0x0)
+    kvplan_bounded("gui --size ${size}" ${gui} 2
+      "^kvplan-gui: error: --size: width and height must be 100 to 4096 pixels, got '${size}'\n$"
+      OPTIONS "-DABSENT=${shot}|${shot}.tmp" ARGS --screenshot ${shot} --size ${size})
+  endforeach()
+  # The 314-byte scenario that died with SIGFPE: a recurrent group with no state and vLLM.
+  kvplan_bounded("gui scenario: recurrent layer without state" ${gui} 2
+    "scenario-recurrent-no-state.json: /model/architecture/layers/0/attention: d_inner: must be positive for a mamba layer"
+    OPTIONS -DABSENT=${shot} ARGS --screenshot ${shot} --scenario ${KVPLAN_REL}/scenario-recurrent-no-state.json)
+  kvplan_bounded("gui: FIFO as --scenario" ${gui} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
+    OPTIONS -DFIFO=${fifo} -DABSENT=${shot} ARGS --screenshot ${shot} --scenario ${fifo})
+  # The scenario's model file is a FIFO beside it.
+  file(COPY ${KVPLAN_REL}/scenario-model-fifo.json DESTINATION ${KVPLAN_REL_GEN})
+  kvplan_bounded("gui: scenario whose model file is a FIFO" ${gui} 2
+    "model-fifo.json: is a FIFO \\(named pipe\\), not a regular file"
+    OPTIONS -DFIFO=${KVPLAN_REL_GEN}/model-fifo.json -DABSENT=${shot}
+    ARGS --screenshot ${shot} --scenario ${KVPLAN_REL_GEN}/scenario-model-fifo.json)
+  # A folder that does not exist: QSaveFile cannot create its temporary; one line, exit 2, nothing left.
+  # (After the window was shown the offscreen plugin prints a line of its own: not one line here.)
+  kvplan_bounded("gui screenshot into a missing folder" ${gui} 2
+    "\nkvplan-gui: error: [^\n]*no-such-dir/shot.png: cannot be written[^\n]*\n$"
+    OPTIONS -DERR_ONE_LINE=0 -DABSENT=${KVPLAN_REL_GEN}/no-such-dir ARGS --screenshot ${KVPLAN_REL_GEN}/no-such-dir/shot.png)
+  # 10,000 layer groups (127 s to open before): refused by the limit while reading.
+  set(groups "")
+  string(REPEAT "{\"attention\": {\"kind\": \"full\", \"num_attention_heads\": 1, \"num_key_value_heads\": 1, \"head_dim_k\": 1, \"head_dim_v\": 1}}," 9999 groups)
+  file(WRITE ${KVPLAN_REL_GEN}/scenario-10000-groups.json
+       "{\"kvplan_scenario\": 1, \"model\": {\"custom\": true, \"architecture\": {\"layers\": [${groups}{\"attention\": {\"kind\": \"none\"}}]}}, \"gpu\": {\"preset\": \"h100-sxm\"}, \"pp\": 4096}\n")
+  unset(groups)
+  # 4,096 groups (the limit), full and sliding alternating, on 4,096 stages under vLLM: opens and renders.
+  string(REPEAT "{\"attention\": {\"kind\": \"full\", \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim_k\": 64, \"head_dim_v\": 64}}, {\"attention\": {\"kind\": \"sliding\", \"window\": 4096, \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim_k\": 64, \"head_dim_v\": 64}}," 2047 groups)
+  file(WRITE ${KVPLAN_REL_GEN}/scenario-4096-groups.json
+       "{\"kvplan_scenario\": 1, \"model\": {\"custom\": true, \"architecture\": {\"hidden_size\": 512, \"vocab_size\": 1000, \"layers\": [${groups}{\"attention\": {\"kind\": \"full\", \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim_k\": 64, \"head_dim_v\": 64}}, {\"attention\": {\"kind\": \"sliding\", \"window\": 4096, \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim_k\": 64, \"head_dim_v\": 64}}]}}, \"gpu\": {\"preset\": \"h100-sxm\"}, \"pp\": 4096, \"gpus\": 4096, \"engine\": \"vllm\"}\n")
+  unset(groups)
+  kvplan_bounded("gui scenario: 4,096 groups on 4,096 stages" ${gui} 0 ""
+    ARGS --screenshot ${KVPLAN_REL_GEN}/shot-4096.png --scenario ${KVPLAN_REL_GEN}/scenario-4096-groups.json)
+  kvplan_bounded("gui scenario: 10,000 layer groups" ${gui} 2
+    "/model/architecture/layers: 10,000 layer groups: kvplan plans at most 4,096 layers"
+    OPTIONS -DABSENT=${shot} ARGS --screenshot ${shot} --scenario ${KVPLAN_REL_GEN}/scenario-10000-groups.json)
+endif()
+
+# --- kvplan-bench (bench/main.cpp): bounded options; --out written whole or not at all.
+if(TARGET kvplan-bench)
+  set(bench $<TARGET_FILE:kvplan-bench>)
+  set(report ${KVPLAN_REL_GEN}/report.json)
+  kvplan_bounded("bench --seq 100000000" ${bench} 2
+    "--seq: 100,000,000 tokens: at most 1,048,576"
+    OPTIONS "-DABSENT=${report}|${report}.tmp" ARGS --seq 100000000 --out ${report})
+  kvplan_bounded("bench --flush 100GiB" ${bench} 2
+    "--flush: 107,374,182,400 B: at most 1,073,741,824 B"
+    OPTIONS "-DABSENT=${report}|${report}.tmp" ARGS --flush 100GiB --out ${report})
+  # No CUDA device here (or a build without CUDA): exit 3 and no report, not an empty one.
+  kvplan_bounded("bench --backend cuda without a GPU leaves no report" ${bench} 3 "cuda"
+    OPTIONS "-DABSENT=${report}|${report}.tmp" -DERR_ONE_LINE=0 ARGS --backend cuda --seq 64 --out ${report})
+  kvplan_bounded("bench --out into a missing folder" ${bench} 2 "--out: .*: cannot be written\n$"
+    ARGS --backend cpu-naive --seq 64 --out ${KVPLAN_REL_GEN}/no-such-dir/report.json)
+endif()
