@@ -201,9 +201,9 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
 }
 
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
-  if (!o.weight_dtype.empty())
-    m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype =
-        parse_dtype(o.weight_dtype, "--weight-dtype");
+  if (o.weight_dtype.empty()) return;
+  m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
+  m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
 }
 
 UnitSystem resolve_units(const std::string& units) {

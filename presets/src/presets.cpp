@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/gguf.hpp"
+
 namespace kvplan::presets {
 
 namespace {
@@ -211,6 +213,7 @@ std::vector<ModelPreset> list_models() {
 }
 
 ModelSpec load_model_file(const fs::path& path) {
+  if (is_gguf_file(path)) return load_gguf_file(path);
   const json j = read_json_file(path);
   const std::string origin = path.filename().string();
   if (is_preset(j)) return from_preset(j, origin);

@@ -1,0 +1,26 @@
+# Model sources (GGUF headers): fixtures written at test time by tests/sources/make_gguf.py, then the real
+# binary on them. Expected figures are worked by hand in tests/test_gguf.cpp.
+find_program(KVPLAN_PYTHON3 python3)
+if(KVPLAN_PYTHON3)
+  set(gguf_dir ${CMAKE_CURRENT_BINARY_DIR}/gguf)
+  add_test(NAME "sources: write GGUF fixtures"
+           COMMAND ${KVPLAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sources/make_gguf.py ${gguf_dir})
+  set_tests_properties("sources: write GGUF fixtures" PROPERTIES FIXTURES_SETUP kvplan_gguf)
+  # 32 layers x 2 x 8 KV heads x 128 x 2 B = 131,072 B per token; weights 5,172,420,864 B from the tensors.
+  kvplan_cli_ok("size GGUF: exact weights from the tensor infos"
+    "\"bytes_per_token\": 131072,.*\"weights_bytes\": 5172420864,.*\"weights_source\": \"GGUF tensors [(]exact[)]\""
+    size ${gguf_dir}/llama-3.1-8b-q4km.gguf --json)
+  kvplan_cli_ok("size GGUF: the weights line" "weights +[0-9.]+ GiB, 8,030,261,312 parameters [(]GGUF tensors [(]exact[)][)]"
+    size ${gguf_dir}/llama-3.1-8b-q4km.gguf)
+  kvplan_cli_ok("show GGUF" "0-31 .*weights .*5,172,420,864 B.*GGUF tensors" show ${gguf_dir}/llama-3.1-8b-q4km.gguf)
+  kvplan_cli_bad("GGUF big-endian" "big-endian.gguf: version: a big-endian GGUF file"
+    size ${gguf_dir}/big-endian.gguf)
+  kvplan_cli_bad("GGUF truncated" "truncated.gguf: tensor 'blk.31.ffn_down.weight' offset: truncated header"
+    size ${gguf_dir}/truncated.gguf)
+  kvplan_cli_bad("GGUF unknown value type" "bad-type.gguf: general.architecture: unknown GGUF value type 13"
+    size ${gguf_dir}/bad-type.gguf)
+  foreach(t "cli: size GGUF: exact weights from the tensor infos" "cli: size GGUF: the weights line" "cli: show GGUF"
+            "cli: bad input: GGUF big-endian" "cli: bad input: GGUF truncated" "cli: bad input: GGUF unknown value type")
+    set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_gguf)
+  endforeach()
+endif()
