@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/gguf.hpp"
+#include "kvplan/safetensors.hpp"
 
 namespace kvplan::presets {
 
@@ -222,6 +223,10 @@ ModelSpec load_model_file(const fs::path& path) {
                                                                     : path.stem().string();
   m.name = m.id;
   m.source = path.string();
+  // A config.json beside its checkpoint: the exact weights from the safetensors headers.
+  if (path.filename() == "config.json")
+    if (const auto st = read_safetensors_folder(path.has_parent_path() ? path.parent_path() : fs::path(".")))
+      apply_safetensors(*st, m);
   return m;
 }
 
@@ -230,6 +235,9 @@ ModelSpec find_model(std::string_view name_or_path) {
   const fs::path as_path{std::string(name_or_path)};
   std::error_code ec;
   if (fs::is_regular_file(as_path, ec)) return load_model_file(as_path);
+  // A model folder (config.json, and safetensors shards for exact weights).
+  if (fs::is_directory(as_path, ec) && fs::is_regular_file(as_path / "config.json", ec))
+    return load_model_file(as_path / "config.json");
   const std::string key = lower(name_or_path);
   auto presets = list_models();
   // An id first; then a repo id or an alias, a user's preset before a built-in one.

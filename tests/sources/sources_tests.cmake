@@ -19,6 +19,17 @@ if(KVPLAN_PYTHON3)
     size ${gguf_dir}/truncated.gguf)
   kvplan_cli_bad("GGUF unknown value type" "bad-type.gguf: general.architecture: unknown GGUF value type 13"
     size ${gguf_dir}/bad-type.gguf)
+  # safetensors: a model folder, weights from its header (tests/sources/make_safetensors.py works 284,288 B).
+  add_test(NAME "sources: write safetensors fixtures"
+           COMMAND ${KVPLAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sources/make_safetensors.py ${gguf_dir})
+  set_tests_properties("sources: write safetensors fixtures" PROPERTIES FIXTURES_SETUP kvplan_safetensors)
+  kvplan_cli_ok("size folder: exact weights from the safetensors header"
+    "\"weights_bytes\": 284288,.*\"weights_source\": \"safetensors headers [(]exact[)]\""
+    size ${gguf_dir}/tiny-llama --json)
+  kvplan_cli_ok("size config.json: the architecture estimate" "\"weights_source\": \"architecture [(]estimate[)]\""
+    size ${KVPLAN_FIXTURES}/llama-like/config.json --json)
+  set_tests_properties("cli: size folder: exact weights from the safetensors header" PROPERTIES FIXTURES_REQUIRED
+                       kvplan_safetensors)
   foreach(t "cli: size GGUF: exact weights from the tensor infos" "cli: size GGUF: the weights line" "cli: show GGUF"
             "cli: bad input: GGUF big-endian" "cli: bad input: GGUF truncated" "cli: bad input: GGUF unknown value type")
     set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_gguf)
