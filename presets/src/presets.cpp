@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/gguf.hpp"
+#include "kvplan/hf_hub.hpp"
 #include "kvplan/safetensors.hpp"
 
 namespace kvplan::presets {
@@ -230,7 +231,7 @@ ModelSpec load_model_file(const fs::path& path) {
   return m;
 }
 
-ModelSpec find_model(std::string_view name_or_path) {
+ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   if (name_or_path.empty()) throw Error("model", "is empty");
   const fs::path as_path{std::string(name_or_path)};
   std::error_code ec;
@@ -249,8 +250,21 @@ ModelSpec find_model(std::string_view name_or_path) {
     for (const auto& a : p.aliases) match = match || lower(a) == key;
     if (match) return load_model_file(p.path);
   }
-  if (name_or_path.find(".json") != std::string_view::npos)
+  if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
     throw Error(std::string(name_or_path), "no such file");
+  if (is_hf_repo_id(name_or_path)) {
+    if (const auto config = hf_cached_config(name_or_path, revision)) {
+      ModelSpec m = load_model_file(*config);
+      m.id = m.name = std::string(name_or_path);
+      m.source = std::string(name_or_path) + (revision.empty() ? "" : "@" + std::string(revision)) +
+                 " (Hugging Face cache)";
+      return m;
+    }
+    throw Error("model", "'" + std::string(name_or_path) + "' is not a preset, and revision '" +
+                             (revision.empty() ? std::string("main") : std::string(revision)) +
+                             "' of it is not in the Hugging Face cache (searched " +
+                             hf_hub_cache_dir().string() + ")");
+  }
   throw Error("model", "unknown model '" + std::string(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }

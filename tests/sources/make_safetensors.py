@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a small model folder for the CLI tests: config.json and one header-only model.safetensors (the
+"""Writes a small model folder for the CLI tests, and a Hugging Face Hub cache holding it
+(hub/models--kvplan-test--tiny-llama/refs/main -> snapshots/<hash>/): config.json and one header-only model.safetensors (the
 8-byte little-endian header length, the JSON header, then the data region as a hole). Usage:
 make_safetensors.py OUTDIR.
 
@@ -14,7 +15,16 @@ import sys
 
 
 def main():
-    out = os.path.join(sys.argv[1], "tiny-llama")
+    write_model(os.path.join(sys.argv[1], "tiny-llama"))
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = os.path.join(sys.argv[1], "hub", "models--kvplan-test--tiny-llama")
+    os.makedirs(os.path.join(repo, "refs"), exist_ok=True)
+    with open(os.path.join(repo, "refs", "main"), "w") as f:
+        f.write(commit)
+    write_model(os.path.join(repo, "snapshots", commit))
+
+
+def write_model(out):
     os.makedirs(out, exist_ok=True)
     config = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
               "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,

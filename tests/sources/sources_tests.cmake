@@ -28,8 +28,24 @@ if(KVPLAN_PYTHON3)
     size ${gguf_dir}/tiny-llama --json)
   kvplan_cli_ok("size config.json: the architecture estimate" "\"weights_source\": \"architecture [(]estimate[)]\""
     size ${KVPLAN_FIXTURES}/llama-like/config.json --json)
-  set_tests_properties("cli: size folder: exact weights from the safetensors header" PROPERTIES FIXTURES_REQUIRED
-                       kvplan_safetensors)
+  # A repo id from the Hub cache ($HF_HUB_CACHE), main or a commit; one that is not there names the folder.
+  kvplan_cli_ok("size repo id from the HF cache"
+    "\"weights_bytes\": 284288,.*\"weights_source\": \"safetensors headers [(]exact[)]\""
+    size kvplan-test/tiny-llama --json)
+  kvplan_cli_ok("size repo id at a commit from the HF cache" "kvplan-test/tiny-llama@0123456789abcdef0123456789abcdef01234567"
+    size kvplan-test/tiny-llama --revision 0123456789abcdef0123456789abcdef01234567)
+  kvplan_cli_bad("repo id not in the HF cache"
+    "model: 'kvplan-test/absent' is not a preset, and revision 'main' of it is not in the Hugging Face cache [(]searched .*/hub[)]"
+    size kvplan-test/absent)
+  kvplan_cli_bad("--revision without a model" "--revision: needs a Hugging Face repo id as MODEL" size --revision main)
+  foreach(t "cli: size repo id from the HF cache" "cli: size repo id at a commit from the HF cache"
+            "cli: bad input: repo id not in the HF cache")
+    set_tests_properties("${t}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT};HF_HUB_CACHE=${gguf_dir}/hub;HF_HUB_OFFLINE=1")
+  endforeach()
+  foreach(t "cli: size folder: exact weights from the safetensors header" "cli: size repo id from the HF cache"
+            "cli: size repo id at a commit from the HF cache")
+    set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_safetensors)
+  endforeach()
   foreach(t "cli: size GGUF: exact weights from the tensor infos" "cli: size GGUF: the weights line" "cli: show GGUF"
             "cli: bad input: GGUF big-endian" "cli: bad input: GGUF truncated" "cli: bad input: GGUF unknown value type")
     set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_gguf)
