@@ -8,9 +8,10 @@
 namespace kvplan::cli {
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
-  auto* m =
-      app.add_option("MODEL", o.model,
-                     "preset id (case-insensitive), Hugging Face repo id, preset file or config.json path");
+  auto* m = app.add_option(
+      "MODEL", o.model,
+      "preset id (case-insensitive), Hugging Face repo id (presets, then the local Hub cache), preset "
+      "file, config.json path, model folder (config.json + safetensors) or GGUF file");
   if (model_required)
     m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
   app.add_option("--revision", o.revision,
