@@ -281,6 +281,7 @@ TEST_CASE("llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite: K and V per head", "
   CHECK(a.mla_per_head_cache);
   CHECK(a.kv_lora_rank == 512);
   CHECK(m.layers[1].mlp.num_experts == 64);
+  CHECK(m.warnings.size() == 1);  // said once, not per layer
   // The exact layout is still the latent: (512 + 64) x 2 B x 27 layers = 31,104 B per token.
   CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 31104);
   // llama.cpp: n_ctx 16384 over 8 streams = 2,048 cells each. K 16 x 192 x 2 B = 6,144 B and V 16 x 128 x 2 B

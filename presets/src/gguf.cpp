@@ -438,8 +438,8 @@ bool has_tensor_containing(const GgufHeader& h, std::string_view part) {
 
 /// The attention layer il (not recurrent).
 AttentionLayer attention_layer(const Keys& k, const GgufHeader& h, std::uint64_t heads,
-                               std::uint64_t kv_heads, std::uint64_t embd, bool sliding, std::uint64_t window,
-                               std::vector<std::string>& warnings) {
+                               std::uint64_t kv_heads, std::uint64_t embd, bool sliding,
+                               std::uint64_t window) {
   AttentionLayer a;
   a.num_attention_heads = heads;
   a.num_key_value_heads = kv_heads;
@@ -461,9 +461,6 @@ AttentionLayer attention_layer(const Keys& k, const GgufHeader& h, std::uint64_t
       // Before the split: llama.cpp decompresses K and V and caches them per head (engine-logs case
       // llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite).
       a.mla_per_head_cache = true;
-      warnings.push_back(
-          "GGUF converted before llama.cpp's MLA split (no attention.key_length_mla, no attn_k_b): "
-          "llama.cpp caches K and V per head for it");
     }
     return a;
   }
@@ -517,7 +514,7 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
       g.attention.kind = AttentionKind::recurrent;
       g.attention.recurrent = ssm_layer(k);
     } else {
-      g.attention = attention_layer(k, h, heads[il], kv, m.hidden_size, swa[il], window, m.warnings);
+      g.attention = attention_layer(k, h, heads[il], kv, m.hidden_size, swa[il], window);
       if (falcon_h1) {
         g.attention.parallel_recurrent = true;
         g.attention.recurrent = ssm_layer(k);
@@ -538,6 +535,13 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
     layers.push_back(std::move(g));
   }
   m.layers = compress(std::move(layers));
+  for (const auto& g : m.layers)
+    if (g.attention.mla_per_head_cache) {
+      m.warnings.push_back(
+          "GGUF converted before llama.cpp's MLA split (no attention.key_length_mla, no "
+          "attn_k_b): llama.cpp caches K and V per head for it");
+      break;
+    }
 
   // Exact weights: every tensor's bytes as ggml stores it, and its elements as the parameter count.
   std::uint64_t bytes = 0;

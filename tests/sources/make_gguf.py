@@ -5,6 +5,7 @@ tensor data is absent). Usage: make_gguf.py OUTDIR.
 llama-3.1-8b-q4km.gguf: Llama-3.1-8B's metadata as convert_hf_to_gguf.py writes it, tensors in a
 Q4_K_M-like mix (Q4_K, Q6_K for attn_v / ffn_down / output, F32 norms); tests/test_gguf.cpp works its
 figures by hand (5,172,420,864 B, 8,030,261,312 elements).
+deepseek-coder-v2-lite-legacy.gguf: the engine-logs case llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite.
 big-endian.gguf, truncated.gguf, bad-type.gguf: refusals.
 """
 import os
@@ -69,12 +70,27 @@ def llama():
     return w.bytes()
 
 
+def deepseek_legacy():
+    """DeepSeek-Coder-V2-Lite converted before llama.cpp's MLA split: no key_length_mla, no attn_k_b."""
+    w = Writer()
+    w.str("general.architecture", "deepseek2")
+    for k, v in [("block_count", 27), ("embedding_length", 2048), ("feed_forward_length", 10944),
+                 ("attention.head_count", 16), ("attention.head_count_kv", 16), ("attention.key_length", 192),
+                 ("attention.value_length", 128), ("attention.kv_lora_rank", 512), ("rope.dimension_count", 64),
+                 ("leading_dense_block_count", 1), ("expert_count", 64), ("expert_used_count", 6),
+                 ("expert_shared_count", 2), ("expert_feed_forward_length", 1408)]:
+        w.u32("deepseek2." + k, v)
+    w.tokens(102400)
+    return w.bytes()
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     good = llama()
     files = {
         "llama-3.1-8b-q4km.gguf": good,
+        "deepseek-coder-v2-lite-legacy.gguf": deepseek_legacy(),
         "big-endian.gguf": b"GGUF" + struct.pack(">I", 3) + good[8:],
         "truncated.gguf": good[:-5],
         # general.architecture's value type (at 24 + 8 + 20) made 13: no such GGUF type.

@@ -13,6 +13,11 @@ if(KVPLAN_PYTHON3)
   kvplan_cli_ok("size GGUF: the weights line" "weights +[0-9.]+ GiB, 8,030,261,312 parameters [(]GGUF tensors [(]exact[)][)]"
     size ${gguf_dir}/llama-3.1-8b-q4km.gguf)
   kvplan_cli_ok("show GGUF" "0-31 .*weights .*5,172,420,864 B.*GGUF tensors" show ${gguf_dir}/llama-3.1-8b-q4km.gguf)
+  # ../shared/cases/engine-logs.json llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite: n_ctx 16384 over 8 sequences,
+  # K 16 x 192 and V 16 x 128 per head at f16: 6,144 x 27 x 2,048 x 8 B = 2592.00 MiB, V 1728.00 MiB.
+  kvplan_cli_ok("size legacy-MLA GGUF under llama.cpp: K and V per head"
+    "2048 cells, +27 layers, +8/8 seqs[)], K [(]f16[)]: 2592.00 MiB, V [(]f16[)]: 1728.00 MiB"
+    size ${gguf_dir}/deepseek-coder-v2-lite-legacy.gguf --engine llamacpp --context 2048 --users 8 --weights 1GiB)
   kvplan_cli_bad("GGUF big-endian" "big-endian.gguf: version: a big-endian GGUF file"
     size ${gguf_dir}/big-endian.gguf)
   kvplan_cli_bad("GGUF truncated" "truncated.gguf: tensor 'blk.31.ffn_down.weight' offset: truncated header"
@@ -46,7 +51,8 @@ if(KVPLAN_PYTHON3)
             "cli: size repo id at a commit from the HF cache")
     set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_safetensors)
   endforeach()
-  foreach(t "cli: size GGUF: exact weights from the tensor infos" "cli: size GGUF: the weights line" "cli: show GGUF"
+  foreach(t "cli: size legacy-MLA GGUF under llama.cpp: K and V per head"
+            "cli: size GGUF: exact weights from the tensor infos" "cli: size GGUF: the weights line" "cli: show GGUF"
             "cli: bad input: GGUF big-endian" "cli: bad input: GGUF truncated" "cli: bad input: GGUF unknown value type")
     set_tests_properties("${t}" PROPERTIES FIXTURES_REQUIRED kvplan_gguf)
   endforeach()
