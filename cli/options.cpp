@@ -10,11 +10,14 @@
 namespace kvplan::cli {
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
-  auto* m =
-      app.add_option("MODEL", o.model,
-                     "preset id (case-insensitive), Hugging Face repo id, preset file or config.json path");
+  auto* m = app.add_option(
+      "MODEL", o.model,
+      "preset id (case-insensitive), Hugging Face repo id (presets, then the local Hub cache), preset "
+      "file, config.json path, model folder (config.json + safetensors) or GGUF file");
   if (model_required)
     m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
+  app.add_option("--revision", o.revision,
+                 "branch, tag or commit of a Hugging Face repo id, from the local Hub cache (default main)");
   auto* g = app.add_option_group("model by flags", "a model without a file");
   g->add_option("--layers", o.layers, "number of layers");
   g->add_option("--heads", o.heads, "query heads");
@@ -39,11 +42,13 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
 
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
   const bool by_flags = !o.layers.empty() || !o.heads.empty() || !o.kv_heads.empty() || !o.head_dim.empty();
+  if (!o.revision.empty() && o.model.empty())
+    throw Error("--revision", "needs a Hugging Face repo id as MODEL");
   if (by_flags && !o.model.empty())
     throw Error("MODEL", "give a model or --layers/--heads/--head-dim, not both");
   if (!by_flags && !o.window.empty()) throw Error("--window", "only applies to a model given by flags");
   if (!by_flags) {
-    if (!o.model.empty()) return presets::find_model(o.model);
+    if (!o.model.empty()) return presets::find_model(o.model, o.revision);
     if (fallback == nullptr)
       throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
     return presets::find_model(fallback);
@@ -210,9 +215,9 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
 }
 
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
-  if (!o.weight_dtype.empty())
-    m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype =
-        parse_dtype(o.weight_dtype, "--weight-dtype");
+  if (o.weight_dtype.empty()) return;
+  m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
+  m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
 }
 
 UnitSystem resolve_units(const std::string& units) {

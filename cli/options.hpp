@@ -17,6 +17,7 @@ inline constexpr const char* kDefaultModel = "llama-3.1-8b";
 /// How a model is chosen: MODEL (preset id, HF repo id, preset file, config.json) or flags.
 struct ModelOptions {
   std::string model;
+  std::string revision;  ///< a Hugging Face repo id's branch, tag or commit
   std::string layers, heads, kv_heads, head_dim, window;
 };
 

@@ -131,14 +131,19 @@ json layout_json(const Plan& p) {
                       {"state_bytes_per_sequence", g.state_bytes_per_sequence.value}});
   }
   const auto& m = p.inputs.model;
-  return json{{"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}, {"layers", p.layers}}},
-              {"engine", engine_json(p.engine)},
-              {"k_dtype", std::string(name(p.inputs.kv.k))},
-              {"v_dtype", std::string(name(p.inputs.kv.v))},
-              {"groups", groups},
-              {"bytes_per_token", p.bytes_per_token.value},
-              {"full_bytes_per_token", p.full_bytes_per_token.value},
-              {"state_bytes_per_sequence", p.state_bytes_per_sequence.value}};
+  json j{{"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}, {"layers", p.layers}}},
+         {"engine", engine_json(p.engine)},
+         {"k_dtype", std::string(name(p.inputs.kv.k))},
+         {"v_dtype", std::string(name(p.inputs.kv.v))},
+         {"groups", groups},
+         {"bytes_per_token", p.bytes_per_token.value},
+         {"full_bytes_per_token", p.full_bytes_per_token.value},
+         {"state_bytes_per_sequence", p.state_bytes_per_sequence.value}};
+  if (m.weights_bytes)
+    j["checkpoint_weights"] = {{"bytes", m.weights_bytes->value},
+                               {"parameters", m.weights_parameters},
+                               {"source", m.weights_origin}};
+  return j;
 }
 
 std::string layout_text(const Plan& p, UnitSystem u) {
@@ -160,6 +165,9 @@ std::string layout_text(const Plan& p, UnitSystem u) {
   out += row("full bytes per token (never cap)", both(p.full_bytes_per_token, u));
   if (p.state_bytes_per_sequence != Bytes{0})
     out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
+  if (m.weights_bytes)
+    out += row("weights", fmt::format("{}, {} parameters ({})", both(*m.weights_bytes, u),
+                                      format_count(m.weights_parameters), m.weights_origin));
   out += engine_text(p.engine, u);
   return out;
 }
@@ -184,6 +192,9 @@ json plan_json(const Plan& p) {
   j["active_parameters"] = p.active_parameters;
   j["weights_bytes"] = p.weights_bytes.value;
   j["weights_from_architecture"] = p.weights_from_architecture;
+  j["weights_source"] = in.deployment.weights    ? std::string("given")
+                        : in.model.weights_bytes ? in.model.weights_origin
+                                                 : std::string("architecture (estimate)");
   json per_gpu{{"users", g.users},
                {"bytes_per_sequence", g.bytes_per_sequence.value},
                {"kv_bytes_total", g.kv_bytes_total.value},
@@ -238,6 +249,9 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                         : p.weights_from_architecture
                             ? fmt::format("{}, {} parameters (from the architecture)", name(m.weight_dtype),
                                           format_count(p.parameters))
+                        : !in.deployment.weights && m.weights_bytes
+                            ? fmt::format("{}, {} parameters ({})", format_bytes(p.weights_bytes, u),
+                                          format_count(m.weights_parameters), m.weights_origin)
                             : fmt::format("{} (given)", format_bytes(p.weights_bytes, u)));
   if (in.gpu)
     out +=

@@ -28,6 +28,12 @@ std::uint64_t pad(std::uint64_t x, std::uint64_t n) { return checked_mul(ceil_di
 
 /// Per-layer K and V row bytes as llama.cpp stores them.
 std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v) {
+  if (a.kind == AttentionKind::mla && a.mla_per_head_cache) {
+    // A GGUF converted before the MLA split (llama-model.cpp: no attn_k_b / attn_v_b): the graph
+    // decompresses K and V, and the cache holds them per head (n_embd_k_gqa = heads x key_length).
+    return {row_bytes(t.k, checked_mul(a.num_attention_heads, a.head_dim_k, "head_dim")),
+            row_bytes(t.v, checked_mul(a.num_attention_heads, a.head_dim_v, "head_dim"))};
+  }
   if (a.kind == AttentionKind::mla) {
     // convert_hf_to_gguf.py DeepseekV2Model: MQA with key_length = kv_lora_rank + qk_rope_head_dim,
     // value_length = kv_lora_rank, head_count_kv = 1.

@@ -164,21 +164,24 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
 
   for (const auto& w : m.warnings) p.warnings.push_back(w);
-  p.weights_from_architecture = !in.deployment.weights.has_value();
+  // Weights read from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights
+  // still wins.
+  const std::optional<Bytes> given = in.deployment.weights ? in.deployment.weights : m.weights_bytes;
+  p.weights_from_architecture = !given.has_value();
   if (!m.weights_unknown.empty()) {
     // KV figures never need the MLP or the vocabulary; capacity does need the weights.
-    if (!in.deployment.weights && in.gpu && !in.kv_memory)
+    if (!given && in.gpu && !in.kv_memory)
       throw Error("--weights", "the model's weights are unknown (" + m.weights_unknown +
                                    "): give the weights' size (--weights SIZE) for a capacity plan");
-    if (!in.deployment.weights)
+    if (!given)
       p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +
                            "): counted as 0 B; pass --weights");
-    p.weights_bytes = in.deployment.weights.value_or(Bytes{0});
+    p.weights_bytes = given.value_or(Bytes{0});
   } else {
     p.parameters = parameter_count(m);
     p.active_parameters = active_parameter_count(m);
-    p.weights_bytes = in.deployment.weights.value_or(model_weight_bytes(m));
-    if (!in.deployment.weights && m.hidden_size == 0)
+    p.weights_bytes = given.value_or(model_weight_bytes(m));
+    if (!given && m.hidden_size == 0)
       p.warnings.push_back(
           "the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
   }

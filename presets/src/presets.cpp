@@ -6,6 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/gguf.hpp"
+#include "kvplan/hf_hub.hpp"
+#include "kvplan/safetensors.hpp"
+
 namespace kvplan::presets {
 
 namespace {
@@ -133,6 +137,7 @@ std::vector<ModelPreset> list_models() {
 }
 
 ModelSpec load_model_file(const fs::path& path) {
+  if (is_gguf_file(path)) return load_gguf_file(path);
   const json j = read_json_file(path);
   const std::string origin = path.filename().string();
   if (is_preset(j)) return from_preset(j, origin);
@@ -141,14 +146,21 @@ ModelSpec load_model_file(const fs::path& path) {
                                                                     : path.stem().string();
   m.name = m.id;
   m.source = path.string();
+  // A config.json beside its checkpoint: the exact weights from the safetensors headers.
+  if (path.filename() == "config.json")
+    if (const auto st = read_safetensors_folder(path.has_parent_path() ? path.parent_path() : fs::path(".")))
+      apply_safetensors(*st, m);
   return m;
 }
 
-ModelSpec find_model(std::string_view name_or_path) {
+ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   if (name_or_path.empty()) throw Error("model", "is empty");
   const fs::path as_path{std::string(name_or_path)};
   std::error_code ec;
   if (fs::is_regular_file(as_path, ec)) return load_model_file(as_path);
+  // A model folder (config.json, and safetensors shards for exact weights).
+  if (fs::is_directory(as_path, ec) && fs::is_regular_file(as_path / "config.json", ec))
+    return load_model_file(as_path / "config.json");
   const std::string key = lower(name_or_path);
   auto presets = list_models();
   // An id first; then a repo id or an alias, a user's preset before a built-in one.
@@ -162,8 +174,21 @@ ModelSpec find_model(std::string_view name_or_path) {
   }
   // A path that exists but is no regular file (a directory, a FIFO, a link loop): say what it is.
   if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
-  if (name_or_path.find(".json") != std::string_view::npos)
+  if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
     throw Error(std::string(name_or_path), "no such file");
+  if (is_hf_repo_id(name_or_path)) {
+    if (const auto config = hf_cached_config(name_or_path, revision)) {
+      ModelSpec m = load_model_file(*config);
+      m.id = m.name = std::string(name_or_path);
+      m.source = std::string(name_or_path) + (revision.empty() ? "" : "@" + std::string(revision)) +
+                 " (Hugging Face cache)";
+      return m;
+    }
+    throw Error("model", "'" + std::string(name_or_path) + "' is not a preset, and revision '" +
+                             (revision.empty() ? std::string("main") : std::string(revision)) +
+                             "' of it is not in the Hugging Face cache (searched " +
+                             hf_hub_cache_dir().string() + ")");
+  }
   throw Error("model", "unknown model '" + std::string(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }

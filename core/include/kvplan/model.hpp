@@ -5,6 +5,7 @@
 /// token mixer (attention of some kind, or a recurrent layer with a fixed state) and its MLP.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,10 @@ struct AttentionLayer {
   /// An attention layer that also runs `recurrent` beside it on the same input (Falcon-H1's parallel
   /// attention and Mamba2): it keeps a per-token K/V cache and a fixed state.
   bool parallel_recurrent = false;
+  /// MLA as llama.cpp runs a GGUF converted before its MLA split (no key_length_mla, no attn_k_b /
+  /// attn_v_b tensors): K (heads x head_dim_k) and V (heads x head_dim_v) cached per head, not the latent.
+  /// Only the llama.cpp engine reads it; the exact (ideal) layout is the latent.
+  bool mla_per_head_cache = false;
   RecurrentSpec recurrent;  ///< kind == recurrent: the recurrent layer
   bool operator==(const AttentionLayer&) const = default;
 };
@@ -144,6 +149,11 @@ struct ModelSpec {
   /// Multi-token-prediction layers the checkpoint carries (num_nextn_predict_layers, mtp_num_hidden_layers);
   /// loaded, and cached, only with speculative decoding (with_mtp_layers).
   std::uint64_t mtp_layers = 0;
+  /// Exact weight bytes read from the checkpoint itself (GGUF tensor infos, safetensors headers): the
+  /// plan's weights unless --weights is given. nullopt: from the architecture.
+  std::optional<Bytes> weights_bytes;
+  std::uint64_t weights_parameters = 0;  ///< the stored tensors' elements, with weights_bytes
+  std::string weights_origin;            ///< where weights_bytes came from ("GGUF tensors (exact)")
   /// Non-empty when the architecture lacks what the weights need (a config without
   /// intermediate_size or vocab_size, or a layer kvplan has no weight formula for): why, in words. KV figures
   /// are exact regardless; a figure that needs the weights asks for --weights.

@@ -72,9 +72,11 @@ std::vector<ModelPreset> list_models();
 /// Loads a model file: a kvplan preset (an object with "config") or a bare Hugging Face config.json.
 ModelSpec load_model_file(const std::filesystem::path& path);
 
-/// Resolves MODEL as the CLI takes it: an existing file path, else a preset id or Hugging Face repo id
-/// (case-insensitive, aliases included). Throws kvplan::Error("model", ...) when nothing matches.
-ModelSpec find_model(std::string_view name_or_path);
+/// Resolves MODEL as the CLI takes it: an existing file path (a GGUF file, a config.json), a model folder
+/// (config.json and safetensors), else a preset id or Hugging Face repo id (case-insensitive, aliases
+/// included), else a repo id ORG/NAME found in the Hugging Face cache at `revision` (empty: main; see
+/// hf_hub.hpp). Throws kvplan::Error("model", ...) when nothing matches, naming the cache folder searched.
+ModelSpec find_model(std::string_view name_or_path, std::string_view revision = {});
 
 /// One entry of the GPU presets: the GPU, the file it came from, and whether that is a user folder.
 struct GpuPreset {

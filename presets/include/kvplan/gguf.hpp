@@ -1,0 +1,111 @@
+#pragma once
+/// @file gguf.hpp
+/// GGUF files (llama.cpp's model format): the header only, never the tensor data. The metadata key/value
+/// pairs and the tensor infos give the architecture ({arch}.* keys) and the exact weight bytes.
+/// Format: ggml/docs/gguf.md and ggml/src/gguf.cpp (gguf_init_from_file_impl), versions 2 and 3,
+/// little-endian.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvplan/model.hpp"
+#include "kvplan/units.hpp"
+
+namespace kvplan::presets {
+
+/// GGUF metadata value types (ggml/include/gguf.h enum gguf_type).
+enum class GgufType : std::uint32_t {
+  uint8 = 0,
+  int8 = 1,
+  uint16 = 2,
+  int16 = 3,
+  uint32 = 4,
+  int32 = 5,
+  float32 = 6,
+  boolean = 7,
+  string = 8,
+  array = 9,
+  uint64 = 10,
+  int64 = 11,
+  float64 = 12,
+};
+
+/// One metadata value. Scalars hold one element; arrays hold `count` elements of `element` type.
+/// Integers and booleans go to `uints` (a negative signed value is kept as 0 and sets `negative`: no
+/// key kvplan reads may be negative), floats to `floats`, a string to `str`; string arrays keep only
+/// their length (tokenizer vocabularies).
+struct GgufValue {
+  GgufType type = GgufType::uint32;
+  GgufType element = GgufType::uint32;  ///< arrays: the element type
+  std::uint64_t count = 1;              ///< arrays: the number of elements
+  std::vector<std::uint64_t> uints;
+  std::vector<double> floats;
+  std::string str;
+  bool negative = false;  ///< some integer is negative
+};
+
+/// One tensor info: name, shape (ne[0] first, the contiguous dimension) and ggml type.
+struct GgufTensor {
+  std::string name;
+  std::vector<std::uint64_t> shape;
+  std::uint32_t type = 0;
+  std::uint64_t offset = 0;
+};
+
+/// A GGUF header: version, metadata and tensor infos.
+struct GgufHeader {
+  std::uint32_t version = 0;
+  std::map<std::string, GgufValue, std::less<>> metadata;
+  std::vector<GgufTensor> tensors;
+};
+
+/// Block size (values per block) and type size (bytes per block) of a ggml type, as ggml/src/ggml.c
+/// type_traits (blck_size, type_size) and gguf-py/gguf/constants.py GGML_QUANT_SIZES give them; the
+/// ggml type name ("Q4_K"). nullopt for an id that is no (or no longer a) ggml type.
+struct GgmlTypeInfo {
+  std::uint32_t id;
+  std::string_view name;
+  std::uint64_t block_values;
+  std::uint64_t block_bytes;
+};
+std::optional<GgmlTypeInfo> ggml_type_info(std::uint32_t id);
+
+/// Bytes of a tensor as ggml stores it (ggml_nbytes for a contiguous tensor: ne[0] / blck_size x
+/// type_size x ne[1] x ne[2] x ne[3]). Throws kvplan::Error(field, ...) for an unknown type, an ne[0]
+/// that is not a whole number of blocks, or overflow.
+Bytes ggml_tensor_bytes(std::uint32_t type, const std::vector<std::uint64_t>& shape, std::string_view field);
+
+/// Reads the header of a GGUF file (magic "GGUF", version 2 or 3, tensor count, metadata count, the
+/// metadata pairs, the tensor infos), never the tensor data. Every count and string length is checked
+/// against what is left of the file before anything is allocated. Throws kvplan::Error naming the file
+/// and the field: not GGUF, big-endian (llama.cpp's test: version & 0xFFFF == 0), version 1 or unknown,
+/// truncated, a count that would overflow, an unknown value or ggml type.
+GgufHeader read_gguf_header(const std::filesystem::path& path);
+
+/// Parses a GGUF header held in memory (read_gguf_header's rules); `origin` names it in errors.
+GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin);
+
+/// The model of a GGUF header, after llama.cpp's src/llama-model.cpp (load_hparams) and
+/// src/llama-hparams.h: `general.architecture` names the family, its `{arch}.*` keys shape the layers
+/// (block_count; attention.head_count and head_count_kv, scalar or one per layer, 0 KV heads meaning a
+/// recurrent layer; key_length / value_length (default embedding_length / head_count);
+/// attention.sliding_window with sliding_window_pattern (set_swa_pattern: layer il is SWA when
+/// il % n < n - 1) or the family's own period; attention.kv_lora_rank and key_length_mla for MLA;
+/// ssm.* for Mamba / Mamba2 layers; feed_forward_length, expert_count, expert_used_count), the vocabulary
+/// is tokenizer.ggml.tokens' length, and the weights are the exact bytes of the tensor infos
+/// (ModelSpec::weights_bytes, "GGUF tensors (exact)"). The KV cache default is f16 (llama.cpp's
+/// type_k / type_v). Throws kvplan::Error naming `origin` and the key.
+ModelSpec model_from_gguf(const GgufHeader& header, std::string_view origin);
+
+/// read_gguf_header then model_from_gguf; id and name from the file name, source the path.
+ModelSpec load_gguf_file(const std::filesystem::path& path);
+
+/// Whether a file starts with the GGUF magic (false when it cannot be read).
+bool is_gguf_file(const std::filesystem::path& path);
+
+}  // namespace kvplan::presets

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Writes header-only GGUF files for the CLI tests (ggml/docs/gguf.md, version 3, little-endian; the
+tensor data is absent). Usage: make_gguf.py OUTDIR.
+
+llama-3.1-8b-q4km.gguf: Llama-3.1-8B's metadata as convert_hf_to_gguf.py writes it, tensors in a
+Q4_K_M-like mix (Q4_K, Q6_K for attn_v / ffn_down / output, F32 norms); tests/test_gguf.cpp works its
+figures by hand (5,172,420,864 B, 8,030,261,312 elements).
+deepseek-coder-v2-lite-legacy.gguf: the engine-logs case llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite.
+big-endian.gguf, truncated.gguf, bad-type.gguf: refusals.
+"""
+import os
+import struct
+import sys
+
+F32, Q4_K, Q6_K = 0, 12, 14
+
+
+class Writer:
+    def __init__(self):
+        self.kv, self.ti, self.n_kv, self.n_t = b"", b"", 0, 0
+
+    @staticmethod
+    def s(x):
+        b = x.encode()
+        return struct.pack("<Q", len(b)) + b
+
+    def u32(self, k, v):
+        self.kv += self.s(k) + struct.pack("<II", 4, v)
+        self.n_kv += 1
+        return self
+
+    def str(self, k, v):
+        self.kv += self.s(k) + struct.pack("<I", 8) + self.s(v)
+        self.n_kv += 1
+        return self
+
+    def tokens(self, n):
+        self.kv += self.s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, n) + self.s("t") * n
+        self.n_kv += 1
+        return self
+
+    def tensor(self, name, shape, t):
+        self.ti += self.s(name) + struct.pack("<I", len(shape)) + b"".join(struct.pack("<Q", d) for d in shape)
+        self.ti += struct.pack("<IQ", t, 0)
+        self.n_t += 1
+        return self
+
+    def bytes(self):
+        return b"GGUF" + struct.pack("<IQQ", 3, self.n_t, self.n_kv) + self.kv + self.ti
+
+
+def llama():
+    w = Writer()
+    w.str("general.architecture", "llama").str("general.name", "Meta Llama 3.1 8B Instruct")
+    for k, v in [("block_count", 32), ("context_length", 131072), ("embedding_length", 4096),
+                 ("feed_forward_length", 14336), ("attention.head_count", 32), ("attention.head_count_kv", 8),
+                 ("rope.dimension_count", 128)]:
+        w.u32("llama." + k, v)
+    w.tokens(128256)
+    w.tensor("rope_freqs.weight", [64], F32).tensor("token_embd.weight", [4096, 128256], Q4_K)
+    w.tensor("output_norm.weight", [4096], F32).tensor("output.weight", [4096, 128256], Q6_K)
+    for il in range(32):
+        b = f"blk.{il}."
+        for name, shape, t in [("attn_norm", [4096], F32), ("attn_q", [4096, 4096], Q4_K),
+                               ("attn_k", [4096, 1024], Q4_K), ("attn_v", [4096, 1024], Q6_K),
+                               ("attn_output", [4096, 4096], Q4_K), ("ffn_norm", [4096], F32),
+                               ("ffn_gate", [4096, 14336], Q4_K), ("ffn_up", [4096, 14336], Q4_K),
+                               ("ffn_down", [14336, 4096], Q6_K)]:
+            w.tensor(b + name + ".weight", shape, t)
+    return w.bytes()
+
+
+def deepseek_legacy():
+    """DeepSeek-Coder-V2-Lite converted before llama.cpp's MLA split: no key_length_mla, no attn_k_b."""
+    w = Writer()
+    w.str("general.architecture", "deepseek2")
+    for k, v in [("block_count", 27), ("embedding_length", 2048), ("feed_forward_length", 10944),
+                 ("attention.head_count", 16), ("attention.head_count_kv", 16), ("attention.key_length", 192),
+                 ("attention.value_length", 128), ("attention.kv_lora_rank", 512), ("rope.dimension_count", 64),
+                 ("leading_dense_block_count", 1), ("expert_count", 64), ("expert_used_count", 6),
+                 ("expert_shared_count", 2), ("expert_feed_forward_length", 1408)]:
+        w.u32("deepseek2." + k, v)
+    w.tokens(102400)
+    return w.bytes()
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    good = llama()
+    files = {
+        "llama-3.1-8b-q4km.gguf": good,
+        "deepseek-coder-v2-lite-legacy.gguf": deepseek_legacy(),
+        "big-endian.gguf": b"GGUF" + struct.pack(">I", 3) + good[8:],
+        "truncated.gguf": good[:-5],
+        # general.architecture's value type (at 24 + 8 + 20) made 13: no such GGUF type.
+        "bad-type.gguf": good[:52] + struct.pack("<I", 13) + good[56:],
+    }
+    for name, data in files.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,348 @@
+// GGUF headers (presets/src/gguf.cpp): a small writer lays out headers the way llama.cpp's gguf-py
+// (GGUFWriter) writes them, tensor data absent, and the expected figures are worked by hand.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+
+#include "kvplan/engine.hpp"
+#include "kvplan/format.hpp"
+#include "kvplan/gguf.hpp"
+#include "kvplan/kv.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ggml type ids (ggml.h enum ggml_type).
+constexpr std::uint32_t F32 = 0, Q8_0 = 8, Q4_K = 12, Q6_K = 14;
+
+/// A GGUF v3 header: metadata and tensor infos, no tensor data (ggml/docs/gguf.md).
+class GgufWriter {
+ public:
+  void u32(std::string& o, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
+  }
+  void u64(std::string& o, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
+  }
+  void str(std::string& o, std::string_view s) {
+    u64(o, s.size());
+    o += s;
+  }
+  GgufWriter& kv_u32(std::string_view k, std::uint32_t v) {
+    str(kv_, k);
+    u32(kv_, 4);  // UINT32
+    u32(kv_, v);
+    ++n_kv_;
+    return *this;
+  }
+  GgufWriter& kv_f32(std::string_view k, float v) {
+    str(kv_, k);
+    u32(kv_, 6);  // FLOAT32
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &v, 4);
+    u32(kv_, bits);
+    ++n_kv_;
+    return *this;
+  }
+  GgufWriter& kv_str(std::string_view k, std::string_view v) {
+    str(kv_, k);
+    u32(kv_, 8);  // STRING
+    str(kv_, v);
+    ++n_kv_;
+    return *this;
+  }
+  GgufWriter& kv_u32s(std::string_view k, const std::vector<std::uint32_t>& v) {
+    str(kv_, k);
+    u32(kv_, 9);  // ARRAY
+    u32(kv_, 4);  // of UINT32
+    u64(kv_, v.size());
+    for (const auto x : v) u32(kv_, x);
+    ++n_kv_;
+    return *this;
+  }
+  /// tokenizer.ggml.tokens: n one-byte strings.
+  GgufWriter& tokens(std::uint64_t n) {
+    str(kv_, "tokenizer.ggml.tokens");
+    u32(kv_, 9);
+    u32(kv_, 8);  // of STRING
+    u64(kv_, n);
+    for (std::uint64_t i = 0; i < n; ++i) str(kv_, "t");
+    ++n_kv_;
+    return *this;
+  }
+  GgufWriter& tensor(std::string_view name, std::vector<std::uint64_t> shape, std::uint32_t type) {
+    str(ti_, name);
+    u32(ti_, static_cast<std::uint32_t>(shape.size()));
+    for (const auto d : shape) u64(ti_, d);
+    u32(ti_, type);
+    u64(ti_, 0);  // offset: no data follows
+    ++n_tensors_;
+    return *this;
+  }
+  std::string bytes(std::uint32_t version = 3) {
+    std::string o = "GGUF";
+    u32(o, version);
+    u64(o, n_tensors_);
+    u64(o, n_kv_);
+    return o + kv_ + ti_;
+  }
+  fs::path write(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "kvplan-test-gguf";
+    fs::create_directories(dir);
+    const fs::path p = dir / name;
+    std::ofstream(p, std::ios::binary) << bytes();
+    return p;
+  }
+
+ private:
+  std::string kv_, ti_;
+  std::uint64_t n_kv_ = 0, n_tensors_ = 0;
+};
+
+/// Llama-3.1-8B as convert_hf_to_gguf.py writes it, with a Q4_K_M-like mix: Q4_K for most matrices, Q6_K
+/// for attn_v, ffn_down and output, F32 norms and rope_freqs.
+GgufWriter llama31_8b() {
+  GgufWriter w;
+  w.kv_str("general.architecture", "llama")
+      .kv_str("general.name", "Meta Llama 3.1 8B Instruct")
+      .kv_u32("llama.block_count", 32)
+      .kv_u32("llama.context_length", 131072)
+      .kv_u32("llama.embedding_length", 4096)
+      .kv_u32("llama.feed_forward_length", 14336)
+      .kv_u32("llama.attention.head_count", 32)
+      .kv_u32("llama.attention.head_count_kv", 8)
+      .kv_f32("llama.rope.freq_base", 500000.0F)
+      .kv_u32("llama.rope.dimension_count", 128)
+      .kv_u32("general.file_type", 15)
+      .tokens(128256);
+  w.tensor("rope_freqs.weight", {64}, F32)
+      .tensor("token_embd.weight", {4096, 128256}, Q4_K)
+      .tensor("output_norm.weight", {4096}, F32)
+      .tensor("output.weight", {4096, 128256}, Q6_K);
+  for (int il = 0; il < 32; ++il) {
+    const std::string b = "blk." + std::to_string(il) + ".";
+    w.tensor(b + "attn_norm.weight", {4096}, F32)
+        .tensor(b + "attn_q.weight", {4096, 4096}, Q4_K)
+        .tensor(b + "attn_k.weight", {4096, 1024}, Q4_K)
+        .tensor(b + "attn_v.weight", {4096, 1024}, Q6_K)
+        .tensor(b + "attn_output.weight", {4096, 4096}, Q4_K)
+        .tensor(b + "ffn_norm.weight", {4096}, F32)
+        .tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K)
+        .tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K)
+        .tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("ggml type sizes: block and type sizes of ggml.c type_traits", "[gguf]") {
+  // (block, bytes) from the block structs: q4_K = d, dmin (2 x 2) + 12 scale bytes + 128 nibble bytes.
+  CHECK(presets::ggml_type_info(Q4_K)->block_bytes == 144);
+  CHECK(presets::ggml_type_info(Q6_K)->block_bytes == 210);  // 128 ql + 64 qh + 16 scales + 2 d
+  CHECK(presets::ggml_type_info(Q8_0)->block_bytes == 34);   // 2 d + 32 int8
+  CHECK(presets::ggml_type_info(39)->block_bytes == 17);     // MXFP4: 1 E8M0 + 16 nibble bytes per 32
+  CHECK(presets::ggml_type_info(34)->block_bytes == 54);     // TQ1_0: 2 + 4 x 13 per 256
+  CHECK(presets::ggml_type_info(29)->block_bytes == 56);     // IQ1_M: 32 + 16 + 8 per 256
+  CHECK(presets::ggml_type_info(23)->block_bytes == 136);    // IQ4_XS: 2 + 2 + 128 + 4 per 256
+  CHECK_FALSE(presets::ggml_type_info(4));                   // Q4_2: removed
+  // One 4096 x 14336 Q4_K matrix: 58,720,256 values / 256 = 229,376 blocks x 144 B = 33,030,144 B.
+  CHECK(presets::ggml_tensor_bytes(Q4_K, {4096, 14336}, "t").value == 33030144);
+  CHECK_THROWS_WITH(presets::ggml_tensor_bytes(Q4_K, {100, 2}, "t"),
+                    "t: ne[0] = 100 is not a multiple of Q4_K's block of 256");
+}
+
+TEST_CASE("GGUF Llama-3.1-8B: layout and exact weight bytes", "[gguf]") {
+  const fs::path p = llama31_8b().write("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
+  const ModelSpec m = presets::find_model(p.string());
+  CHECK(m.name == "Meta Llama 3.1 8B Instruct");
+  CHECK(m.id == "Meta-Llama-3.1-8B-Instruct-Q4_K_M");
+  REQUIRE(m.layers.size() == 1);
+  CHECK(m.layers[0].count == 32);
+  CHECK(m.layers[0].attention.num_attention_heads == 32);
+  CHECK(m.layers[0].attention.num_key_value_heads == 8);
+  CHECK(m.layers[0].attention.head_dim_k == 128);  // 4096 / 32 (no key_length key)
+  CHECK(m.layers[0].mlp.intermediate_size == 14336);
+  CHECK(m.vocab_size == 128256);
+  CHECK(m.max_position_embeddings == 131072);
+  CHECK(m.dtype == DType::fp16);
+  CHECK_FALSE(m.tie_word_embeddings);
+  // f16 K and V: 32 layers x 2 x 8 heads x 128 x 2 B = 131,072 B per token.
+  CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 131072);
+  // Parameters: embeddings 4096 x 128,256 = 525,336,576, twice (output untied) = 1,050,673,152;
+  // per layer q 16,777,216 + k 4,194,304 + v 4,194,304 + o 16,777,216 + MLP 3 x 58,720,256 + norms 8,192
+  // = 218,112,000, x 32 = 6,979,584,000; output_norm 4,096; rope_freqs 64.
+  // 1,050,673,152 + 6,979,584,000 + 4,096 = 8,030,261,248 (the published count) + 64 = 8,030,261,312.
+  CHECK(m.weights_parameters == 8030261312ULL);
+  // Bytes: token_embd Q4_K 2,052,096 blocks x 144 = 295,501,824; output Q6_K 2,052,096 x 210 = 430,940,160;
+  // per layer q 65,536 x 144 = 9,437,184, k 16,384 x 144 = 2,359,296, v 16,384 x 210 = 3,440,640,
+  // o 9,437,184, gate and up 229,376 x 144 = 33,030,144 each, down 229,376 x 210 = 48,168,960, norms
+  // 2 x 16,384 = 32,768: 138,936,320, x 32 = 4,445,962,240; output_norm 16,384; rope_freqs 256.
+  // 295,501,824 + 430,940,160 + 4,445,962,240 + 16,384 + 256 = 5,172,420,864 B.
+  REQUIRE(m.weights_bytes);
+  CHECK(m.weights_bytes->value == 5172420864ULL);
+  CHECK(m.weights_origin == "GGUF tensors (exact)");
+
+  PlanInputs in;
+  in.model = m;
+  in.kv = KvDtypes{DType::fp16, DType::fp16};
+  const Plan plan = make_plan(in);
+  CHECK(plan.weights_bytes.value == 5172420864ULL);
+  CHECK_FALSE(plan.weights_from_architecture);
+  in.deployment.weights = Bytes{1000};  // --weights still wins
+  CHECK(make_plan(in).weights_bytes.value == 1000);
+}
+
+TEST_CASE("GGUF hybrid: per-layer KV heads, 0 on Mamba2 layers", "[gguf]") {
+  // A Granite-4.0-H-like stack: layers 0, 1, 3 Mamba2, layer 2 attention with 2 KV heads.
+  GgufWriter w;
+  w.kv_str("general.architecture", "granitehybrid")
+      .kv_u32("granitehybrid.block_count", 4)
+      .kv_u32("granitehybrid.embedding_length", 1024)
+      .kv_u32("granitehybrid.feed_forward_length", 4096)
+      .kv_u32("granitehybrid.attention.head_count", 8)
+      .kv_u32s("granitehybrid.attention.head_count_kv", {0, 0, 2, 0})
+      .kv_u32("granitehybrid.attention.key_length", 128)
+      .kv_u32("granitehybrid.ssm.conv_kernel", 4)
+      .kv_u32("granitehybrid.ssm.inner_size", 2048)
+      .kv_u32("granitehybrid.ssm.state_size", 128)
+      .kv_u32("granitehybrid.ssm.time_step_rank", 32)
+      .kv_u32("granitehybrid.ssm.group_count", 1)
+      .tokens(1000);
+  const ModelSpec m = presets::load_gguf_file(w.write("hybrid.gguf"));
+  REQUIRE(m.layers.size() == 3);
+  CHECK(m.layers[0].count == 2);
+  CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
+  CHECK(m.layers[0].attention.recurrent.kind == RecurrentSpec::Kind::mamba2);
+  CHECK(m.layers[0].attention.recurrent.head_dim == 64);  // 2048 / 32 heads
+  CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  CHECK(m.layers[1].attention.num_key_value_heads == 2);
+  CHECK(m.layers[2].attention.kind == AttentionKind::recurrent);
+  const KvDtypes f16{DType::fp16, DType::fp16};
+  // One attention layer: 2 x 2 heads x 128 x 2 B = 1,024 B per token.
+  CHECK(bytes_per_token(m, f16).value == 1024);
+  // Mamba2 state in f32 (llama.cpp type_r / type_s): conv 3 taps x (2048 + 2 x 1 x 128) = 6,912 values,
+  // SSM 32 x 64 x 128 = 262,144 values; 269,056 x 4 B = 1,076,224 B per layer, x 3 = 3,228,672 B.
+  CHECK(state_bytes_per_sequence(m, f16).value == 3228672);
+  CHECK_FALSE(m.weights_bytes);  // no tensor infos: the architecture's estimate
+}
+
+TEST_CASE("GGUF sliding window: the family's period, or the file's pattern", "[gguf]") {
+  GgufWriter w;
+  w.kv_str("general.architecture", "gemma3")
+      .kv_u32("gemma3.block_count", 12)
+      .kv_u32("gemma3.embedding_length", 1152)
+      .kv_u32("gemma3.feed_forward_length", 6912)
+      .kv_u32("gemma3.attention.head_count", 4)
+      .kv_u32("gemma3.attention.head_count_kv", 1)
+      .kv_u32("gemma3.attention.key_length", 256)
+      .kv_u32("gemma3.attention.value_length", 256)
+      .kv_u32("gemma3.attention.sliding_window", 512)
+      .tokens(10);
+  const ModelSpec m = presets::load_gguf_file(w.write("gemma3.gguf"));
+  // set_swa_pattern(6): layers 0-4 and 6-10 SWA, 5 and 11 full.
+  REQUIRE(m.layers.size() == 4);
+  CHECK(m.layers[0].count == 5);
+  CHECK(m.layers[0].attention.kind == AttentionKind::sliding);
+  CHECK(m.layers[0].attention.window == 512);
+  CHECK(m.layers[1].count == 1);
+  CHECK(m.layers[1].attention.kind == AttentionKind::full);
+}
+
+TEST_CASE("llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite: K and V per head", "[gguf][engine][llamacpp]") {
+  // A DeepSeek-V2-Lite GGUF converted before the MLA split: key_length 192 (128 nope + 64 rope),
+  // value_length 128, 16 KV heads, no key_length_mla, no attn_k_b.
+  GgufWriter w;
+  w.kv_str("general.architecture", "deepseek2")
+      .kv_u32("deepseek2.block_count", 27)
+      .kv_u32("deepseek2.embedding_length", 2048)
+      .kv_u32("deepseek2.feed_forward_length", 10944)
+      .kv_u32("deepseek2.attention.head_count", 16)
+      .kv_u32("deepseek2.attention.head_count_kv", 16)
+      .kv_u32("deepseek2.attention.key_length", 192)
+      .kv_u32("deepseek2.attention.value_length", 128)
+      .kv_u32("deepseek2.attention.kv_lora_rank", 512)
+      .kv_u32("deepseek2.rope.dimension_count", 64)
+      .kv_u32("deepseek2.leading_dense_block_count", 1)
+      .kv_u32("deepseek2.expert_count", 64)
+      .kv_u32("deepseek2.expert_used_count", 6)
+      .kv_u32("deepseek2.expert_shared_count", 2)
+      .kv_u32("deepseek2.expert_feed_forward_length", 1408)
+      .tokens(102400);
+  const ModelSpec m = presets::load_gguf_file(w.write("DeepSeek-Coder-V2-Lite-Instruct-legacy.gguf"));
+  REQUIRE(m.layers.size() == 2);  // one dense layer, 26 MoE layers
+  const auto& a = m.layers[1].attention;
+  CHECK(a.kind == AttentionKind::mla);
+  CHECK(a.mla_per_head_cache);
+  CHECK(a.kv_lora_rank == 512);
+  CHECK(m.layers[1].mlp.num_experts == 64);
+  CHECK(m.warnings.size() == 1);  // said once, not per layer
+  // The exact layout is still the latent: (512 + 64) x 2 B x 27 layers = 31,104 B per token.
+  CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 31104);
+  // llama.cpp: n_ctx 16384 over 8 streams = 2,048 cells each. K 16 x 192 x 2 B = 6,144 B and V 16 x 128 x 2 B
+  // = 4,096 B per cell per layer: K 6,144 x 27 x 2,048 x 8 = 2,717,908,992 B = 2592.00 MiB, V 1728.00 MiB,
+  // 276,480 B per token.
+  EngineOptions o;
+  o.engine = Engine::llamacpp;
+  const auto r =
+      llamacpp_policy(m, KvDtypes{DType::fp16, DType::fp16}, Parallelism{}, Tokens{2048}, 8, o, std::nullopt);
+  CHECK(r.bytes_per_token->value == 276480);
+  REQUIRE_FALSE(r.log_lines.empty());
+  // llama.cpp pads the counts (%6u cells, %3d layers, %2u/%u seqs); the case's line has single spaces.
+  std::string line;
+  for (const char ch : r.log_lines[0])
+    if (ch != ' ' || line.empty() || line.back() != ' ') line += ch;
+  for (std::size_t at = line.find("( "); at != std::string::npos; at = line.find("( ")) line.erase(at + 1, 1);
+  CHECK(
+      line ==
+      "llama_kv_cache: size = 4320.00 MiB (2048 cells, 27 layers, 8/8 seqs), K (f16): 2592.00 MiB, V (f16): "
+      "1728.00 MiB");
+}
+
+TEST_CASE("GGUF refusals: one line naming the field", "[gguf]") {
+  const auto parse = [](const std::string& b) { return presets::parse_gguf_header(b, "x.gguf"); };
+  std::string good = llama31_8b().bytes();
+  SECTION("big-endian") {
+    std::string b = good;
+    b[4] = 0;
+    b[7] = 3;  // version 3 written big-endian: 0x03000000
+    CHECK_THROWS_WITH(parse(b),
+                      "x.gguf: version: a big-endian GGUF file: kvplan reads little-endian GGUF only");
+  }
+  SECTION("truncated") {
+    CHECK_THROWS_WITH(parse(good.substr(0, 100)), Catch::Contains("truncated header"));
+    CHECK_THROWS_WITH(parse(good.substr(0, good.size() - 1)), Catch::Contains("truncated header"));
+  }
+  SECTION("a count that would overflow") {
+    std::string b = good;
+    for (int i = 16; i < 24; ++i) b[static_cast<std::size_t>(i)] = '\xff';  // metadata_kv_count 2^64 - 1
+    CHECK_THROWS_WITH(parse(b), Catch::StartsWith("x.gguf: metadata_kv_count: count 18446744073709551615"));
+    std::string t = good;
+    for (int i = 8; i < 16; ++i) t[static_cast<std::size_t>(i)] = '\x7f';
+    CHECK_THROWS_WITH(parse(t), Catch::StartsWith("x.gguf: tensor_count: count"));
+  }
+  SECTION("an unknown value type") {
+    GgufWriter w;
+    w.kv_str("general.architecture", "llama");
+    std::string b = w.bytes();
+    // The value type of the first pair follows its key: 24 header bytes + 8 + 20 key bytes.
+    b[24 + 8 + 20] = 13;
+    CHECK_THROWS_WITH(parse(b), "x.gguf: general.architecture: unknown GGUF value type 13");
+  }
+  SECTION("not GGUF, version 1") {
+    CHECK_THROWS_WITH(parse("GGML...."), "x.gguf: magic: not a GGUF file (no \"GGUF\" magic)");
+    std::string b = good;
+    b[4] = 1;
+    CHECK_THROWS_WITH(parse(b), Catch::StartsWith("x.gguf: version: GGUF version 1"));
+  }
+  SECTION("an unknown ggml type") {
+    GgufWriter w;
+    w.tensor("a", {32}, 4);
+    CHECK_THROWS_WITH(parse(w.bytes()), "x.gguf: tensor 'a': unknown ggml type 4");
+  }
+}

@@ -1,0 +1,173 @@
+// safetensors headers (presets/src/safetensors.cpp): sparse shards, header only, laid out as
+// transformers' save_pretrained writes Llama-3.1-8B (meta-llama/Llama-3.1-8B model.safetensors.index.json:
+// four shards, total_size 16,060,522,496), expected figures worked by hand.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/plan.hpp"
+#include "kvplan/presets.hpp"
+#include "kvplan/safetensors.hpp"
+
+using namespace kvplan;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Tensor {
+  std::string name;
+  std::string dtype;
+  std::vector<std::uint64_t> shape;
+  std::uint64_t bytes_per_element = 2;
+};
+
+/// One shard: the 8-byte length, the JSON header, then the data region as a hole (resize_file).
+void write_shard(const fs::path& p, const std::vector<Tensor>& tensors) {
+  json h = json::object();
+  std::uint64_t off = 0;
+  for (const auto& t : tensors) {
+    std::uint64_t n = t.bytes_per_element;
+    for (const auto d : t.shape) n *= d;
+    h[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {off, off + n}}};
+    off += n;
+  }
+  h["__metadata__"] = {{"format", "pt"}};
+  const std::string text = h.dump();
+  {
+    std::ofstream out(p, std::ios::binary);
+    for (int i = 0; i < 8; ++i) out << static_cast<char>((text.size() >> (8 * i)) & 0xFF);
+    out << text;
+  }
+  fs::resize_file(p, 8 + text.size() + off);
+}
+
+fs::path llama31_8b_folder() {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "Llama-3.1-8B";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << json{
+      {"model_type", "llama"},
+      {"architectures", {"LlamaForCausalLM"}},
+      {"hidden_size", 4096},
+      {"intermediate_size", 14336},
+      {"num_hidden_layers", 32},
+      {"num_attention_heads", 32},
+      {"num_key_value_heads", 8},
+      {"vocab_size", 128256},
+      {"max_position_embeddings", 131072},
+      {"tie_word_embeddings", false},
+      {"torch_dtype", "bfloat16"}}.dump();
+  // The published split puts the embeddings and layers 0-8 in shard 1, lm_head in shard 4; the layer
+  // boundaries here are close to it (the totals do not depend on them).
+  std::vector<std::vector<Tensor>> shards(4);
+  json map = json::object();
+  const auto put = [&](std::size_t shard, Tensor t) {
+    map[t.name] = "model-0000" + std::to_string(shard + 1) + "-of-00004.safetensors";
+    shards[shard].push_back(std::move(t));
+  };
+  put(0, {"model.embed_tokens.weight", "BF16", {128256, 4096}});
+  for (int il = 0; il < 32; ++il) {
+    const std::size_t s = il < 9 ? 0 : il < 20 ? 1 : il < 31 ? 2 : 3;
+    const std::string b = "model.layers." + std::to_string(il) + ".";
+    put(s, {b + "input_layernorm.weight", "BF16", {4096}});
+    put(s, {b + "mlp.down_proj.weight", "BF16", {4096, 14336}});
+    put(s, {b + "mlp.gate_proj.weight", "BF16", {14336, 4096}});
+    put(s, {b + "mlp.up_proj.weight", "BF16", {14336, 4096}});
+    put(s, {b + "post_attention_layernorm.weight", "BF16", {4096}});
+    put(s, {b + "self_attn.k_proj.weight", "BF16", {1024, 4096}});
+    put(s, {b + "self_attn.o_proj.weight", "BF16", {4096, 4096}});
+    put(s, {b + "self_attn.q_proj.weight", "BF16", {4096, 4096}});
+    put(s, {b + "self_attn.v_proj.weight", "BF16", {1024, 4096}});
+  }
+  put(3, {"model.norm.weight", "BF16", {4096}});
+  put(3, {"lm_head.weight", "BF16", {128256, 4096}});
+  for (std::size_t i = 0; i < 4; ++i)
+    write_shard(dir / ("model-0000" + std::to_string(i + 1) + "-of-00004.safetensors"), shards[i]);
+  std::ofstream(dir / "model.safetensors.index.json")
+      << json{{"metadata", {{"total_size", 16060522496ULL}}}, {"weight_map", map}}.dump();
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("safetensors Llama-3.1-8B: exact parameters and bytes from four shard headers", "[safetensors]") {
+  const fs::path dir = llama31_8b_folder();
+  const auto s = presets::read_safetensors_folder(dir);
+  REQUIRE(s);
+  CHECK(s->files == 4);
+  // Embeddings 128,256 x 4,096 = 525,336,576, twice (lm_head untied); per layer q 16,777,216 + k 4,194,304 +
+  // v 4,194,304 + o 16,777,216 + MLP 3 x 58,720,256 + norms 8,192 = 218,112,000, x 32 = 6,979,584,000;
+  // norm 4,096: 1,050,673,152 + 6,979,584,000 + 4,096 = 8,030,261,248; x 2 B (BF16) = 16,060,522,496 B, the
+  // index's total_size.
+  CHECK(s->total.elements == 8030261248ULL);
+  CHECK(s->total.bytes == 16060522496ULL);
+  CHECK(s->by_dtype.at("BF16").bytes == 16060522496ULL);
+  CHECK(s->has_lm_head);
+  CHECK(s->vision.bytes == 0);
+
+  const ModelSpec m = presets::find_model(dir.string());
+  REQUIRE(m.weights_bytes);
+  CHECK(m.weights_bytes->value == 16060522496ULL);
+  CHECK(m.weights_parameters == 8030261248ULL);
+  CHECK(m.weights_origin == "safetensors headers (exact)");
+  PlanInputs in;
+  in.model = m;
+  CHECK(make_plan(in).weights_bytes.value == 16060522496ULL);
+}
+
+TEST_CASE("safetensors dtypes, packed formats, vision and MTP apart", "[safetensors]") {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "mixed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // A GPTQ int4 qweight of a 4096 x 4096 matrix: 4096 / 8 = 512 rows of 4096 I32 = 2,097,152 elements,
+  // 8,388,608 B; its F16 scales for groups of 128: 32 x 4096 = 131,072 elements, 262,144 B.
+  // An FP8 weight 1024 x 1024 (1,048,576 B) and its F32 block scales 8 x 8 (256 B).
+  // MXFP4 blocks 32 x 90 x 16 U8 = 46,080 B and scales 32 x 90 U8 = 2,880 B.
+  // A vision tensor 1024 x 1024 BF16 (2,097,152 B) and an MTP tensor 512 BF16 (1,024 B).
+  write_shard(dir / "model.safetensors",
+              {{"model.layers.0.self_attn.q_proj.qweight", "I32", {512, 4096}, 4},
+               {"model.layers.0.self_attn.q_proj.scales", "F16", {32, 4096}, 2},
+               {"model.layers.0.mlp.fp8.weight", "F8_E4M3", {1024, 1024}, 1},
+               {"model.layers.0.mlp.fp8.weight_scale_inv", "F32", {8, 8}, 4},
+               {"model.layers.0.mlp.experts.gate_up_proj_blocks", "U8", {32, 90, 16}, 1},
+               {"model.layers.0.mlp.experts.gate_up_proj_scales", "U8", {32, 90}, 1},
+               {"model.visual.blocks.0.attn.qkv.weight", "BF16", {1024, 1024}, 2},
+               {"model.mtp.norm.weight", "BF16", {512}, 2}});
+  presets::SafetensorsSummary s;
+  presets::add_safetensors_header(dir / "model.safetensors", s);
+  CHECK(s.by_dtype.at("I32").bytes == 8388608);
+  CHECK(s.by_dtype.at("I32").elements == 2097152);
+  CHECK(s.by_dtype.at("F8_E4M3").bytes == 1048576);
+  CHECK(s.by_dtype.at("U8").bytes == 48960);  // 46,080 + 2,880
+  CHECK(s.vision.bytes == 2097152);
+  CHECK(s.mtp.bytes == 1024);
+  // Language: 8,388,608 + 262,144 + 1,048,576 + 256 + 48,960 = 9,748,544 B.
+  CHECK(s.language.bytes == 9748544);
+  CHECK_FALSE(s.has_lm_head);
+}
+
+TEST_CASE("safetensors refusals: one line naming the file and tensor", "[safetensors]") {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "bad";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  presets::SafetensorsSummary s;
+  SECTION("a header length past the file") {
+    std::ofstream(dir / "a.safetensors", std::ios::binary)
+        << std::string("\xff\x00\x00\x00\x00\x00\x00\x00{}", 10);
+    CHECK_THROWS_WITH(presets::add_safetensors_header(dir / "a.safetensors", s),
+                      "a.safetensors: truncated: a 255-byte header in a 10-byte file");
+  }
+  SECTION("offsets that disagree with the shape") {
+    write_shard(dir / "b.safetensors", {{"w", "BF16", {4, 4}, 1}});  // 16 bytes for 16 BF16 values
+    CHECK_THROWS_WITH(presets::add_safetensors_header(dir / "b.safetensors", s),
+                      "b.safetensors: /w/data_offsets: 16 bytes for 16 BF16 elements (32 expected)");
+  }
+  SECTION("an unknown dtype") {
+    write_shard(dir / "c.safetensors", {{"w", "Q4", {4}, 1}});
+    CHECK_THROWS_WITH(presets::add_safetensors_header(dir / "c.safetensors", s),
+                      "c.safetensors: /w/dtype: unknown safetensors dtype 'Q4'");
+  }
+}
