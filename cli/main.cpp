@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/weights.hpp"
@@ -68,7 +69,13 @@ int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
   const Plan p = make_plan(build_inputs(o));
   warn(p.warnings);
-  print(o.deploy.json ? dump(plan_json(p)) + "\n" : plan_text(p, u));
+  if (o.deploy.json) {
+    nlohmann::json j = plan_json(p);
+    if (p.has_gpu && !p.inputs.kv_memory) j["speed"] = speed_json(p.inputs);
+    print(dump(j) + "\n");
+  } else {
+    print(plan_text(p, u) + (p.has_gpu && !p.inputs.kv_memory ? speed_text(p.inputs) : std::string()));
+  }
   return 0;
 }
 
@@ -229,6 +236,12 @@ int main(int argc, char** argv) {
   cmp_cmd->add_option("--units", cmp.units, "iec (GiB, default) or si (GB)");
   cmp_cmd->add_flag("--json", cmp.json, "one JSON object");
 
+  FitOptions fit_opts;
+  auto* fit_cmd = app.add_subcommand(
+      "fit",
+      "search GPUs, counts, tp/pp/replica layouts and KV dtypes that hold the users; ranked, with speed");
+  add_fit_options(*fit_cmd, fit_opts);
+
   PrefillOptions pre;
   auto* pre_cmd =
       app.add_subcommand("prefill", "prefill FLOPs of a prompt: linear and quadratic attention parts");
@@ -251,6 +264,7 @@ int main(int argc, char** argv) {
     if (*size_cmd) return run_size(size);
     if (*cmp_cmd) return run_compare(cmp);
     if (*pre_cmd) return run_prefill(pre);
+    if (*fit_cmd) return run_fit(fit_opts);
     return 2;
   } catch (const CLI::Success& e) {
     return app.exit(e);
