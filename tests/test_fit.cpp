@@ -159,3 +159,19 @@ TEST_CASE("fit: bad requests name the flag", "[fit]") {
   r.gpus.clear();
   CHECK_THROWS_WITH(fit(r), Catch::Contains("--gpu"));
 }
+
+TEST_CASE("fit: when no layout even holds the weights, nearest says by how much", "[fit]") {
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-405b");
+  r.context = Tokens{8192};
+  r.gpus = {presets::find_gpu("l4")};
+  r.max_gpus = 4;
+  const FitResult res = fit(r);
+  CHECK(res.rows.empty());
+  REQUIRE(res.nearest.has_value());
+  // 405B x 2 B is about 756 GiB: a quarter per L4 is far past its 20.2 GiB usable.
+  CHECK(res.nearest->plan.max_users == 0);
+  CHECK_FALSE(res.nearest->speed.has_value());
+  CHECK_THAT(res.nearest_note,
+             Catch::Contains("weights and reserve need") && Catch::Contains("20.2 GiB usable"));
+}

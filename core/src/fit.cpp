@@ -289,7 +289,8 @@ FitResult fit(const FitRequest& r) {
     in.kv = nearest->kv;
     in.deployment.parallel = nearest->parallel;
     n.plan = make_plan(in, true);
-    if (speed_known(*nearest->gpu, nearest->parallel.tp))
+    // No speed for a layout that holds no user at all: there is no batch to time.
+    if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
     n.launch = launch_command(n.plan);
     const auto& par = n.plan.inputs.deployment.parallel;
