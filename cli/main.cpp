@@ -82,6 +82,7 @@ int run_size(const SizeOptions& o) {
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   ModelSpec m = resolve_model(o.model, nullptr);
+  apply_streaming(o.streaming, m);
   EngineOptions engine = resolve_engine(o.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
@@ -232,6 +233,7 @@ int main(int argc, char** argv) {
   add_model_options(*cmp_cmd, cmp.model, true);
   add_dtype_options(*cmp_cmd, cmp.dtypes);
   add_engine_options(*cmp_cmd, cmp.engine, false);
+  add_streaming_options(*cmp_cmd, cmp.streaming);
   cmp_cmd->add_option("--context", cmp.context, "tokens per sequence (default 4096)");
   cmp_cmd->add_option("--units", cmp.units, "iec (GiB, default) or si (GB)");
   cmp_cmd->add_flag("--json", cmp.json, "one JSON object");

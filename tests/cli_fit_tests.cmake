@@ -29,3 +29,12 @@ kvplan_cli_bad("fit negative price" "^kvplan: error: --price-per-gpu-hour: must 
 kvplan_cli_bad("fit bad ttft" "^kvplan: error: --ttft: must be a positive number, got 'soon'" fit llama-3.1-8b --ttft soon)
 kvplan_cli_bad("fit efficiency past 1" "^kvplan: error: --bandwidth-efficiency: must be a number in \\(0, 1\\]" fit llama-3.1-8b --bandwidth-efficiency 1.5)
 kvplan_cli_bad("fit without a model" "MODEL" fit)
+
+# StreamingLLM's cap (--sink-tokens, --recent-window) on size and compare: Llama-3.1-8B keeps 4 + 1,020 = 1,024
+# tokens per layer, 131,072 B x 1,024 = 134,217,728 B per 32,768-token sequence, at any length.
+kvplan_cli_ok("size with attention sinks" "\"kv_bytes_per_sequence\": 134217728.*\"max_context\": null"
+  size llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020 --gpu h100-sxm --json)
+kvplan_cli_ok("compare with attention sinks" "as configured +131,072 +128 KiB +128 MiB"
+  compare llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020)
+kvplan_cli_bad("sink tokens without a window" "^kvplan: error: --recent-window: missing" size llama-3.1-8b --sink-tokens 4)
+kvplan_cli_bad("recent window zero" "^kvplan: error: --recent-window: must be positive" compare llama-3.1-8b --sink-tokens 4 --recent-window 0)
