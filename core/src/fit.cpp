@@ -102,6 +102,31 @@ std::string llama_type(DType t) {
   if (t == DType::fp32) return "f32";
   return std::string(name(t));
 }
+/// What the nearest layout lacks, in words: the weights' shortfall per GPU, or the users that fit and
+/// the KV short per GPU.
+std::string describe_nearest(const Plan& p, const FitRequest& r) {
+  const auto& par = p.inputs.deployment.parallel;
+  const PerGpu& g = p.per_gpu;
+  const auto gib = [](Bytes b) { return format_bytes(b, UnitSystem::iec); };
+  std::string what;
+  if (g.weights_bytes + g.reserve_bytes > g.usable_bytes) {
+    const Bytes fixed = g.weights_bytes + g.reserve_bytes;
+    what = "weights and reserve need " + gib(fixed) + " per GPU, " + gib(g.usable_bytes) +
+           " usable: short by " + gib(fixed - g.usable_bytes) + " per GPU";
+  } else {
+    const Bytes short_by =
+        g.kv_bytes_total > g.available_kv_bytes ? g.kv_bytes_total - g.available_kv_bytes : Bytes{0};
+    what = format_count(p.max_users) + " of " + format_count(r.users) + " users fit at " +
+           format_count(r.context.value) + " tokens (KV per GPU " + gib(g.kv_bytes_total) + " needed, " +
+           gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
+    if (p.max_context)
+      what +=
+          "; " + format_count(r.users) + " users fit up to " + format_count(p.max_context->value) + " tokens";
+  }
+  return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + format_count(p.gpus) +
+         " x " + p.inputs.gpu->id + " (tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
+         " x " + std::to_string(par.dp) + " replicas, KV " + kv_label(p.inputs.kv) + "): " + what;
+}
 }  // namespace
 
 std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine) {
@@ -172,8 +197,7 @@ FitResult fit(const FitRequest& r) {
   validate(r.model);
   const std::uint64_t layers = num_layers(r.model);
   const std::vector<std::uint64_t> tps = tp_sizes(r);
-  for (const std::uint64_t pp : r.pp)  // bad --pp values are errors even when no tp pairs with them
-    if (pp == 0 || pp > layers) (void)pp_sizes(r, 1, layers);
+  (void)pp_sizes(r, 1, layers);  // a bad --pp is an error even when no tp pairs with it
 
   FitResult out;
   // What ranking needs of a fitting layout; its Plan is made again for the rows returned, so thousands of
@@ -293,29 +317,7 @@ FitResult fit(const FitRequest& r) {
     if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
     n.launch = launch_command(n.plan);
-    const auto& par = n.plan.inputs.deployment.parallel;
-    const PerGpu& g = n.plan.per_gpu;
-    std::string what;
-    if (g.weights_bytes + g.reserve_bytes > g.usable_bytes)
-      what = "weights and reserve need " + format_bytes(g.weights_bytes + g.reserve_bytes, UnitSystem::iec) +
-             " per GPU, " + format_bytes(g.usable_bytes, UnitSystem::iec) + " usable: short by " +
-             format_bytes(g.weights_bytes + g.reserve_bytes - g.usable_bytes, UnitSystem::iec) + " per GPU";
-    else
-      what = format_count(n.plan.max_users) + " of " + format_count(r.users) + " users fit at " +
-             format_count(r.context.value) + " tokens (KV per GPU " +
-             format_bytes(g.kv_bytes_total, UnitSystem::iec) + " needed, " +
-             format_bytes(g.available_kv_bytes, UnitSystem::iec) + " available: short by " +
-             format_bytes(
-                 g.kv_bytes_total > g.available_kv_bytes ? g.kv_bytes_total - g.available_kv_bytes : Bytes{0},
-                 UnitSystem::iec) +
-             ")" +
-             (n.plan.max_context ? "; " + format_count(r.users) + " users fit up to " +
-                                       format_count(n.plan.max_context->value) + " tokens"
-                                 : std::string());
-    out.nearest_note = "nothing fits within " + format_count(r.max_gpus) +
-                       " GPUs; nearest: " + format_count(n.plan.gpus) + " x " + n.plan.inputs.gpu->id +
-                       " (tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) + " x " +
-                       std::to_string(par.dp) + " replicas, KV " + kv_label(n.plan.inputs.kv) + "): " + what;
+    out.nearest_note = describe_nearest(n.plan, r);
     out.nearest = std::move(n);
   } else if (out.rows.empty()) {
     out.nearest_note = "nothing fits within " + format_count(r.max_gpus) +
