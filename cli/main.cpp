@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/weights.hpp"
@@ -72,13 +73,20 @@ int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
   const Plan p = make_plan(build_inputs(o));
   warn(p.warnings);
-  print(o.deploy.json ? dump(plan_json(p)) + "\n" : plan_text(p, u));
+  if (o.deploy.json) {
+    nlohmann::json j = plan_json(p);
+    if (p.has_gpu && !p.inputs.kv_memory) j["speed"] = speed_json(p.inputs);
+    print(dump(j) + "\n");
+  } else {
+    print(plan_text(p, u) + (p.has_gpu && !p.inputs.kv_memory ? speed_text(p.inputs) : std::string()));
+  }
   return 0;
 }
 
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   ModelSpec m = resolve_model(o.model, nullptr);
+  apply_streaming(o.streaming, m);
   EngineOptions engine = resolve_engine(o.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
@@ -271,9 +279,16 @@ int main(int argc, char** argv) {
   add_model_options(*cmp_cmd, cmp.model, true);
   add_dtype_options(*cmp_cmd, cmp.dtypes);
   add_engine_options(*cmp_cmd, cmp.engine, false);
+  add_streaming_options(*cmp_cmd, cmp.streaming);
   cmp_cmd->add_option("--context", cmp.context, "tokens per sequence (default 4096)");
   cmp_cmd->add_option("--units", cmp.units, "iec (GiB, default) or si (GB)");
   cmp_cmd->add_flag("--json", cmp.json, "one JSON object");
+
+  FitOptions fit_opts;
+  auto* fit_cmd = app.add_subcommand(
+      "fit",
+      "search GPUs, counts, tp/pp/replica layouts and KV dtypes that hold the users; ranked, with speed");
+  add_fit_options(*fit_cmd, fit_opts);
 
   PrefillOptions pre;
   auto* pre_cmd =
@@ -299,6 +314,7 @@ int main(int argc, char** argv) {
     if (*size_cmd) rc = run_size(size);
     if (*cmp_cmd) rc = run_compare(cmp);
     if (*pre_cmd) rc = run_prefill(pre);
+    if (*fit_cmd) rc = run_fit(fit_opts);
     return finish_output(rc);
   } catch (const CLI::Success& e) {
     return finish_output(app.exit(e));

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/presets.hpp"
+#include "kvplan/streaming.hpp"
 
 namespace kvplan::cli {
 
@@ -38,6 +39,23 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
   app.add_option("--mamba-ssm-cache-dtype", o.mamba_ssm_cache_dtype,
                  "SSM / recurrent part of the state only, as vLLM's flag (default: the config's "
                  "mamba_ssm_cache_dtype, else --mamba-cache-dtype, else the model dtype)");
+}
+
+void add_streaming_options(CLI::App& app, StreamingOptions& o) {
+  app.add_option(
+      "--sink-tokens", o.sink_tokens,
+      "StreamingLLM: attention-sink tokens kept by every full-attention layer (with --recent-window)");
+  app.add_option("--recent-window", o.recent_window,
+                 "StreamingLLM: most recent tokens kept by every full-attention layer (with --sink-tokens)");
+}
+
+void apply_streaming(const StreamingOptions& o, ModelSpec& m) {
+  if (o.sink_tokens.empty() && o.recent_window.empty()) return;
+  if (o.recent_window.empty()) throw Error("--recent-window", "missing (required with --sink-tokens)");
+  if (o.sink_tokens.empty()) throw Error("--sink-tokens", "missing (required with --recent-window)");
+  // 0 sinks is a plain recent window; parse_count refuses 0, so zero is read apart.
+  const std::uint64_t sink = o.sink_tokens == "0" ? 0 : parse_count(o.sink_tokens, "--sink-tokens");
+  m = with_attention_sinks(std::move(m), sink, parse_count(o.recent_window, "--recent-window"));
 }
 
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
@@ -147,6 +165,7 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
   add_model_options(app, o.model, false);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
+  add_streaming_options(app, o.streaming);
   auto& d = o.deploy;
   app.add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
   app.add_option("--users", d.users, "concurrent sequences (default 1)");
@@ -275,6 +294,7 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 PlanInputs build_inputs(const SizeOptions& o) {
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
+  apply_streaming(o.streaming, in.model);
   in.engine = resolve_engine(o.engine);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   if (!o.engine.kv_memory.empty()) {

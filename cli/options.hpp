@@ -33,6 +33,11 @@ struct EngineCliOptions {
   bool swa_full = false, kv_unified = false, disable_hybrid = false;
 };
 
+/// StreamingLLM's cap on full-attention layers: --sink-tokens S --recent-window W (both, or neither).
+struct StreamingOptions {
+  std::string sink_tokens, recent_window;
+};
+
 /// Deployment and capacity.
 struct DeployOptions {
   std::string context = "4096", users = "1";
@@ -46,6 +51,7 @@ struct SizeOptions {
   DtypeOptions dtypes;
   DeployOptions deploy;
   EngineCliOptions engine;
+  StreamingOptions streaming;
 };
 
 struct ShowOptions {
@@ -58,6 +64,7 @@ struct ShowOptions {
 
 struct CompareOptions {
   ModelOptions model;
+  StreamingOptions streaming;
   DtypeOptions dtypes;
   EngineCliOptions engine;
   std::string context = "4096";
@@ -73,6 +80,11 @@ struct PrefillOptions {
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
+/// --sink-tokens and --recent-window.
+void add_streaming_options(CLI::App& app, StreamingOptions& o);
+/// Caps the model's full-attention layers at sink + recent tokens when both flags are given
+/// (with_attention_sinks); throws kvplan::Error naming the flag when only one is.
+void apply_streaming(const StreamingOptions& o, ModelSpec& m);
 /// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
 /// Every option of `size` (model, dtypes, engine, deployment, --units, --json): the CLI and the

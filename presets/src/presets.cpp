@@ -80,6 +80,11 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
   };
   gpu.memory_bandwidth_bytes_per_s = opt("memory_bandwidth_bytes_per_s");
   gpu.bf16_dense_flops = opt("bf16_dense_flops");
+  gpu.link_bandwidth_bytes_per_s = opt("link_bandwidth_bytes_per_s");
+  if (const auto f8 = g.find("fp8"); f8 != g.end() && !f8->is_null()) {
+    if (!f8->is_boolean()) throw Error(where("fp8"), "must be true, false or null");
+    gpu.fp8 = f8->get<bool>();
+  }
   if (const auto src = g.find("datasheet_source"); src != g.end() && src->is_string())
     gpu.source = src->get<std::string>();
   return gpu;

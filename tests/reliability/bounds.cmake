@@ -106,7 +106,7 @@ kvplan_bounded("stdout closed" ${kvplan} 1 "^kvplan: error: standard output: Bad
 
 # --- Values and messages.
 kvplan_bounded("unknown subcommand" ${kvplan} 2
-  "^kvplan: error: subcommand: unknown subcommand 'frobnicate' \\(models, gpus, show, size, compare, prefill\\)\n$"
+  "^kvplan: error: subcommand: unknown subcommand 'frobnicate' \\(models, gpus, show, size, compare, fit, prefill\\)\n$"
   OPTIONS -DOUT_EMPTY=1 ARGS frobnicate)
 # Empty values of the "model by flags" group were read as absent: MHA, no window.
 kvplan_bounded("--kv-heads empty" ${kvplan} 2 "^kvplan: error: --kv-heads: is empty\n$"

@@ -21,6 +21,10 @@ struct Gpu {
   std::uint64_t memory_bandwidth_bytes_per_s = 0;
   std::uint64_t bf16_dense_flops = 0;
   std::string source;
+  /// One-way GPU-to-GPU bandwidth (NVLink, Infinity Fabric or PCIe; the datasheet's bidirectional
+  /// figure halved): what a tensor-parallel all-reduce runs over. 0: unknown.
+  std::uint64_t link_bandwidth_bytes_per_s = 0;
+  bool fp8 = false;  ///< fp8 (e4m3/e5m2) tensor cores: fit tries an fp8 KV cache by default
   bool operator==(const Gpu&) const = default;
 };
 

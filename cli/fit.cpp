@@ -1,0 +1,281 @@
+#include "fit.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "kvplan/format.hpp"
+#include "kvplan/presets.hpp"
+#include "kvplan/speed.hpp"
+
+namespace kvplan::cli {
+
+namespace {
+using nlohmann::json;
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::vector<std::uint64_t> counts(const std::string& text, const char* flag) {
+  std::vector<std::uint64_t> out;
+  if (text.empty()) return out;
+  for (const auto& part : split(text)) out.push_back(parse_count(part, flag));
+  return out;
+}
+
+/// A positive finite number; `at_most_one`: in (0, 1].
+double positive(const std::string& text, const char* flag, bool at_most_one) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0.0 ||
+      (at_most_one && v > 1.0))
+    throw Error(flag, std::string(at_most_one ? "must be a number in (0, 1]" : "must be a positive number") +
+                          ", got '" + text + "'");
+  return v;
+}
+
+std::string kv_name(const KvDtypes& t) {
+  return t.k == t.v ? std::string(name(t.k)) : fmt::format("{}/{}", name(t.k), name(t.v));
+}
+
+std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
+std::string secs(double s) {
+  return s < 1.0 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
+}
+
+json row_json(const FitRow& r) {
+  const Plan& p = r.plan;
+  const auto& par = p.inputs.deployment.parallel;
+  json j{{"gpu", p.inputs.gpu->id},
+         {"gpus", p.gpus},
+         {"tp", par.tp},
+         {"pp", par.pp},
+         {"dp", par.dp},
+         {"kv_dtype", kv_name(p.inputs.kv)},
+         {"weight_dtype", std::string(name(p.inputs.model.weight_dtype))},
+         {"fits", p.fits},
+         {"users_per_replica", p.per_gpu.users},
+         {"max_users", p.max_users},
+         {"max_context", p.max_context ? json(p.max_context->value) : json(nullptr)},
+         {"weights_bytes_per_gpu", p.per_gpu.weights_bytes.value},
+         {"kv_bytes_per_gpu", p.per_gpu.kv_bytes_total.value},
+         {"available_kv_bytes_per_gpu", p.per_gpu.available_kv_bytes.value},
+         {"free_bytes_per_gpu", p.per_gpu.free_bytes.value}};
+  if (r.speed) {
+    j["tpot_s"] = r.speed->tpot_s;
+    j["tokens_per_s_per_user"] = r.speed->tokens_per_s_per_user;
+    j["tokens_per_s_per_gpu"] = r.speed->tokens_per_s_per_gpu;
+    j["ttft_s"] = r.speed->ttft_s;
+    j["decode_memory_bound"] = r.speed->step.memory_bound;
+  } else {
+    j["tpot_s"] = j["tokens_per_s_per_user"] = j["tokens_per_s_per_gpu"] = j["ttft_s"] = nullptr;
+  }
+  if (r.cost_per_million_tokens) j["cost_per_million_tokens"] = *r.cost_per_million_tokens;
+  j["launch"] = r.launch;
+  return j;
+}
+
+/// One row of the table: the headers and every layout.
+constexpr const char* kRow =
+    "  {:>2}  {:<10} {:>4}  {:<13} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
+
+std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
+  std::string out =
+      fmt::format(fmt::runtime(kRow), "#", "GPU", "GPUs", "tp x pp x dp", "KV", "wts", "weights", "KV",
+                  "free", "users", "context", "TPOT", "tok/s", "tok/s", "TTFT", cost ? "  $/Mtok" : "");
+  out += fmt::format(fmt::runtime(kRow), "", "", "", "", "", "", "per GPU", "per GPU", "per GPU", "max",
+                     "max", "", "/user", "/GPU", "", "");
+  std::size_t i = 0;
+  for (const auto& r : rows) {
+    const Plan& p = r.plan;
+    const auto& par = p.inputs.deployment.parallel;
+    const auto& g = p.per_gpu;
+    out += fmt::format(
+        fmt::runtime(kRow), ++i, p.inputs.gpu->id, p.gpus,
+        fmt::format("{} x {} x {}", par.tp, par.pp, par.dp), kv_name(p.inputs.kv),
+        name(p.inputs.model.weight_dtype), format_bytes(g.weights_bytes, u),
+        format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
+        p.max_context ? format_count(p.max_context->value) : std::string("any"),
+        r.speed ? ms(r.speed->tpot_s) : "?",
+        r.speed ? fmt::format("{:.1f}", r.speed->tokens_per_s_per_user) : "?",
+        r.speed ? fmt::format("{:.0f}", r.speed->tokens_per_s_per_gpu) : "?",
+        r.speed ? secs(r.speed->ttft_s) : "?",
+        cost ? (r.cost_per_million_tokens ? fmt::format("  {:>7.3f}", *r.cost_per_million_tokens)
+                                          : "        ?")
+             : "");
+    out += "      " + r.launch + "\n";
+  }
+  return out;
+}
+}  // namespace
+
+void add_fit_options(CLI::App& app, FitOptions& o) {
+  add_model_options(app, o.model, true);
+  add_engine_options(app, o.engine, false);
+  app.add_option("--context", o.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
+  app.add_option("--users", o.users, "concurrent sequences (default 1)");
+  app.add_option("--gpu", o.gpus,
+                 "GPU preset ids to search, repeatable or comma-separated (default: every preset)");
+  app.add_option("--max-gpus", o.max_gpus, "most GPUs in all, replicas included (default 64)");
+  app.add_option("--tp", o.tp,
+                 "tensor-parallel sizes, comma-separated (default: every size the model takes)");
+  app.add_option("--pp", o.pp, "pipeline stages, comma-separated (default: 1 up to the budget)");
+  app.add_option(
+      "--kv-dtype", o.kv_dtype,
+      "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
+  app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the model's)");
+  app.add_option("--gpu-util", o.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
+  app.add_option("--overhead", o.overhead, "runtime reserve per GPU (default 1 GiB)");
+  app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
+  app.add_option("--price-per-gpu-hour", o.price, "rank by cost per million output tokens at this price");
+  app.add_option("--ttft", o.ttft,
+                 "keep layouts whose time to first token (one context-long prompt) is at most S seconds");
+  app.add_option("--tpot", o.tpot, "keep layouts whose time per output token is at most S seconds");
+  app.add_option("--top", o.top, "rows to print (default 10)");
+  app.add_option("--bandwidth-efficiency", o.mem_eff,
+                 "share of memory bandwidth decode reaches (default 0.8)");
+  app.add_option("--compute-efficiency", o.compute_eff, "share of dense bf16 peak reached (default 0.5)");
+  app.add_option("--link-efficiency", o.link_eff,
+                 "share of link bandwidth an all-reduce reaches (default 0.7)");
+  app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
+  app.add_flag("--json", o.json, "one JSON object");
+}
+
+FitRequest build_fit_request(const FitOptions& o) {
+  FitRequest r;
+  r.model = resolve_model(o.model, nullptr);
+  r.engine = resolve_engine(o.engine);
+  DtypeOptions d;
+  d.weight_dtype = o.weight_dtype;
+  apply_weight_dtype(d, r.model);
+  r.context = parse_tokens(o.context, "--context");
+  r.users = parse_count(o.users, "--users");
+  r.max_gpus = parse_count(o.max_gpus, "--max-gpus");
+  r.tp = counts(o.tp, "--tp");
+  r.pp = counts(o.pp, "--pp");
+  if (!o.kv_dtype.empty())
+    for (const auto& part : split(o.kv_dtype)) {
+      DtypeOptions one;
+      one.kv_dtype = part;
+      if (part.empty()) throw Error("--kv-dtype", "has an empty item");
+      r.kv_dtypes.push_back(resolve_kv_dtypes(one, r.model, &r.engine));
+    }
+  if (o.gpus.empty())
+    r.gpus = presets::list_gpus();
+  else
+    for (const auto& item : o.gpus)
+      for (const auto& id : split(item)) r.gpus.push_back(presets::find_gpu(id));
+  if (!o.gpu_util.empty()) r.deployment.gpu_memory_utilization = positive(o.gpu_util, "--gpu-util", true);
+  if (!o.overhead.empty()) r.deployment.reserve = parse_bytes(o.overhead, "--overhead");
+  if (!o.weights.empty() && o.weights != "auto") r.deployment.weights = parse_bytes(o.weights, "--weights");
+  if (!o.price.empty()) r.price_per_gpu_hour = positive(o.price, "--price-per-gpu-hour", false);
+  if (!o.ttft.empty()) r.max_ttft_s = positive(o.ttft, "--ttft", false);
+  if (!o.tpot.empty()) r.max_tpot_s = positive(o.tpot, "--tpot", false);
+  r.top = parse_count(o.top, "--top");
+  if (!o.mem_eff.empty()) r.efficiency.memory = positive(o.mem_eff, "--bandwidth-efficiency", true);
+  if (!o.compute_eff.empty()) r.efficiency.compute = positive(o.compute_eff, "--compute-efficiency", true);
+  if (!o.link_eff.empty()) r.efficiency.link = positive(o.link_eff, "--link-efficiency", true);
+  return r;
+}
+
+int run_fit(const FitOptions& o) {
+  const UnitSystem u = resolve_units(o.units);
+  const FitRequest r = build_fit_request(o);
+  const FitResult res = fit(r);
+  const auto& m = r.model;
+  if (o.json) {
+    json rows = json::array();
+    for (const auto& row : res.rows) rows.push_back(row_json(row));
+    json j{
+        {"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}}},
+        {"context", r.context.value},
+        {"users", r.users},
+        {"engine", std::string(name(r.engine.engine))},
+        {"max_gpus", r.max_gpus},
+        {"layouts_judged", res.candidates},
+        {"fitting", res.fitting},
+        {"ranked_by", r.price_per_gpu_hour ? "cost_per_million_tokens" : "gpus, then free_bytes_per_gpu"},
+        {"efficiency",
+         {{"memory", r.efficiency.memory}, {"compute", r.efficiency.compute}, {"link", r.efficiency.link}}},
+        {"configurations", rows}};
+    if (res.nearest) j["nearest"] = row_json(*res.nearest);
+    if (!res.nearest_note.empty()) j["note"] = res.nearest_note;
+    const std::string s = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    return 0;
+  }
+  std::string out = fmt::format("{} ({}): {} users x {} tokens, engine rules: {}\n", m.name, m.source,
+                                format_count(r.users), format_count(r.context.value), name(r.engine.engine));
+  out += fmt::format("{} layouts judged over {} GPU preset{} up to {} GPUs; {} fit{}. Ranked by {}.\n",
+                     format_count(res.candidates), r.gpus.size(), r.gpus.size() == 1 ? "" : "s",
+                     format_count(r.max_gpus), format_count(res.fitting),
+                     r.max_ttft_s || r.max_tpot_s ? " within the SLA" : "",
+                     r.price_per_gpu_hour ? "cost per million output tokens"
+                                          : "fewest GPUs, then most free KV memory per GPU");
+  if (!res.rows.empty()) {
+    out += "\n" + table(res.rows, r.price_per_gpu_hour.has_value(), u);
+    out += fmt::format(
+        "\nSpeed: decode roofline at {:.0f}% of memory bandwidth, {:.0f}% of dense bf16 peak, {:.0f}% of "
+        "link "
+        "bandwidth; TPOT at the full context, TTFT for one {}-token prompt.\n",
+        r.efficiency.memory * 100, r.efficiency.compute * 100, r.efficiency.link * 100,
+        format_count(r.context.value));
+  } else {
+    out += "\n" + res.nearest_note + "\n";
+    if (res.nearest) out += "\n" + table({*res.nearest}, false, u);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+std::string speed_text(const PlanInputs& in) {
+  const json j = speed_json(in);
+  if (j.is_null()) return "";
+  std::string out = "\nSpeed (roofline; kvplan fit --help for the efficiencies)\n";
+  const auto row = [&](const std::string& label, const std::string& value) {
+    out += fmt::format("  {:<38}{}\n", label, value);
+  };
+  row("decode TPOT at the full context",
+      ms(j["tpot_s"].get<double>()) +
+          (j["decode_memory_bound"].get<bool>() ? " (memory-bound)" : " (compute-bound)"));
+  row("tokens/s per user", fmt::format("{:.1f}", j["tokens_per_s_per_user"].get<double>()));
+  row("tokens/s per GPU", fmt::format("{:.1f}", j["tokens_per_s_per_gpu"].get<double>()));
+  row(fmt::format("TTFT ({} tokens)", format_count(in.context.value)), secs(j["ttft_s"].get<double>()));
+  return out;
+}
+
+json speed_json(const PlanInputs& in) {
+  if (!in.gpu) return nullptr;
+  const Gpu& g = *in.gpu;
+  if (g.memory_bandwidth_bytes_per_s == 0 || g.bf16_dense_flops == 0 ||
+      (in.deployment.parallel.tp > 1 && g.link_bandwidth_bytes_per_s == 0))
+    return nullptr;
+  const SpeedFigures f = estimate_speed(in);
+  return json{
+      {"tpot_s", f.tpot_s},
+      {"tokens_per_s_per_user", f.tokens_per_s_per_user},
+      {"tokens_per_s_per_gpu", f.tokens_per_s_per_gpu},
+      {"ttft_s", f.ttft_s},
+      {"decode_memory_bound", f.step.memory_bound},
+      {"decode_weight_bytes_per_gpu", f.step.weight_bytes_per_gpu},
+      {"decode_kv_bytes_per_gpu", f.step.kv_bytes_per_gpu.value},
+      {"decode_memory_s", f.step.memory_s},
+      {"decode_compute_s", f.step.compute_s},
+      {"decode_allreduce_s", f.step.allreduce_s},
+      {"efficiency",
+       {{"memory", f.efficiency.memory}, {"compute", f.efficiency.compute}, {"link", f.efficiency.link}}}};
+}
+
+}  // namespace kvplan::cli

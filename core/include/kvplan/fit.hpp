@@ -1,0 +1,70 @@
+#pragma once
+/// @file fit.hpp
+/// The deployment search behind `kvplan fit`: every GPU preset x tp x pp x replicas x KV dtype up to a
+/// GPU budget, each judged by make_plan (under the chosen engine's rules) and timed by estimate_speed,
+/// ranked by fewest GPUs then most free KV memory per GPU, or by cost per million output tokens.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/plan.hpp"
+#include "kvplan/speed.hpp"
+
+namespace kvplan {
+
+/// What to search.
+struct FitRequest {
+  ModelSpec model;  ///< weight dtype already applied
+  Tokens context{4096};
+  std::uint64_t users = 1;
+  std::vector<Gpu> gpus;            ///< candidates (at least one)
+  std::uint64_t max_gpus = 64;      ///< GPUs in all, replicas included
+  std::vector<std::uint64_t> tp;    ///< allowed tp sizes; empty: every size validate_parallelism accepts
+  std::vector<std::uint64_t> pp;    ///< allowed stage counts; empty: 1 .. min(layers, max_gpus / tp)
+  std::vector<KvDtypes> kv_dtypes;  ///< empty: default_kv_dtypes per GPU
+  Deployment deployment;            ///< utilisation, reserve, weights override (parallel ignored)
+  EngineOptions engine;
+  SpeedEfficiency efficiency;
+  std::optional<double> price_per_gpu_hour;  ///< rank by cost per million output tokens
+  std::optional<double> max_ttft_s;          ///< SLA: keep rows with ttft <= this
+  std::optional<double> max_tpot_s;          ///< SLA: keep rows with tpot <= this
+  std::size_t top = 10;                      ///< rows returned (max_context searched only for these)
+};
+
+/// One deployment that was judged.
+struct FitRow {
+  Plan plan;  ///< make_plan at this layout (max_context searched for returned rows only)
+  std::optional<SpeedFigures> speed;              ///< nullopt: the GPU lacks a bandwidth, peak or link figure
+  std::optional<double> cost_per_million_tokens;  ///< price x GPUs / (tokens/s x 3600) x 10^6
+  std::string launch;                             ///< the engine's command line for this layout
+};
+
+/// The search's answer.
+struct FitResult {
+  std::vector<FitRow> rows;       ///< fitting (and within the SLA) rows, best first, at most `top`
+  std::uint64_t candidates = 0;   ///< layouts judged (make_plan calls, dp probes included)
+  std::uint64_t fitting = 0;      ///< of them, fitting and within the SLA, before `top`
+  std::optional<FitRow> nearest;  ///< when nothing fits: the layout that serves the most users
+  std::string nearest_note;       ///< what it lacks, in words
+};
+
+/// KV dtypes fit tries on `gpu` by default: bf16, plus fp8_e4m3 when the GPU has fp8 tensor cores
+/// (Gpu::fp8); under llama.cpp rules f16 and q8_0 (its cache types; it has no fp8 cache).
+std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
+
+/// Searches every layout. For each GPU, KV dtype, tp and pp it plans one replica (make_plan without the
+/// max-context search), takes the fewest replicas that hold the users, ceil(users / max users of one
+/// replica), and confirms it with a plan at that count; layouts over max_gpus are dropped. Layouts
+/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped. Throws kvplan::Error naming the
+/// flag for bad requests: no GPU ("--gpu"), a tp the model cannot take ("--tp"), pp past the layers
+/// ("--pp"), zero users or context, max_gpus 0 ("--max-gpus"), a price not positive.
+FitResult fit(const FitRequest& r);
+
+/// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
+/// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per
+/// replica, KV dtype and memory fraction; replicas add the engine's data-parallel flag where it has one.
+std::string launch_command(const Plan& p);
+
+}  // namespace kvplan

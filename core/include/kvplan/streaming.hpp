@@ -1,0 +1,21 @@
+#pragma once
+/// @file streaming.hpp
+/// A StreamingLLM cache cap: attention sinks plus a recent window on the full-attention layers.
+
+#include <cstdint>
+
+#include "kvplan/model.hpp"
+
+namespace kvplan {
+
+/// The model with every full-attention layer capped as StreamingLLM does (Xiao et al. 2023, "Efficient
+/// Streaming Language Models with Attention Sinks", section 3.2: the cache keeps the first `sink` tokens
+/// and the `recent` most recent ones). Such a layer holds min(L, sink + recent) tokens at context L, which
+/// is a sliding window of sink + recent tokens for every byte figure, so the layer becomes one (attention
+/// FLOPs then count sink + recent keys per query too). Sliding and chunked layers already hold fewer and
+/// are left alone; MLA layers are left uncapped, with a warning in the model's warnings, as are models
+/// with no full-attention layer. Throws kvplan::Error("--recent-window", ...) when recent is 0, or
+/// ("--sink-tokens", ...) when sink + recent overflows.
+ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t recent);
+
+}  // namespace kvplan

@@ -1,0 +1,329 @@
+#include "kvplan/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "kvplan/format.hpp"
+
+namespace kvplan {
+
+namespace {
+/// Whether estimate_speed has the figures it needs for this GPU and tp.
+bool speed_known(const Gpu& g, std::uint64_t tp) {
+  return g.memory_bandwidth_bytes_per_s != 0 && g.bf16_dense_flops != 0 &&
+         (tp == 1 || g.link_bandwidth_bytes_per_s != 0);
+}
+
+/// tp sizes the model takes: the requested ones (each must pass validate_parallelism, else "--tp"), or
+/// every size up to max_gpus that does.
+std::vector<std::uint64_t> tp_sizes(const FitRequest& r) {
+  std::vector<std::uint64_t> out;
+  if (!r.tp.empty()) {
+    for (const std::uint64_t tp : r.tp) {
+      if (tp == 0) throw Error("--tp", "must be positive");
+      try {
+        validate_parallelism(r.model, Parallelism{tp, 1, 1});
+      } catch (const Error& e) {
+        throw Error("--tp", std::to_string(tp) + ": " + e.reason());
+      }
+      out.push_back(tp);
+    }
+    return out;
+  }
+  // Checked once per size before the search, not per layout: a handful of probes.
+  for (std::uint64_t tp = 1; tp <= r.max_gpus; ++tp) {
+    try {
+      validate_parallelism(r.model, Parallelism{tp, 1, 1});
+      out.push_back(tp);
+    } catch (const Error&) {
+    }
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> pp_sizes(const FitRequest& r, std::uint64_t tp, std::uint64_t layers) {
+  if (!r.pp.empty()) {
+    std::vector<std::uint64_t> out;
+    for (const std::uint64_t pp : r.pp) {
+      if (pp == 0) throw Error("--pp", "must be positive");
+      if (pp > layers)
+        throw Error("--pp",
+                    std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
+      if (checked_mul(tp, pp, "--pp") <= r.max_gpus) out.push_back(pp);
+    }
+    return out;
+  }
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t pp = 1; pp <= layers && tp * pp <= r.max_gpus; ++pp) out.push_back(pp);
+  return out;
+}
+
+/// A layout considered for "nearest": the users it serves with every replica the budget allows.
+struct Near {
+  const Gpu* gpu = nullptr;
+  KvDtypes kv;
+  Parallelism parallel;
+  std::uint64_t served = 0;
+  double slack = -std::numeric_limits<double>::infinity();  ///< available KV - KV needed, per GPU
+  std::uint64_t gpus = 0;
+};
+
+bool better_near(const Near& a, const Near& b) {
+  if (a.served != b.served) return a.served > b.served;
+  if (a.slack != b.slack) return a.slack > b.slack;
+  return a.gpus < b.gpus;
+}
+
+std::string kv_label(const KvDtypes& t) {
+  return t.k == t.v ? std::string(name(t.k))
+                    : "K " + std::string(name(t.k)) + ", V " + std::string(name(t.v));
+}
+
+std::string fraction2(double v) {
+  // Rounded down to two decimals: the engine then takes no more than the plan assumed.
+  const double f = std::floor(v * 100.0 + 1e-9) / 100.0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", f);
+  return buf;
+}
+
+std::string vllm_kv(const Plan& p) {
+  const DType k = p.inputs.kv.k;
+  if (p.inputs.engine.fp8_ds_mla) return "fp8_ds_mla";
+  if (k == p.inputs.model.dtype) return "auto";
+  if (k == DType::bf16) return "bfloat16";
+  return std::string(name(k));
+}
+
+std::string llama_type(DType t) {
+  if (t == DType::fp16) return "f16";
+  if (t == DType::fp32) return "f32";
+  return std::string(name(t));
+}
+/// What the nearest layout lacks, in words: the weights' shortfall per GPU, or the users that fit and
+/// the KV short per GPU.
+std::string describe_nearest(const Plan& p, const FitRequest& r) {
+  const auto& par = p.inputs.deployment.parallel;
+  const PerGpu& g = p.per_gpu;
+  const auto gib = [](Bytes b) { return format_bytes(b, UnitSystem::iec); };
+  std::string what;
+  if (g.weights_bytes + g.reserve_bytes > g.usable_bytes) {
+    const Bytes fixed = g.weights_bytes + g.reserve_bytes;
+    what = "weights and reserve need " + gib(fixed) + " per GPU, " + gib(g.usable_bytes) +
+           " usable: short by " + gib(fixed - g.usable_bytes) + " per GPU";
+  } else {
+    const Bytes short_by =
+        g.kv_bytes_total > g.available_kv_bytes ? g.kv_bytes_total - g.available_kv_bytes : Bytes{0};
+    what = format_count(p.max_users) + " of " + format_count(r.users) + " users fit at " +
+           format_count(r.context.value) + " tokens (KV per GPU " + gib(g.kv_bytes_total) + " needed, " +
+           gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
+    if (p.max_context)
+      what +=
+          "; " + format_count(r.users) + " users fit up to " + format_count(p.max_context->value) + " tokens";
+  }
+  return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + format_count(p.gpus) +
+         " x " + p.inputs.gpu->id + " (tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
+         " x " + std::to_string(par.dp) + " replicas, KV " + kv_label(p.inputs.kv) + "): " + what;
+}
+}  // namespace
+
+std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine) {
+  const auto both = [](DType t) {
+    KvDtypes k;
+    k.k = k.v = t;
+    return k;
+  };
+  if (engine == Engine::llamacpp) return {both(DType::fp16), both(DType::q8_0)};
+  std::vector<KvDtypes> out{both(DType::bf16)};
+  if (gpu.fp8) out.push_back(both(DType::fp8_e4m3));
+  return out;
+}
+
+std::string launch_command(const Plan& p) {
+  const auto& in = p.inputs;
+  const auto& par = in.deployment.parallel;
+  const std::uint64_t seqs = ceil_div(in.users, par.dp);
+  const std::string repo = in.model.source.empty() ? in.model.id : in.model.source;
+  const std::string ctx = std::to_string(in.context.value);
+  const std::string util = fraction2(in.deployment.gpu_memory_utilization);
+  std::string s;
+  switch (in.engine.engine) {
+    case Engine::sglang:
+      s = "python -m sglang.launch_server --model-path " + repo + " --tp " + std::to_string(par.tp) +
+          " --context-length " + ctx + " --max-running-requests " + std::to_string(seqs) +
+          " --mem-fraction-static " + util;
+      if (par.pp > 1) s += " --pp-size " + std::to_string(par.pp);
+      if (par.dp > 1) s += " --dp " + std::to_string(par.dp);
+      if (in.kv.k != in.model.dtype) s += " --kv-cache-dtype " + std::string(name(in.kv.k));
+      return s;
+    case Engine::llamacpp: {
+      const std::uint64_t cells = checked_mul(in.context.value, seqs, "context");
+      return "llama-server -m " + in.model.id + ".gguf -c " + std::to_string(cells) + " -np " +
+             std::to_string(seqs) + " -ctk " + llama_type(in.kv.k) + " -ctv " + llama_type(in.kv.v) +
+             " -ngl 999";
+    }
+    case Engine::trtllm: {
+      // kv_cache_free_gpu_memory_fraction: of the memory left after the weights load.
+      const double free_after_weights = static_cast<double>(in.gpu ? in.gpu->memory.value : 0) -
+                                        static_cast<double>(p.per_gpu.weights_bytes.value);
+      const double f = free_after_weights > 0
+                           ? static_cast<double>(p.per_gpu.available_kv_bytes.value) / free_after_weights
+                           : 0.0;
+      return "trtllm-serve " + repo + " --tp_size " + std::to_string(par.tp) + " --pp_size " +
+             std::to_string(par.pp) + " --max_seq_len " + ctx + " --max_batch_size " + std::to_string(seqs) +
+             " --kv_cache_free_gpu_memory_fraction " + fraction2(f);
+    }
+    case Engine::ideal:
+    case Engine::vllm:
+    default:
+      s = "vllm serve " + repo + " --tensor-parallel-size " + std::to_string(par.tp) +
+          " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
+          " --max-num-seqs " + std::to_string(seqs) + " --kv-cache-dtype " + vllm_kv(p) +
+          " --gpu-memory-utilization " + util;
+      if (par.dp > 1) s += " --data-parallel-size " + std::to_string(par.dp);
+      return s;
+  }
+}
+
+FitResult fit(const FitRequest& r) {
+  if (r.gpus.empty()) throw Error("--gpu", "no GPU to search");
+  if (r.max_gpus == 0) throw Error("--max-gpus", "must be positive");
+  if (r.users == 0) throw Error("--users", "must be positive");
+  if (r.context.value == 0) throw Error("--context", "must be positive");
+  if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))
+    throw Error("--price-per-gpu-hour", "must be a positive number");
+  validate(r.model);
+  const std::uint64_t layers = num_layers(r.model);
+  const std::vector<std::uint64_t> tps = tp_sizes(r);
+  (void)pp_sizes(r, 1, layers);  // a bad --pp is an error even when no tp pairs with it
+
+  FitResult out;
+  // What ranking needs of a fitting layout; its Plan is made again for the rows returned, so thousands of
+  // layouts never hold thousands of plans.
+  struct Candidate {
+    PlanInputs in;  // the model is shared: set from r.model when the row is planned again
+    std::uint64_t gpus = 0;
+    Bytes free;
+    std::optional<SpeedFigures> speed;
+    std::optional<double> cost;
+  };
+  std::vector<Candidate> rows;
+  std::optional<Near> nearest;
+  PlanInputs in;
+  in.model = r.model;
+  in.context = r.context;
+  in.users = r.users;
+  in.deployment = r.deployment;
+  in.engine = r.engine;
+  for (const Gpu& gpu : r.gpus) {
+    in.gpu = gpu;
+    const std::vector<KvDtypes> dtypes =
+        r.kv_dtypes.empty() ? default_kv_dtypes(gpu, r.engine.engine) : r.kv_dtypes;
+    for (const KvDtypes& kv : dtypes)
+      for (const std::uint64_t tp : tps)
+        for (const std::uint64_t pp : pp_sizes(r, tp, layers)) {
+          in.kv = kv;
+          in.deployment.parallel = Parallelism{tp, pp, 1};
+          const std::uint64_t per_replica = tp * pp;
+          const std::uint64_t most_replicas = r.max_gpus / per_replica;
+          Plan one;
+          try {
+            one = make_plan(in, false);
+          } catch (const Error&) {
+            continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
+          }
+          ++out.candidates;
+          // Replicas each serve their share of the users: the fewest that hold them all.
+          std::uint64_t dp = one.fits ? 1 : one.max_users == 0 ? 0 : ceil_div(r.users, one.max_users);
+          std::optional<Bytes> free;
+          if (one.fits) free = one.per_gpu.free_bytes;
+          while (!free && dp != 0 && dp <= most_replicas) {
+            in.deployment.parallel.dp = dp;
+            const Plan p = make_plan(in, false);
+            ++out.candidates;
+            if (p.fits)
+              free = p.per_gpu.free_bytes;
+            else
+              ++dp;
+          }
+          if (!free) {
+            Near n;
+            n.gpu = &gpu;
+            n.kv = kv;
+            n.parallel = Parallelism{tp, pp, std::max<std::uint64_t>(most_replicas, 1)};
+            n.gpus = per_replica * n.parallel.dp;
+            n.served = std::min(r.users, checked_mul(one.max_users, most_replicas, "max_users"));
+            const PerGpu& g = one.per_gpu;
+            n.slack = static_cast<double>(g.available_kv_bytes.value) -
+                      static_cast<double>(g.kv_bytes_total.value) -
+                      (g.weights_bytes + g.reserve_bytes > g.usable_bytes
+                           ? static_cast<double>((g.weights_bytes + g.reserve_bytes - g.usable_bytes).value)
+                           : 0.0);
+            if (!nearest || better_near(n, *nearest)) nearest = std::move(n);
+            continue;
+          }
+          Candidate c;
+          c.in.kv = kv;
+          c.in.deployment.parallel = in.deployment.parallel;
+          c.in.gpu = gpu;
+          c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
+          c.free = *free;
+          if (speed_known(gpu, tp)) c.speed = estimate_speed(in, r.efficiency);
+          if (r.max_ttft_s && (!c.speed || c.speed->ttft_s > *r.max_ttft_s)) continue;
+          if (r.max_tpot_s && (!c.speed || c.speed->tpot_s > *r.max_tpot_s)) continue;
+          if (r.price_per_gpu_hour && c.speed)
+            c.cost =
+                *r.price_per_gpu_hour * static_cast<double>(c.gpus) / (c.speed->tokens_per_s * 3600.0) * 1e6;
+          rows.push_back(std::move(c));
+        }
+  }
+  out.fitting = rows.size();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const auto tpot = [&](const Candidate& x) { return x.speed ? x.speed->tpot_s : inf; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Candidate& a, const Candidate& b) {
+    if (r.price_per_gpu_hour && a.cost.value_or(inf) != b.cost.value_or(inf))
+      return a.cost.value_or(inf) < b.cost.value_or(inf);
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    if (a.free != b.free) return a.free > b.free;
+    if (tpot(a) != tpot(b)) return tpot(a) < tpot(b);
+    return a.in.deployment.parallel.pp < b.in.deployment.parallel.pp;
+  });
+  if (rows.size() > r.top) rows.resize(r.top);
+  for (auto& c : rows) {
+    FitRow row;
+    c.in.model = r.model;
+    c.in.context = r.context;
+    c.in.users = r.users;
+    c.in.engine = r.engine;
+    const Parallelism par = c.in.deployment.parallel;
+    c.in.deployment = r.deployment;
+    c.in.deployment.parallel = par;
+    row.plan = make_plan(c.in, true);  // the max-context search, for the rows returned only
+    row.speed = c.speed;
+    row.cost_per_million_tokens = c.cost;
+    row.launch = launch_command(row.plan);
+    out.rows.push_back(std::move(row));
+  }
+
+  if (out.rows.empty() && nearest) {
+    FitRow n;
+    in.gpu = *nearest->gpu;
+    in.kv = nearest->kv;
+    in.deployment.parallel = nearest->parallel;
+    n.plan = make_plan(in, true);
+    // No speed for a layout that holds no user at all: there is no batch to time.
+    if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
+      n.speed = estimate_speed(n.plan.inputs, r.efficiency);
+    n.launch = launch_command(n.plan);
+    out.nearest_note = describe_nearest(n.plan, r);
+    out.nearest = std::move(n);
+  } else if (out.rows.empty()) {
+    out.nearest_note = "nothing fits within " + format_count(r.max_gpus) +
+                       " GPUs, and no layout could be planned under these rules";
+  }
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,28 @@
+#include "kvplan/streaming.hpp"
+
+#include "kvplan/units.hpp"
+
+namespace kvplan {
+
+ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t recent) {
+  if (recent == 0) throw Error("--recent-window", "must be positive");
+  const std::uint64_t window = checked_add(sink, recent, "--sink-tokens");
+  bool capped = false, mla = false;
+  for (auto& g : m.layers) {
+    if (g.attention.kind == AttentionKind::full) {
+      g.attention.kind = AttentionKind::sliding;
+      g.attention.window = window;
+      capped = true;
+    }
+    mla = mla || g.attention.kind == AttentionKind::mla;
+  }
+  if (mla)
+    m.warnings.push_back(
+        "--sink-tokens/--recent-window cap full-attention layers only: MLA layers are not capped");
+  if (!capped)
+    m.warnings.push_back("--sink-tokens/--recent-window: the model has no full-attention layer to cap");
+  m.layers = compress(std::move(m.layers));
+  return m;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,40 @@
+# CLI tests of `kvplan fit` and of the speed figures `size` adds (the functions are cli_tests.cmake's).
+
+# The README's job (figures worked in tests/test_fit.cpp): bf16 KV needs 8 H100s at tp 8 (tp 4 holds 15 of 16 users).
+kvplan_cli_ok("fit llama-3.1-70b bf16: 8 GPUs at tp 8 first"
+  "\n +1  h100-sxm +8  8 x 1 x 1 +bf16 +bf16 .*\n +vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8 --pipeline-parallel-size 1 --max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype auto --gpu-memory-utilization 0.90\n"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16)
+# fp8_e4m3 KV: 4 GPUs at tp 4, free 19,143,297,433 B per GPU.
+kvplan_cli_ok("fit llama-3.1-70b fp8 json: 4 GPUs at tp 4 first"
+  "\"configurations\": \\[\n +[{][^}]*\"free_bytes_per_gpu\": 19143297433,[^}]*\"gpu\": \"h100-sxm\",\n +\"gpus\": 4,[^}]*\"kv_dtype\": \"fp8_e4m3\",[^}]*\"tp\": 4,"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --json)
+kvplan_cli_ok("fit nothing fits: nearest and by how much, exit 0"
+  "nothing fits within 4 GPUs; nearest: 4 x h100-sxm \\(tp 4 x pp 1 x 1 replicas, KV bf16\\): 15 of 16 users fit at 32,768 tokens \\(KV per GPU 40.0 GiB needed, 37.8 GiB available: short by 2.17 GiB\\); 16 users fit up to 30,989 tokens"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4)
+kvplan_cli_ok("fit every preset, price ranking" "Ranked by cost per million output tokens.*\\$/Mtok"
+  fit llama-3.1-8b --context 8192 --users 32 --price-per-gpu-hour 2.5 --top 3)
+kvplan_cli_ok("fit sglang launch line" "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 8"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --engine sglang)
+kvplan_cli_ok("size with a GPU shows speed" "Speed \\(roofline.*decode TPOT at the full context +[0-9.]+ ms \\(memory-bound\\).*TTFT \\(32,768 tokens\\)"
+  size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 8)
+kvplan_cli_ok("size json speed" "\"speed\": [{].*\"tpot_s\": [0-9.e-]+"
+  size llama-3.1-8b --gpu h100-sxm --json)
+
+kvplan_cli_bad("fit max-gpus 0" "^kvplan: error: --max-gpus: must be positive" fit llama-3.1-8b --max-gpus 0)
+kvplan_cli_bad("fit tp the model cannot take" "^kvplan: error: --tp: 3: " fit llama-3.1-8b --tp 3)
+kvplan_cli_bad("fit pp past the layers" "^kvplan: error: --pp: 33 stages exceed" fit llama-3.1-8b --pp 33)
+kvplan_cli_bad("fit unknown gpu" "^kvplan: error: gpu: unknown GPU 'nope'" fit llama-3.1-8b --gpu h100-sxm,nope)
+kvplan_cli_bad("fit bad kv dtype" "^kvplan: error: --kv-dtype: " fit llama-3.1-8b --kv-dtype bf16,nope)
+kvplan_cli_bad("fit negative price" "^kvplan: error: --price-per-gpu-hour: must be a positive number" fit llama-3.1-8b --price-per-gpu-hour -1)
+kvplan_cli_bad("fit bad ttft" "^kvplan: error: --ttft: must be a positive number, got 'soon'" fit llama-3.1-8b --ttft soon)
+kvplan_cli_bad("fit efficiency past 1" "^kvplan: error: --bandwidth-efficiency: must be a number in \\(0, 1\\]" fit llama-3.1-8b --bandwidth-efficiency 1.5)
+kvplan_cli_bad("fit without a model" "MODEL" fit)
+
+# StreamingLLM's cap (--sink-tokens, --recent-window) on size and compare: Llama-3.1-8B keeps 4 + 1,020 = 1,024
+# tokens per layer, 131,072 B x 1,024 = 134,217,728 B per 32,768-token sequence, at any length.
+kvplan_cli_ok("size with attention sinks" "\"kv_bytes_per_sequence\": 134217728.*\"max_context\": null"
+  size llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020 --gpu h100-sxm --json)
+kvplan_cli_ok("compare with attention sinks" "as configured +131,072 +128 KiB +128 MiB"
+  compare llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020)
+kvplan_cli_bad("sink tokens without a window" "^kvplan: error: --recent-window: missing" size llama-3.1-8b --sink-tokens 4)
+kvplan_cli_bad("recent window zero" "^kvplan: error: --recent-window: must be positive" compare llama-3.1-8b --sink-tokens 4 --recent-window 0)

@@ -1,0 +1,177 @@
+// Tests for core/fit.hpp: the deployment search, its ranking, "nearest", and the launch lines.
+#include <catch2/catch.hpp>
+
+#include "kvplan/fit.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+
+namespace {
+KvDtypes both(DType t) {
+  KvDtypes k;
+  k.k = k.v = t;
+  return k;
+}
+
+/// The README's job: Llama-3.1-70B, 16 users x 32,768 tokens, H100 SXM, pp 1.
+FitRequest readme_job(DType kv) {
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-70b");
+  r.context = Tokens{32768};
+  r.users = 16;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.pp = {1};
+  r.kv_dtypes = {both(kv)};
+  return r;
+}
+}  // namespace
+
+// The README's figures per H100 SXM: usable floor(85,520,809,984 x 0.9) = 76,968,728,985 B; bf16 weights
+// 141,107,412,992 B; reserve 2^30 = 1,073,741,824 B. Per token per GPU: 80 layers x (8 / tp) KV heads x 128 x
+// 2 (K, V) x 2 B (bf16) or 1 B (fp8).
+TEST_CASE("fit: Llama-3.1-70B, 16 x 32k on H100 SXM, bf16 KV: 8 GPUs at tp 8", "[fit]") {
+  const FitResult res = fit(readme_job(DType::bf16));
+  REQUIRE(!res.rows.empty());
+  const Plan& p = res.rows.front().plan;
+  // tp 4: available 76,968,728,985 - 141,107,412,992 / 4 - 2^30 = 40,618,133,913 B (37.8 GiB); 16 users need
+  // 16 x 32,768 x 80 x 2 x 128 x 2 x 2 B = 42,949,672,960 B (40 GiB): only 15 fit, so tp 4 needs 2 replicas
+  // (8 GPUs). tp 8: available 76,968,728,985 - 17,638,426,624 - 1,073,741,824 = 58,256,560,537 B; KV 16 x
+  // 32,768 x 40,960 B = 21,474,836,480 B; free 36,781,724,057 B, more than tp 4 x 2 replicas' 40,618,133,913
+  // - 8 x 2,684,354,560 = 19,143,297,433 B, so tp 8 ranks first.
+  CHECK(p.gpus == 8);
+  CHECK(p.inputs.deployment.parallel == Parallelism{8, 1, 1});
+  CHECK(p.per_gpu.available_kv_bytes == Bytes{58'256'560'537});
+  CHECK(p.per_gpu.free_bytes == Bytes{36'781'724'057});
+  CHECK(p.fits);
+  REQUIRE(res.rows.size() >= 2);
+  const Plan& second = res.rows[1].plan;
+  CHECK(second.inputs.deployment.parallel == Parallelism{4, 1, 2});
+  CHECK(second.per_gpu.free_bytes == Bytes{19'143'297'433});
+  // Rows come with speed (the H100 has every figure) and the max-context search done.
+  CHECK(res.rows.front().speed.has_value());
+  CHECK(p.max_context.has_value());
+  // No row uses more GPUs than an earlier one.
+  for (std::size_t i = 1; i < res.rows.size(); ++i) CHECK(res.rows[i - 1].plan.gpus <= res.rows[i].plan.gpus);
+}
+
+TEST_CASE("fit: the same job with fp8_e4m3 KV: 4 GPUs at tp 4", "[fit]") {
+  const FitResult res = fit(readme_job(DType::fp8_e4m3));
+  REQUIRE(!res.rows.empty());
+  const FitRow& row = res.rows.front();
+  // tp 4 at 1 B: 16 x 32,768 x 80 x 2 x 128 x 2 x 1 B = 21,474,836,480 B <= 40,618,133,913 B available;
+  // free 19,143,297,433 B. tp 2 (70,553,706,496 B of weights) leaves 5,341,280,665 B: 1 user, 16 replicas.
+  CHECK(row.plan.gpus == 4);
+  CHECK(row.plan.inputs.deployment.parallel == Parallelism{4, 1, 1});
+  CHECK(row.plan.per_gpu.free_bytes == Bytes{19'143'297'433});
+  CHECK(row.launch ==
+        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --pipeline-parallel-size 1 "
+        "--max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype fp8_e4m3 --gpu-memory-utilization 0.90");
+}
+
+TEST_CASE("fit: default dtypes try fp8 only where the GPU has it", "[fit]") {
+  Gpu g;
+  g.fp8 = false;
+  CHECK(default_kv_dtypes(g, Engine::ideal) == std::vector<KvDtypes>{both(DType::bf16)});
+  g.fp8 = true;
+  CHECK(default_kv_dtypes(g, Engine::vllm) ==
+        std::vector<KvDtypes>{both(DType::bf16), both(DType::fp8_e4m3)});
+  CHECK(default_kv_dtypes(g, Engine::llamacpp) ==
+        std::vector<KvDtypes>{both(DType::fp16), both(DType::q8_0)});
+  CHECK(presets::find_gpu("h100-sxm").fp8);
+  CHECK_FALSE(presets::find_gpu("a100-80gb").fp8);
+}
+
+TEST_CASE("fit: nothing within the budget names the nearest layout", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.max_gpus = 4;
+  const FitResult res = fit(r);
+  CHECK(res.rows.empty());
+  REQUIRE(res.nearest.has_value());
+  // tp 4 holds 15 of the 16 users (40,618,133,913 / 2,684,354,560 per user = 15.1); tp 2 and tp 1 hold none.
+  CHECK(res.nearest->plan.gpus == 4);
+  CHECK(res.nearest->plan.max_users == 15);
+  CHECK_THAT(res.nearest_note, Catch::Contains("15 of 16 users") && Catch::Contains("short by 2.17 GiB"));
+}
+
+TEST_CASE("fit: price ranks by cost per million tokens; SLA filters", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.pp = {};
+  r.max_gpus = 16;
+  r.price_per_gpu_hour = 2.0;
+  const FitResult res = fit(r);
+  REQUIRE(res.rows.size() >= 2);
+  for (const auto& row : res.rows) REQUIRE(row.cost_per_million_tokens.has_value());
+  for (std::size_t i = 1; i < res.rows.size(); ++i)
+    CHECK(*res.rows[i - 1].cost_per_million_tokens <= *res.rows[i].cost_per_million_tokens);
+  // cost = 2 $/h x GPUs / (tokens/s x 3600) x 1e6.
+  const FitRow& top = res.rows.front();
+  CHECK_THAT(*top.cost_per_million_tokens,
+             Catch::Matchers::WithinRel(
+                 2.0 * static_cast<double>(top.plan.gpus) / (top.speed->tokens_per_s * 3600) * 1e6, 1e-12));
+  FitRequest sla = readme_job(DType::bf16);
+  sla.max_tpot_s = 1e-6;  // no layout decodes in a microsecond
+  const FitResult none = fit(sla);
+  CHECK(none.rows.empty());
+  CHECK(none.fitting == 0);
+}
+
+TEST_CASE("fit: engines through make_plan, and their launch lines", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.engine.engine = Engine::sglang;
+  const FitResult s = fit(r);
+  REQUIRE(!s.rows.empty());
+  CHECK_THAT(s.rows.front().launch,
+             Catch::StartsWith("python -m sglang.launch_server --model-path "
+                               "meta-llama/Llama-3.1-70B --tp 8 --context-length 32768 "
+                               "--max-running-requests 16 --mem-fraction-static 0.90"));
+  r.engine.engine = Engine::trtllm;
+  const FitResult t = fit(r);
+  REQUIRE(!t.rows.empty());
+  CHECK_THAT(t.rows.front().launch,
+             Catch::StartsWith("trtllm-serve meta-llama/Llama-3.1-70B --tp_size 8 --pp_size 1 "
+                               "--max_seq_len 32768 --max_batch_size 16 "
+                               "--kv_cache_free_gpu_memory_fraction 0."));
+  // llama.cpp runs no tensor parallelism: only tp 1 layouts, which for a 70B on 80 GB GPUs need pp.
+  FitRequest l = readme_job(DType::fp16);
+  l.engine.engine = Engine::llamacpp;
+  l.pp = {};
+  l.users = 1;
+  l.context = Tokens{8192};
+  const FitResult lr = fit(l);
+  REQUIRE(!lr.rows.empty());
+  CHECK(lr.rows.front().plan.inputs.deployment.parallel.tp == 1);
+  CHECK_THAT(
+      lr.rows.front().launch,
+      Catch::StartsWith("llama-server -m llama-3.1-70b.gguf -c 8192 -np 1 -ctk f16 -ctv f16 -ngl 999"));
+}
+
+TEST_CASE("fit: bad requests name the flag", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.tp = {3};
+  CHECK_THROWS_WITH(fit(r), Catch::Contains("--tp"));
+  r = readme_job(DType::bf16);
+  r.pp = {81};
+  CHECK_THROWS_WITH(fit(r), Catch::Contains("--pp"));
+  r = readme_job(DType::bf16);
+  r.max_gpus = 0;
+  CHECK_THROWS_WITH(fit(r), Catch::Contains("--max-gpus"));
+  r = readme_job(DType::bf16);
+  r.gpus.clear();
+  CHECK_THROWS_WITH(fit(r), Catch::Contains("--gpu"));
+}
+
+TEST_CASE("fit: when no layout even holds the weights, nearest says by how much", "[fit]") {
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-405b");
+  r.context = Tokens{8192};
+  r.gpus = {presets::find_gpu("l4")};
+  r.max_gpus = 4;
+  const FitResult res = fit(r);
+  CHECK(res.rows.empty());
+  REQUIRE(res.nearest.has_value());
+  // 405B x 2 B is about 756 GiB: a quarter per L4 is far past its 20.2 GiB usable.
+  CHECK(res.nearest->plan.max_users == 0);
+  CHECK_FALSE(res.nearest->speed.has_value());
+  CHECK_THAT(res.nearest_note,
+             Catch::Contains("weights and reserve need") && Catch::Contains("20.2 GiB usable"));
+}
