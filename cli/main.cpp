@@ -46,8 +46,9 @@ int run_models() {
 int run_gpus() {
   std::string out;
   for (const auto& [g, path, user] : presets::list_gpu_presets())
-    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id), format_bytes(g.memory, UnitSystem::iec),
-                       printable(g.name), format_bytes_exact(g.memory), user_mark(user, path));
+    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id),
+                       format_bytes(g.memory, UnitSystem::iec), printable(g.name),
+                       format_bytes_exact(g.memory), user_mark(user, path));
   print(out);
   return 0;
 }
