@@ -254,8 +254,8 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                                           format_count(m.weights_parameters), m.weights_origin)
                             : fmt::format("{} (given)", format_bytes(p.weights_bytes, u)));
   if (in.gpu)
-    out +=
-        row("GPUs", fmt::format("{} x {} ({} each)", p.gpus, in.gpu->name, format_bytes(in.gpu->memory, u)));
+    out += row("GPUs", fmt::format("{} x {} ({} each)", p.gpus, printable(in.gpu->name),
+                                   format_bytes(in.gpu->memory, u)));
   else
     out += row("GPUs", fmt::format("{} (no GPU memory given)", p.gpus));
   out += row("parallelism", fmt::format("tp {}, pp {}, replicas {}", par.tp, par.pp, par.dp));

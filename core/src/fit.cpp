@@ -190,6 +190,10 @@ std::string launch_command(const Plan& p) {
 FitResult fit(const FitRequest& r) {
   if (r.gpus.empty()) throw Error("--gpu", "no GPU to search");
   if (r.max_gpus == 0) throw Error("--max-gpus", "must be positive");
+  // Every GPU count up to the limit is searched: past real clusters the search would only take minutes.
+  if (r.max_gpus > kMaxFitGpus)
+    throw Error("--max-gpus", std::to_string(r.max_gpus) + ": at most " + std::to_string(kMaxFitGpus) +
+                                  " GPUs are searched");
   if (r.users == 0) throw Error("--users", "must be positive");
   if (r.context.value == 0) throw Error("--context", "must be positive");
   if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))

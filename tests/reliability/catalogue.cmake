@@ -231,3 +231,12 @@ kvplan_cli_ok("catalogue: llamacpp max context and users past 2^40"
 # 16 x (2^58 - 1) = 4,611,686,018,427,387,888 tokens: a limit, not "unbounded".
 kvplan_cli_ok("catalogue: vllm max context past 2^40" "\"max_context\": 4611686018427387888,"
   size --layers 1 --heads 1 --head-dim 1 --kv-dtype fp16 --kv-memory 18446744073709551615 --engine vllm --json)
+
+# A sliding_window of the wrong type was skipped (the model then planned as full attention, 8x too much).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sliding-window-string.json
+     "{\"model_type\": \"mistral\", \"num_hidden_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000, \"sliding_window\": \"4096\"}")
+kvplan_bad("sliding window as a string" "sliding-window-string.json: /sliding_window: must be a non-negative integer, got a string\n$"
+  size ${CMAKE_CURRENT_BINARY_DIR}/sliding-window-string.json)
+# fit searches every GPU count up to --max-gpus: a limit past 4,096 would run for minutes.
+kvplan_bad("fit max gpus past its limit" "--max-gpus: 99999999: at most 4096 GPUs are searched\n$"
+  fit llama-3.1-70b --context 32768 --users 16 --max-gpus 99999999)

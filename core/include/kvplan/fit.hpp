@@ -14,6 +14,10 @@
 
 namespace kvplan {
 
+/// Most GPUs `fit` searches (--max-gpus): far past a real deployment's count; every count up to it is
+/// tried, so a larger limit would only take minutes.
+inline constexpr std::uint64_t kMaxFitGpus = 4096;
+
 /// What to search.
 struct FitRequest {
   ModelSpec model;  ///< weight dtype already applied

@@ -193,9 +193,8 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
                                            : 0;
     for (std::size_t i = 0; i < n_layers; ++i) d.layers[i] = with_kind(attn, kinds[i], window);
     if (!sliding) r.consider("sliding_window");  // layer_types decides: no layer slides
-  } else if (rules.mistral_window && attn.kind != AttentionKind::mla && r.has("sliding_window") &&
-             r.get("sliding_window")->is_number()) {
-    // MistralConfig: one sliding_window on every layer.
+  } else if (rules.mistral_window && attn.kind != AttentionKind::mla && r.has("sliding_window")) {
+    // MistralConfig: one sliding_window on every layer (a value of another type is an error naming it).
     const std::uint64_t w = r.positive("sliding_window");
     for (auto& a : d.layers) a = with_kind(attn, AttentionKind::sliding, w);
   }
