@@ -240,3 +240,8 @@ kvplan_bad("sliding window as a string" "sliding-window-string.json: /sliding_wi
 # fit searches every GPU count up to --max-gpus: a limit past 4,096 would run for minutes.
 kvplan_bad("fit max gpus past its limit" "--max-gpus: 99999999: at most 4096 GPUs are searched\n$"
   fit llama-3.1-70b --context 32768 --users 16 --max-gpus 99999999)
+# LFM2's width multiplier went through an unchecked double -> integer conversion (undefined past 2^64).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/lfm2-multiplier-huge.json
+     "{\"model_type\": \"lfm2\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"vocab_size\": 10, \"block_ff_dim\": 300, \"block_ffn_dim_multiplier\": 1e308, \"full_attn_idxs\": [1]}")
+kvplan_bad("lfm2 width multiplier out of range" "lfm2-multiplier-huge.json: /block_ffn_dim_multiplier: must be a number in \\(0, 64\\] giving a width below 2\\^53, got 1e\\+308\n$"
+  size ${CMAKE_CURRENT_BINARY_DIR}/lfm2-multiplier-huge.json)

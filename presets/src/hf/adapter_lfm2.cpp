@@ -31,11 +31,18 @@ ModelSpec adapt_lfm2(const HfConfig& c) {
   if (const auto ff = r.u64("block_ff_dim")) {
     std::uint64_t w = *ff;
     if (r.boolean("block_auto_adjust_ff_dim").value_or(true)) {
-      w = 2 * w / 3;
-      if (const json* m = r.get("block_ffn_dim_multiplier"); m != nullptr && m->is_number())
-        w = static_cast<std::uint64_t>(m->get<double>() * static_cast<double>(w));
+      w = checked_mul(2, w, "block_ff_dim") / 3;
+      if (const json* m = r.get("block_ffn_dim_multiplier")) {
+        // A width multiplier, then truncated as int(multiplier * ff) does; bounded so that the
+        // conversion back to an integer is exact and defined.
+        const double f = m->is_number() ? m->get<double>() : -1.0;
+        if (!(f > 0.0 && f <= 64.0) || static_cast<double>(w) * f >= 9007199254740992.0)
+          r.fail("block_ffn_dim_multiplier", "must be a number in (0, 64] giving a width below 2^53, got " +
+                                                 (m->is_number() ? m->dump() : a_type(*m)));
+        w = static_cast<std::uint64_t>(f * static_cast<double>(w));
+      }
       const std::uint64_t of = r.positive_or("block_multiple_of", 256);
-      w = of * ceil_div(w, of);
+      w = checked_mul(of, ceil_div(w, of), "block_multiple_of");
     }
     d.dense.intermediate_size = w;
     d.dense_width_missing = false;
