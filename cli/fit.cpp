@@ -155,7 +155,7 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
 
 FitRequest build_fit_request(const FitOptions& o) {
   FitRequest r;
-  r.model = resolve_model(o.model, nullptr);
+  r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
   r.engine = resolve_engine(o.engine);
   DtypeOptions d;
   d.weight_dtype = o.weight_dtype;

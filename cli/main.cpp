@@ -55,7 +55,7 @@ int run_gpus() {
 
 Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliOptions& e, Tokens context) {
   PlanInputs in;
-  in.model = resolve_model(mo, nullptr);
+  in.model = apply_speculative_config(e.speculative_config, resolve_model(mo, nullptr));
   in.engine = resolve_engine(e);
   in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
   apply_weight_dtype(d, in.model);
@@ -86,7 +86,8 @@ int run_size(const SizeOptions& o) {
 
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
-  ModelSpec m = resolve_model(o.model, nullptr);
+  // --speculative-config is taken by every command with engine options: the drafter's layers count.
+  ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
   apply_streaming(o.streaming, m);
   EngineOptions engine = resolve_engine(o.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);

@@ -162,3 +162,6 @@ kvplan_cli_bad("speculative config not json" "--speculative-config: must be a JS
   size llama-3.1-8b --speculative-config=eagle)
 kvplan_cli_bad("speculative method unknown" "--speculative-config: unknown method 'medusa2'"
   size llama-3.1-8b "--speculative-config={\"method\": \"medusa2\"}")
+# show takes the same flag (it was accepted and ignored): DeepSeek-V3 with its MTP layer, 62 x 1,152 B.
+kvplan_cli_ok("show with the MTP layer" "bytes per token \\(all cached layers\\) +69.[78] KiB \\(71,424 B\\)"
+  show deepseek-v3 "--speculative-config={\"method\": \"deepseek_mtp\"}")
