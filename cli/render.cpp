@@ -216,18 +216,21 @@ json plan_json(const Plan& p) {
                       {"kv_bytes_per_sequence", s.kv_bytes.value},
                       {"state_bytes_per_sequence", s.state_bytes.value}});
   j["stages"] = stages;
+  // The exact layout's figures; the top-level ones are the engine's (equal under the ideal engine).
+  j["ideal"] = {{"kv_bytes_total", p.ideal_kv_bytes_total.value},
+                {"per_gpu_kv_bytes_total", p.ideal_per_gpu_kv_bytes_total.value}};
   if (p.has_gpu) {
     j["fits"] = p.fits;
     j["max_users"] = p.max_users;
     j["max_context"] = p.max_context ? json(p.max_context->value) : json(nullptr);
     j["max_context_unbounded"] = !p.max_context.has_value();
-    j["ideal"] = {{"max_users", p.ideal_max_users},
-                  {"max_context", p.ideal_max_context ? json(p.ideal_max_context->value) : json(nullptr)}};
+    j["ideal"]["max_users"] = p.ideal_max_users;
+    j["ideal"]["max_context"] = p.ideal_max_context ? json(p.ideal_max_context->value) : json(nullptr);
     if (p.engine.kv_cache_tokens) j["kv_cache_tokens"] = *p.engine.kv_cache_tokens;
     if (p.engine.max_concurrency) j["max_concurrency"] = *p.engine.max_concurrency;
   }
   if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
-  j["limit"] = p.limit;
+  j["limit"] = describe_limit(p.limit, UnitSystem::iec);
   j["warnings"] = p.warnings;
   return j;
 }
@@ -271,11 +274,19 @@ std::string plan_text(const Plan& p, UnitSystem u) {
              both(p.kv_bytes_per_sequence, u));
   if (p.state_bytes_per_sequence != Bytes{0})
     out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
-  out += row(fmt::format("total ({} users, all GPUs)", format_count(in.users)), both(p.kv_bytes_total, u));
+  const bool engine = in.engine.engine != Engine::ideal;
+  out +=
+      row(fmt::format("total ({} users, all GPUs{})", format_count(in.users), engine ? ", engine rules" : ""),
+          both(p.kv_bytes_total, u));
+  if (engine && p.ideal_kv_bytes_total != p.kv_bytes_total)
+    out += row("  exact layout (ideal)", both(p.ideal_kv_bytes_total, u));
 
   out += fmt::format("\nPer GPU (fullest of {} stage{}, one tp rank)\n", par.pp, par.pp == 1 ? "" : "s");
   out += row("weights", format_bytes(g.weights_bytes, u));
-  out += row(fmt::format("KV cache ({} users)", format_count(g.users)), both(g.kv_bytes_total, u));
+  out += row(fmt::format("KV cache ({} users{})", format_count(g.users), engine ? ", engine rules" : ""),
+             both(g.kv_bytes_total, u));
+  if (engine && p.ideal_per_gpu_kv_bytes_total != g.kv_bytes_total)
+    out += row("  exact layout (ideal)", both(p.ideal_per_gpu_kv_bytes_total, u));
   if (p.has_gpu) {
     if (!in.kv_memory) {
       out += row("reserve", format_bytes(g.reserve_bytes, u));
@@ -292,7 +303,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
         p.max_context ? format_count(p.max_context->value) + " tokens" : "unbounded (every layer windowed)");
   }
   out += engine_text(p.engine, u);
-  out += "\n" + p.limit + "\n";
+  out += "\n" + describe_limit(p.limit, u) + "\n";
   return out;
 }
 

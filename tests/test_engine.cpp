@@ -495,3 +495,108 @@ TEST_CASE("engines refuse a recurrent layer without a state instead of dividing 
       apply_engine(m, KvDtypes{}, Parallelism{}, Tokens{4096}, 1, engine(Engine::vllm), Bytes{1ULL << 30}),
       Catch::Contains("d_inner: must be positive for a mamba layer"));
 }
+
+TEST_CASE("one set of figures: an engine's totals with and without a GPU", "[engine][plan]") {
+  // gemma-3-270m (config.json: 18 layers, 4 heads, 1 KV head, head_dim 256, sliding_window 512,
+  // _sliding_window_pattern 6: layers 6, 12 and 18 full), f16, 4,096 tokens, 1 slot.
+  ModelSpec m = test::model({{test::gqa(4, 1, 256, AttentionKind::sliding, 512), 5},
+                             {test::gqa(4, 1, 256), 1},
+                             {test::gqa(4, 1, 256, AttentionKind::sliding, 512), 5},
+                             {test::gqa(4, 1, 256), 1},
+                             {test::gqa(4, 1, 256, AttentionKind::sliding, 512), 5},
+                             {test::gqa(4, 1, 256), 1}});
+  PlanInputs in;
+  in.model = m;
+  in.kv = f16;
+  in.engine = engine(Engine::llamacpp);
+  in.context = Tokens{4096};
+  in.users = 1;
+  in.deployment.weights = Bytes{0};
+  // Per cell per layer: (256 + 256) x 2 B = 1,024 B. llama.cpp: the full cache 4,096 cells x 3 layers
+  // = 12 MiB; the SWA cache pad(min(4,096, 512 + 512), 256) = 1,024 cells x 15 layers = 15 MiB.
+  constexpr std::uint64_t engine_total = 4096ULL * 3 * 1024 + 1024ULL * 15 * 1024;
+  static_assert(engine_total == 28311552ULL);
+  // The exact layout: 4,096 x 3 x 1,024 + 512 x 15 x 1,024 = 20,447,232 B.
+  constexpr std::uint64_t ideal_total = 4096ULL * 3 * 1024 + 512ULL * 15 * 1024;
+  const Plan bare = make_plan(in);
+  CHECK(bare.engine.kv_bytes_total.value == engine_total);
+  CHECK(bare.kv_bytes_total.value == engine_total);
+  CHECK(bare.per_gpu.kv_bytes_total.value == engine_total);
+  CHECK(bare.ideal_kv_bytes_total.value == ideal_total);
+  CHECK(bare.ideal_per_gpu_kv_bytes_total.value == ideal_total);
+  in.gpu = presets::find_gpu("h100-sxm");
+  const Plan with_gpu = make_plan(in);
+  CHECK(with_gpu.kv_bytes_total == bare.kv_bytes_total);
+  CHECK(with_gpu.per_gpu.kv_bytes_total == bare.per_gpu.kv_bytes_total);
+  CHECK(with_gpu.ideal_kv_bytes_total == bare.ideal_kv_bytes_total);
+
+  // vLLM, tp 1: a request of 4,096 tokens takes 256 pages of 16 tokens in the full group and
+  // cdiv(min(511 + 8,192, 4,096), 16) + 1 = 257 pages in each sliding group; the groups hold 3 layers each
+  // (fewest layers of one type), so 1 full + 5 sliding groups, 16 x 1,024 x 3 = 49,152 B per page:
+  // (256 + 5 x 257) x 49,152 B = 75,743,232 B, with or without a GPU.
+  in.kv = KvDtypes{DType::bf16, DType::bf16};
+  in.engine = engine(Engine::vllm);
+  const Plan v_gpu = make_plan(in);
+  in.gpu.reset();
+  const Plan v_bare = make_plan(in);
+  constexpr std::uint64_t vllm_total = (256ULL + 5 * 257) * 49152;
+  CHECK(v_gpu.per_gpu.kv_bytes_total.value == vllm_total);
+  CHECK(v_bare.per_gpu.kv_bytes_total.value == vllm_total);
+  CHECK(v_bare.kv_bytes_total.value == vllm_total);
+  CHECK(v_bare.ideal_kv_bytes_total.value == ideal_total);
+}
+
+TEST_CASE("engine policies: the inverses agree with the allocations they invert", "[engine][plan]") {
+  // For each engine and model, max_requests(L) is the most n with gpu_bytes(n, L) within the memory's
+  // pool, and max_context(n) the longest L with max_requests(L) >= n: checked at the boundary (L fits,
+  // L + 1 does not) rather than against a copy of the formula.
+  const KvDtypes bf16{DType::bf16, DType::bf16};
+  struct Case {
+    const char* model;
+    Engine engine;
+    Parallelism par;
+    KvDtypes t;
+  };
+  const Case cases[] = {
+      {"llama-3.1-70b", Engine::ideal, {4, 1, 1}, bf16},
+      {"llama-3.1-70b", Engine::vllm, {4, 1, 1}, bf16},
+      {"llama-3.1-70b", Engine::sglang, {4, 1, 1}, bf16},
+      {"llama-3.1-70b", Engine::trtllm, {4, 1, 1}, bf16},
+      {"llama-3.1-70b", Engine::llamacpp, {1, 4, 1}, f16},
+      {"gpt-oss-120b", Engine::ideal, {2, 1, 1}, bf16},
+      {"gpt-oss-120b", Engine::vllm, {2, 1, 1}, bf16},
+      {"gpt-oss-120b", Engine::llamacpp, {1, 1, 1}, f16},
+      {"qwen3-next-80b-a3b", Engine::vllm, {2, 1, 1}, bf16},
+      {"qwen3-next-80b-a3b", Engine::ideal, {2, 2, 1}, bf16},
+  };
+  const Bytes memory{20ULL << 30};
+  for (const auto& c : cases) {
+    const ModelSpec m = presets::find_model(c.model);
+    EngineOptions o;
+    o.engine = c.engine;
+    const auto policy = make_policy(m, c.t, c.par, o);
+    INFO(c.model << " " << name(c.engine));
+    for (const std::uint64_t n : {1ULL, 3ULL, 16ULL}) {
+      const auto l = policy->max_context(n, memory);
+      REQUIRE(l);
+      REQUIRE(l->value > 0);
+      CHECK(policy->max_requests(*l, memory) >= n);
+      CHECK(policy->max_requests(Tokens{l->value + 1}, memory) < n);
+    }
+    for (const std::uint64_t len : {1000ULL, 32768ULL}) {
+      const std::uint64_t r = policy->max_requests(Tokens{len}, memory);
+      REQUIRE(r > 0);
+      // The engine's own report agrees (vLLM, SGLang, TRT-LLM print whole requests; ideal and llama.cpp
+      // allocate what they are asked, so r requests fit and r + 1 do not).
+      const auto at = policy->gpu_bytes(r, Tokens{len});
+      REQUIRE(at);
+      CHECK(*at <= memory);
+      if (c.engine == Engine::ideal || c.engine == Engine::llamacpp) {
+        const auto more = policy->gpu_bytes(r + 1, Tokens{len});
+        CHECK((!more || *more > memory));
+      } else {
+        CHECK(policy->report(Tokens{len}, 1, memory).max_requests == r);
+      }
+    }
+  }
+}

@@ -41,7 +41,13 @@ TEST_CASE("capacity: fits, max users, max context", "[plan]") {
   in.users = 4;  // 1,024,000 B > 1,000,000 B
   const Plan q = make_plan(in);
   CHECK_FALSE(q.fits);
-  CHECK(q.limit.find("KV cache") != std::string::npos);
+  CHECK(q.limit.kind == Limit::Kind::kv_cache);
+  CHECK(q.limit.needed == Bytes{1024000});
+  CHECK(q.limit.available == Bytes{1000000});
+  // Worded in the units asked for: 1,024,000 B is 1.02 MB; 1,000,000 B is 1.00 MB or 977 KiB.
+  const std::string si = describe_limit(q.limit, UnitSystem::si);
+  CHECK(si.find("KV cache: 4 users x 100 tokens need 1.02 MB per GPU, only 1.00 MB") != std::string::npos);
+  CHECK(describe_limit(q.limit, UnitSystem::iec).find("only 977 KiB") != std::string::npos);
 }
 
 TEST_CASE("capacity subtracts weights and reserve from usable memory", "[plan]") {
@@ -65,7 +71,8 @@ TEST_CASE("capacity subtracts weights and reserve from usable memory", "[plan]")
   const Plan q = make_plan(in);
   CHECK_FALSE(q.fits);
   CHECK(q.max_users == 0);
-  CHECK(q.limit.find("weights") != std::string::npos);
+  CHECK(q.limit.kind == Limit::Kind::weights);
+  CHECK(describe_limit(q.limit, UnitSystem::iec).find("weights") != std::string::npos);
 }
 
 TEST_CASE("data-parallel replicas share the users", "[plan]") {

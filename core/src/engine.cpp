@@ -117,27 +117,6 @@ std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
 
 namespace engine_detail {
 
-std::uint64_t largest_fitting(std::uint64_t hi, const std::function<bool(std::uint64_t)>& fits) {
-  if (!fits(1)) return 0;
-  std::uint64_t lo = 1;  // fits(lo); find the boundary below hi
-  if (fits(hi)) return hi;
-  while (hi - lo > 1) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
-}
-
-bool has_windowed_only(const ModelSpec& m) {
-  bool any = false;
-  for (const auto& g : m.layers) {
-    if (!has_attention(g.attention.kind) || g.attention.kv_shared) continue;
-    if (g.attention.kind == AttentionKind::full || g.attention.kind == AttentionKind::mla) return false;
-    any = true;
-  }
-  return any;
-}
-
 bool has_recurrent(const ModelSpec& m) {
   for (const auto& g : m.layers)
     if (has_state(g.attention)) return true;
@@ -163,8 +142,6 @@ void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow
     throw Error("--k-dtype", std::string(engine) + " uses one KV cache type for K and V");
 }
 
-std::string tokens_str(std::uint64_t n) { return format_count(n); }
-
 std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field) {
   if (b == 0) throw Error(std::string(field), "is 0 B: the engine cannot size a cache from it");
   return a / b;
@@ -172,12 +149,120 @@ std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field) {
 
 }  // namespace engine_detail
 
-EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                          std::uint64_t users, std::optional<Bytes> kv_memory) {
+namespace {
+using engine_detail::add;
+using engine_detail::mul;
+
+/// The exact layout as a policy: per stage, each cached layer's bytes per token (one rank) with the
+/// tokens it keeps at most (its window; full and MLA layers never cap), and the recurrent state.
+class IdealPolicy final : public engine_detail::PolicyBase {
+ public:
+  IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+      : PolicyBase(m, t, p, o) {
+    for (const auto& view : stage_views(m, p.pp)) {
+      StageData d;
+      for (const auto& g : view.layers) {
+        const auto& a = g.attention;
+        d.state = checked_add(d.state, (layer_state_bytes(a, t, p.tp) * g.count).value, "bytes");
+        if (!has_attention(a.kind)) continue;
+        const std::uint64_t cap = cached_tokens(a, Tokens{kFull}).value;
+        const std::uint64_t bpt = (layer_bytes_per_token(a, t, p.tp) * g.count).value;
+        auto it =
+            std::find_if(d.entries.begin(), d.entries.end(), [&](const Entry& e) { return e.cap == cap; });
+        if (it == d.entries.end())
+          d.entries.push_back({bpt, cap});
+        else
+          it->bpt = checked_add(it->bpt, bpt, "bytes");
+        d.slope = checked_add(d.slope, bpt, "bytes");
+      }
+      std::sort(d.entries.begin(), d.entries.end(),
+                [](const Entry& a, const Entry& b) { return a.cap < b.cap; });
+      stages_.push_back(std::move(d));
+    }
+  }
+
+  [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    const auto s = fullest(len);
+    return s ? engine_detail::as_bytes(mul(*s, n)) : std::nullopt;
+  }
+  [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    return engine_detail::sum_parts(stages_, [&](const StageData& d) {
+      const auto s = sequence(d, len.value);
+      return s ? engine_detail::as_bytes(engine_detail::product({*s, p_.tp, n})) : std::nullopt;
+    });
+  }
+  [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
+    const auto s = fullest(len);
+    if (!s) return 0;
+    return *s == 0 ? kUnboundedRequests : memory.value / *s;
+  }
+  /// Closed form per stage: the bytes of a sequence, state + sum of bpt x min(L, cap), are piecewise linear
+  /// and concave in L; walk the caps upwards, spending the budget floor(memory / n) segment by segment.
+  [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
+    if (n == 0) return std::nullopt;
+    const std::uint64_t budget = memory.value / n;
+    std::optional<std::uint64_t> best;
+    for (const auto& d : stages_) {
+      const auto l = longest_in(d, budget);
+      if (l && (!best || *l < *best)) best = l;
+    }
+    if (!best) return std::nullopt;
+    return Tokens{*best};
+  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
+
+ private:
+  static constexpr std::uint64_t kFull = ~std::uint64_t{0};
+  struct Entry {
+    std::uint64_t bpt = 0;  // bytes per token of the layers with this cap, one rank
+    std::uint64_t cap = 0;  // tokens kept at most (kFull: every token)
+  };
+  struct StageData {
+    std::vector<Entry> entries;  // by cap, ascending
+    std::uint64_t slope = 0;     // sum of bpt: every cached layer as if no window were full
+    std::uint64_t state = 0;
+  };
+  static std::optional<std::uint64_t> sequence(const StageData& d, std::uint64_t len) {
+    std::uint64_t sum = d.state;
+    for (const auto& e : d.entries) {
+      const auto b = mul(e.bpt, std::min(len, e.cap));
+      const auto s = b ? add(sum, *b) : std::nullopt;
+      if (!s) return std::nullopt;
+      sum = *s;
+    }
+    return sum;
+  }
+  [[nodiscard]] std::optional<std::uint64_t> fullest(Tokens len) const {
+    std::uint64_t most = 0;
+    for (const auto& d : stages_) {
+      const auto s = sequence(d, len.value);
+      if (!s) return std::nullopt;
+      most = std::max(most, *s);
+    }
+    return most;
+  }
+  /// The largest L with sequence(d, L) <= budget; nullopt when every L does.
+  static std::optional<std::uint64_t> longest_in(const StageData& d, std::uint64_t budget) {
+    if (d.state > budget) return 0;
+    std::uint64_t rem = budget - d.state, slope = d.slope, prev = 0;
+    for (const auto& e : d.entries) {
+      if (slope == 0) break;
+      const auto cost = e.cap == kFull ? std::nullopt : mul(slope, e.cap - prev);
+      if (!cost || *cost > rem) return add(prev, rem / slope).value_or(kFull);
+      rem -= *cost;
+      prev = e.cap;
+      slope -= e.bpt;
+    }
+    return std::nullopt;  // every cached layer capped below the budget: any length fits
+  }
+  std::vector<StageData> stages_;
+};
+
+EngineResult IdealPolicy::report(Tokens context, std::uint64_t users, std::optional<Bytes> kv_memory) const {
   EngineResult r;
   r.engine = Engine::ideal;
   r.rules = "ideal: the exact layout, no paging (kvplan core/src/kv.cpp)";
-  const auto stages = per_gpu_sequence_bytes(m, t, context, p);
+  const auto stages = per_gpu_sequence_bytes(m_, t_, context, p_);
   Bytes bpt{0}, seq{0};
   for (const auto& s : stages) {
     bpt = std::max(bpt, s.bytes_per_token);
@@ -190,28 +275,82 @@ EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Paralleli
   r.kv_cache_tokens = bpt == Bytes{0} ? 0 : kv_memory->value / bpt.value;
   r.max_concurrency =
       seq == Bytes{0} ? 0.0 : static_cast<double>(kv_memory->value) / static_cast<double>(seq.value);
-  const auto ctx = max_context_for(m, t, p, 1, *kv_memory);
+  const auto ctx = max_context(1, *kv_memory);
   r.max_context_unbounded = !ctx.has_value();
   if (ctx) r.max_context = ctx->value;
   return r;
 }
+}  // namespace
+
+namespace engine_detail {
+std::unique_ptr<EnginePolicy> make_ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                                const EngineOptions& o) {
+  return std::make_unique<IdealPolicy>(m, t, p, o);
+}
+
+std::optional<std::uint64_t> longest(const std::function<bool(std::uint64_t)>& ok) {
+  constexpr std::uint64_t top = ~std::uint64_t{0};
+  if (!ok(1)) return 0;
+  if (ok(top)) return std::nullopt;
+  std::uint64_t lo = 1, hi = top;  // ok(lo), !ok(hi)
+  while (lo <= top / 2) {
+    if (!ok(lo * 2)) {
+      hi = lo * 2;
+      break;
+    }
+    lo *= 2;
+  }
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+}  // namespace engine_detail
+
+std::optional<Tokens> EnginePolicy::max_context(std::uint64_t n, Bytes memory) const {
+  if (n == 0) return std::nullopt;
+  const auto l =
+      engine_detail::longest([&](std::uint64_t len) { return max_requests(Tokens{len}, memory) >= n; });
+  if (!l) return std::nullopt;
+  return Tokens{*l};
+}
+
+std::unique_ptr<EnginePolicy> make_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                          const EngineOptions& o) {
+  // Whoever calls: the policies divide by figures of the model, so they only see a valid one.
+  validate(m);
+  validate_parallelism(m, p);
+  return engine_detail::make_validated_policy(m, t, p, o);
+}
+
+std::unique_ptr<EnginePolicy> engine_detail::make_validated_policy(const ModelSpec& m, const KvDtypes& t,
+                                                                   const Parallelism& p,
+                                                                   const EngineOptions& o) {
+  validate_engine_options(o);
+  using namespace engine_detail;
+  switch (o.engine) {
+    case Engine::ideal: return make_ideal_policy(m, t, p, o);
+    case Engine::vllm: return make_vllm_policy(m, t, p, o);
+    case Engine::sglang: return make_sglang_policy(m, t, p, o);
+    case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o);
+    case Engine::trtllm: return make_trtllm_policy(m, t, p, o);
+  }
+  throw Error("--engine", "unknown engine");
+}
+
+EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                          std::uint64_t users, std::optional<Bytes> kv_memory) {
+  return IdealPolicy(m, t, p, EngineOptions{}).report(context, users, kv_memory);
+}
 
 EngineResult apply_engine(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                           std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  // Whoever calls: the policies divide by figures of the model, so they only see a valid one.
   validate(m);
   validate_parallelism(m, p);
   if (context.value == 0) throw Error("context", "must be positive");
   if (users == 0) throw Error("users", "must be positive");
-  validate_engine_options(o);
-  switch (o.engine) {
-    case Engine::ideal: return ideal_policy(m, t, p, context, users, kv_memory);
-    case Engine::vllm: return vllm_policy(m, t, p, context, o, kv_memory);
-    case Engine::sglang: return sglang_policy(m, t, p, context, o, kv_memory);
-    case Engine::llamacpp: return llamacpp_policy(m, t, p, context, users, o, kv_memory);
-    case Engine::trtllm: return trtllm_policy(m, t, p, context, o, kv_memory);
-  }
-  throw Error("--engine", "unknown engine");
+  return make_policy(m, t, p, o)->report(context, users, kv_memory);
 }
 
 }  // namespace kvplan

@@ -18,24 +18,20 @@
 
 namespace kvplan {
 
-EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                           const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  using namespace engine_detail;
-  require_plain_dtypes(t, "SGLang", false);
-  if (!o.version.empty()) throw Error("--engine-version", "sglang has one version of its rules (2025)");
-  EngineResult r;
-  r.engine = Engine::sglang;
-  r.rules = "SGLang (2025): model_runner.py profile_max_num_token, mem_cache/memory_pool.py";
-  const std::uint64_t page = o.block_size ? o.block_size : 1;
-  r.block_size = page;
-  if (has_recurrent(m))
-    r.notes.push_back(
-        "SGLang sizes the Mamba / linear-attention state pool separately (handle_max_mamba_cache): "
-        "not modelled; tokens assume all the memory goes to the attention layers");
+namespace {
+using namespace engine_detail;
 
-  // The fullest stage decides (the pool is the minimum over pipeline ranks).
+/// SGLang's cell sizes: of the fullest stage (the pool is the minimum over pipeline ranks), split into
+/// full-attention and sliding layers and into K and V, and each stage's cell for the replica's total.
+struct Cells {
   Bytes cell{0}, full_pt{0}, swa_pt{0}, k_pt{0}, v_pt{0};
   bool mla = false;
+  std::vector<Bytes> stage_cells;
+  [[nodiscard]] bool hybrid_swa() const { return swa_pt != Bytes{0} && full_pt != Bytes{0}; }
+};
+
+Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p) {
+  Cells out;
   for (const auto& stage : stage_views(m, p.pp)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     for (const auto& g : stage.layers) {
@@ -43,7 +39,7 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
       if (!has_attention(a.kind) || a.kv_shared) continue;
       Bytes kb{0}, vb{0};
       if (a.kind == AttentionKind::mla) {
-        mla = true;
+        out.mla = true;
         // NSATokenToKVPool (DeepSeek-V3.2): the indexer's fp8 keys and scales beside the latent.
         kb = row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
              indexer_bytes_per_token(a);
@@ -57,43 +53,95 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
       v += vb * g.count;
       (a.kind == AttentionKind::sliding ? s : f) += (kb + vb) * g.count;
     }
-    if (c > cell) {
-      cell = c;
-      full_pt = f;
-      swa_pt = s;
-      k_pt = k;
-      v_pt = v;
+    out.stage_cells.push_back(c);
+    if (c > out.cell) {
+      out.cell = c;
+      out.full_pt = f;
+      out.swa_pt = s;
+      out.k_pt = k;
+      out.v_pt = v;
     }
   }
-  const bool hybrid_swa = swa_pt != Bytes{0} && full_pt != Bytes{0};
-  if (swa_pt != Bytes{0} && full_pt == Bytes{0})
-    r.notes.push_back("every layer slides: SGLang keeps a full-length cache for each (no window pool)");
-  r.bytes_per_token = cell;
-  r.per_token_note = hybrid_swa ? "per GPU, cell_size: every layer; the SWA pool then holds fewer tokens"
-                                : "per GPU, cell_size: every layer of this rank";
-  r.kv_bytes_total = cell * context.value;
-  if (!kv_memory) return r;
-  if (cell == Bytes{0})
-    throw Error("--engine",
-                "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
+  return out;
+}
 
-  std::uint64_t tokens = divide(kv_memory->value, cell.value, "cell_size");
-  if (hybrid_swa) {
-    const double ratio = o.swa_full_tokens_ratio;
-    if (!std::isfinite(ratio) || ratio <= 0.0 || ratio > 1.0)
-      throw Error("--swa-full-tokens-ratio", "must be in (0, 1]");
-    const double total = static_cast<double>(tokens) * static_cast<double>(cell.value);
-    const auto full = static_cast<std::uint64_t>(
-        total / (static_cast<double>(full_pt.value) + ratio * static_cast<double>(swa_pt.value)));
-    const std::uint64_t full_tokens = full / page * page;
+/// max_total_num_tokens for `memory` bytes per GPU (full-layer tokens for a hybrid SWA pool), whole pages;
+/// with the "Use sliding window memory pool" line for the hybrid case when `line` is given.
+std::uint64_t sglang_tokens(const Cells& c, std::uint64_t memory, std::uint64_t page, double ratio,
+                            std::string* line) {
+  std::uint64_t tokens = memory / c.cell.value;
+  if (!c.hybrid_swa()) return tokens / page * page;
+  const double total = static_cast<double>(tokens) * static_cast<double>(c.cell.value);
+  const auto full = static_cast<std::uint64_t>(
+      total / (static_cast<double>(c.full_pt.value) + ratio * static_cast<double>(c.swa_pt.value)));
+  const std::uint64_t full_tokens = full / page * page;
+  if (line != nullptr) {
     const std::uint64_t swa_tokens =
         static_cast<std::uint64_t>(static_cast<double>(full_tokens) * ratio) / page * page;
-    r.log_lines.push_back("Use sliding window memory pool. full_layer_tokens=" + std::to_string(full_tokens) +
-                          ", swa_layer_tokens=" + std::to_string(swa_tokens));
-    tokens = full_tokens;
-  } else {
-    tokens = tokens / page * page;
+    *line = "Use sliding window memory pool. full_layer_tokens=" + std::to_string(full_tokens) +
+            ", swa_layer_tokens=" + std::to_string(swa_tokens);
   }
+  return full_tokens;
+}
+
+/// SGLang's token pool as a policy: a request of L tokens takes cdiv(L, page) pages of the pool;
+/// closed form for the longest request.
+class SglangPolicy final : public PolicyBase {
+ public:
+  SglangPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+      : PolicyBase(m, t, p, o), c_(sglang_cells(m, t, p)), page_(o.block_size ? o.block_size : 1) {}
+  [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    return bytes(c_.cell, n, len.value, 1);
+  }
+  [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    return engine_detail::sum_parts(c_.stage_cells,
+                                    [&](const auto& c) { return bytes(c, n, len.value, p_.tp); });
+  }
+  [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
+    if (c_.cell.value == 0) return kUnboundedRequests;
+    return tokens(memory) / page_ / ceil_div(len.value, page_);
+  }
+  [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
+    if (n == 0 || c_.cell.value == 0) return std::nullopt;
+    return Tokens{mul_sat(tokens(memory) / page_ / n, page_)};
+  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
+
+ private:
+  [[nodiscard]] std::uint64_t tokens(Bytes memory) const {
+    return sglang_tokens(c_, memory.value, page_, o_.swa_full_tokens_ratio, nullptr);
+  }
+  static std::optional<Bytes> bytes(Bytes cell, std::uint64_t n, std::uint64_t len, std::uint64_t ranks) {
+    return as_bytes(product({cell.value, len, n, ranks}));
+  }
+  Cells c_;
+  std::uint64_t page_;
+};
+
+EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
+  EngineResult r;
+  r.engine = Engine::sglang;
+  r.rules = "SGLang (2025): model_runner.py profile_max_num_token, mem_cache/memory_pool.py";
+  const std::uint64_t page = page_;
+  r.block_size = page;
+  if (has_recurrent(m_))
+    r.notes.push_back(
+        "SGLang sizes the Mamba / linear-attention state pool separately (handle_max_mamba_cache): "
+        "not modelled; tokens assume all the memory goes to the attention layers");
+  const bool hybrid_swa = c_.hybrid_swa();
+  if (c_.swa_pt != Bytes{0} && c_.full_pt == Bytes{0})
+    r.notes.push_back("every layer slides: SGLang keeps a full-length cache for each (no window pool)");
+  r.bytes_per_token = c_.cell;
+  r.per_token_note = hybrid_swa ? "per GPU, cell_size: every layer; the SWA pool then holds fewer tokens"
+                                : "per GPU, cell_size: every layer of this rank";
+  r.kv_bytes_total = c_.cell * context.value;
+  if (!kv_memory) return r;
+  if (c_.cell == Bytes{0})
+    throw Error("--engine",
+                "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
+  std::string swa_line;
+  const std::uint64_t tokens = sglang_tokens(c_, kv_memory->value, page, o_.swa_full_tokens_ratio, &swa_line);
+  if (hybrid_swa) r.log_lines.push_back(swa_line);
   r.kv_cache_tokens = tokens;
   r.max_context = tokens;
   r.max_concurrency = static_cast<double>(tokens) / static_cast<double>(context.value);
@@ -101,16 +149,31 @@ EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
   const auto gb = [](Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); };
   if (!hybrid_swa) {
     const std::uint64_t slots = checked_add(tokens, page, "--block-size");
-    if (mla)
+    if (c_.mla)
       r.log_lines.push_back("KV Cache is allocated. #tokens: " + std::to_string(tokens) +
-                            ", KV size: " + gb(k_pt * slots) + " GB");
+                            ", KV size: " + gb(c_.k_pt * slots) + " GB");
     else
-      r.log_lines.push_back("KV Cache is allocated. #tokens: " + std::to_string(tokens) +
-                            ", K size: " + gb(k_pt * slots) + " GB, V size: " + gb(v_pt * slots) + " GB");
+      r.log_lines.push_back("KV Cache is allocated. #tokens: " + std::to_string(tokens) + ", K size: " +
+                            gb(c_.k_pt * slots) + " GB, V size: " + gb(c_.v_pt * slots) + " GB");
   }
   r.log_lines.push_back("max_total_num_tokens=" + std::to_string(tokens) +
                         ", context_len=" + std::to_string(context.value));
   return r;
+}
+}  // namespace
+
+namespace engine_detail {
+std::unique_ptr<EnginePolicy> make_sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                                 const EngineOptions& o) {
+  require_plain_dtypes(t, "SGLang", false);
+  if (!o.version.empty()) throw Error("--engine-version", "sglang has one version of its rules (2025)");
+  return std::make_unique<SglangPolicy>(m, t, p, o);
+}
+}  // namespace engine_detail
+
+EngineResult sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                           const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  return engine_detail::make_sglang_policy(m, t, p, o)->report(context, 1, kv_memory);
 }
 
 }  // namespace kvplan

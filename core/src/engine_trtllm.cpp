@@ -13,22 +13,14 @@
 
 namespace kvplan {
 
-EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                           const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  using namespace engine_detail;
-  require_plain_dtypes(t, "TensorRT-LLM", false);
-  if (!o.version.empty())
-    throw Error("--engine-version", "trtllm has one version of its rules (PyTorch backend, 2025)");
-  if (has_recurrent(m))
-    throw Error("--engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
-  EngineResult r;
-  r.engine = Engine::trtllm;
-  r.rules =
-      "TensorRT-LLM (PyTorch backend, 2025): _torch/pyexecutor/resource_manager.py KVCacheManager "
-      "(get_cache_bytes_per_token, calculate_max_num_blocks)";
-  const std::uint64_t tpb = o.block_size ? o.block_size : 32;  // llmapi KvCacheConfig.tokens_per_block
-  r.block_size = tpb;
-  Bytes bpt{0};
+namespace {
+using namespace engine_detail;
+
+/// Bytes per token of each stage as TensorRT-LLM counts them (kv_factor x ceil(kv_heads / tp) x head_dim
+/// per layer; MLA: the latent, K only); with a note when windowed layers are counted at full length.
+std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                      bool* windowed) {
+  std::vector<Bytes> out;
   for (const auto& stage : stage_views(m, p.pp)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
@@ -41,27 +33,82 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
       if (a.kind == AttentionKind::mla) {
         s += row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) * g.count;
       } else {
-        if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) {
-          if (r.notes.empty())
-            r.notes.push_back(
-                "TensorRT-LLM's variable sliding-window pools are not modelled: windowed layers "
-                "are counted at full length (an upper bound)");
-        }
+        if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) *windowed = true;
         const std::uint64_t heads = ceil_div(a.num_key_value_heads, p.tp);  // (kv + tp - 1) // tp
         s += row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) * g.count +
              row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) * g.count;
       }
     }
-    bpt = std::max(bpt, s);
+    out.push_back(s);
   }
+  return out;
+}
+
+/// TensorRT-LLM's paged pool as a policy: a request of L tokens takes cdiv(L, tokens_per_block) blocks;
+/// closed form for the longest request.
+class TrtllmPolicy final : public PolicyBase {
+ public:
+  TrtllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+      : PolicyBase(m, t, p, o),
+        stages_(trtllm_stage_bytes(m, t, p, &windowed_)),
+        tpb_(o.block_size ? o.block_size : 32) {  // llmapi KvCacheConfig.tokens_per_block
+    for (const Bytes b : stages_) bpt_ = std::max(bpt_, b);
+  }
+  [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    return bytes(bpt_, n, len.value, 1);
+  }
+  [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    return engine_detail::sum_parts(stages_, [&](const auto& b) { return bytes(b, n, len.value, p_.tp); });
+  }
+  [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
+    if (bpt_.value == 0) return kUnboundedRequests;
+    return blocks(memory) / ceil_div(len.value, tpb_);
+  }
+  [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
+    if (n == 0 || bpt_.value == 0) return std::nullopt;
+    return Tokens{mul_sat(blocks(memory) / n, tpb_)};
+  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
+
+ private:
+  /// calculate_max_num_blocks: max_tokens = memory // bytes per token, capped by the user's max_tokens,
+  /// rounded up to whole blocks.
+  [[nodiscard]] std::uint64_t blocks(Bytes memory) const {
+    std::uint64_t max_tokens = memory.value / bpt_.value;
+    if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
+    return ceil_div(max_tokens, tpb_);
+  }
+  [[nodiscard]] std::optional<Bytes> bytes(Bytes bpt, std::uint64_t n, std::uint64_t len,
+                                           std::uint64_t ranks) const {
+    return as_bytes(product({bpt.value, ceil_div(len, tpb_), tpb_, n, ranks}));
+  }
+  bool windowed_ = false;
+  std::vector<Bytes> stages_;
+  std::uint64_t tpb_;
+  Bytes bpt_{0};
+};
+
+EngineResult TrtllmPolicy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
+  EngineResult r;
+  r.engine = Engine::trtllm;
+  r.rules =
+      "TensorRT-LLM (PyTorch backend, 2025): _torch/pyexecutor/resource_manager.py KVCacheManager "
+      "(get_cache_bytes_per_token, calculate_max_num_blocks)";
+  const std::uint64_t tpb = tpb_;
+  r.block_size = tpb;
+  if (windowed_)
+    r.notes.push_back(
+        "TensorRT-LLM's variable sliding-window pools are not modelled: windowed layers "
+        "are counted at full length (an upper bound)");
+  const Bytes bpt = bpt_;
   r.bytes_per_token = bpt;
   r.per_token_note = "per GPU: kv_factor x ceil(kv_heads / tp) x head_dim x layers x dtype bytes";
   r.page_bytes = bpt * tpb;
   r.kv_bytes_total = bpt * checked_mul(ceil_div(context.value, tpb), tpb, "context");
-  if (!kv_memory && o.max_tokens == 0) return r;
+  if (!kv_memory && o_.max_tokens == 0) return r;
   std::uint64_t max_tokens =
-      kv_memory ? divide(kv_memory->value, bpt.value, "bytes_per_token") : o.max_tokens;
-  if (o.max_tokens != 0) max_tokens = std::min(max_tokens, o.max_tokens);
+      kv_memory ? divide(kv_memory->value, bpt.value, "bytes_per_token") : o_.max_tokens;
+  if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
   const std::uint64_t blocks = ceil_div(max_tokens, tpb);
   r.num_blocks = blocks;
   r.kv_cache_tokens = checked_mul(blocks, tpb, "tokens");
@@ -74,6 +121,24 @@ EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallel
                         " GiB for max tokens in paged KV cache (" + std::to_string(*r.kv_cache_tokens) +
                         ").");
   return r;
+}
+}  // namespace
+
+namespace engine_detail {
+std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                                 const EngineOptions& o) {
+  require_plain_dtypes(t, "TensorRT-LLM", false);
+  if (!o.version.empty())
+    throw Error("--engine-version", "trtllm has one version of its rules (PyTorch backend, 2025)");
+  if (has_recurrent(m))
+    throw Error("--engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
+  return std::make_unique<TrtllmPolicy>(m, t, p, o);
+}
+}  // namespace engine_detail
+
+EngineResult trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                           const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  return engine_detail::make_trtllm_policy(m, t, p, o)->report(context, 1, kv_memory);
 }
 
 }  // namespace kvplan

@@ -22,7 +22,6 @@
 // layer of the stage; num_gpu_blocks = available // block bytes; concurrency = blocks x bs / max_model_len.
 #include <algorithm>
 #include <limits>
-#include <map>
 
 #include "engine_common.hpp"
 #include "kvplan/format.hpp"
@@ -46,22 +45,22 @@ struct Spec {
   [[nodiscard]] Bytes page() const {
     return kind == AttentionKind::recurrent ? mamba_page : per_token * block_size;
   }
-  /// vLLM's type_id: layers with equal ids share a group type.
-  [[nodiscard]] std::string type_id() const {
-    return std::string(name(kind)) + (mla ? "_mla" : "") + "_" + std::to_string(window) + "_" +
-           std::to_string(page().value);
+  /// vLLM's type_id (kind, window, page size): layers with equal ids share a group type.
+  [[nodiscard]] bool same_type(const Spec& o) const {
+    return kind == o.kind && mla == o.mla && window == o.window && page() == o.page();
   }
-  /// max_memory_usage_bytes for a request of `len` tokens.
-  [[nodiscard]] Bytes max_memory(std::uint64_t len, std::uint64_t mnbt) const {
+  /// Pages of this spec's own page size that a request of `len` tokens needs (max_memory_usage_bytes /
+  /// page_size_bytes).
+  [[nodiscard]] std::uint64_t pages(std::uint64_t len, std::uint64_t mnbt) const {
     // min(a + b, len) without wrapping when a window is near 2^64.
     const auto capped = [len](std::uint64_t a, std::uint64_t b) {
       return a >= len || b >= len - a ? len : a + b;
     };
     switch (kind) {
-      case AttentionKind::recurrent: return page();  // mamba_cache_mode "none": one state per request
-      case AttentionKind::sliding: return page() * (ceil_div(capped(window - 1, mnbt), block_size) + 1);
-      case AttentionKind::chunked: return page() * ceil_div(capped(window, mnbt), block_size);
-      default: return page() * ceil_div(len, block_size);
+      case AttentionKind::recurrent: return 1;  // mamba_cache_mode "none": one state per request
+      case AttentionKind::sliding: return ceil_div(capped(window - 1, mnbt), block_size) + 1;
+      case AttentionKind::chunked: return ceil_div(capped(window, mnbt), block_size);
+      default: return ceil_div(len, block_size);
     }
   }
 };
@@ -90,8 +89,16 @@ struct Groups {
 
 Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, const EngineOptions& o,
                    std::uint64_t bs, Bytes mamba_page) {
-  std::map<std::string, std::pair<Spec, std::uint64_t>> by_type;
-  std::vector<std::string> order;
+  // The layer types in order of first appearance, with their layer counts.
+  std::vector<std::pair<Spec, std::uint64_t>> by_type;
+  const auto count = [&by_type](const Spec& s, std::uint64_t n) {
+    for (auto& e : by_type)
+      if (e.first.same_type(s)) {
+        e.second += n;
+        return;
+      }
+    by_type.emplace_back(s, n);
+  };
   for (const auto& g : stage.layers) {
     const auto& a = g.attention;
     Spec s;
@@ -101,10 +108,7 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
       m.kind = AttentionKind::recurrent;
       m.mamba_page = mamba_page;
       m.block_size = bs;
-      const std::string id = "mamba_" + std::to_string(mamba_page.value);
-      if (!by_type.count(id)) order.push_back(id);
-      by_type[id].first = m;
-      by_type[id].second += g.count;
+      count(m, g.count);
       if (a.kind == AttentionKind::recurrent) continue;
     }
     // No cache of their own: MLP-only blocks, and layers that read another layer's K/V
@@ -119,16 +123,12 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
     }
     s.per_token = vllm_layer_bytes(a, t, tp, o.fp8_ds_mla);
     s.block_size = bs;
-    const std::string id = s.type_id();
-    if (!by_type.count(id)) order.push_back(id);
-    auto& e = by_type[id];
-    e.first = s;
-    e.second += g.count;
+    count(s, g.count);
   }
   Groups out;
   if (by_type.empty()) return out;
   if (by_type.size() == 1) {
-    const auto& [spec, n] = by_type.begin()->second;
+    const auto& [spec, n] = by_type.front();
     out.groups.push_back({spec, n});
     out.group_size = n;
     out.page = spec.page();
@@ -137,8 +137,8 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
   out.hybrid = true;
   // unify_kv_cache_spec_page_size: raise the block size of smaller pages to the largest page.
   Bytes max_page{0};
-  for (const auto& [id, e] : by_type) max_page = std::max(max_page, e.first.page());
-  for (auto& [id, e] : by_type) {
+  for (const auto& e : by_type) max_page = std::max(max_page, e.first.page());
+  for (auto& e : by_type) {
     const Bytes page = e.first.page();
     if (page == Bytes{0}) throw Error("page_size_bytes", "is 0 B for a layer: vLLM cannot page it");
     if (max_page.value % page.value != 0)
@@ -148,13 +148,12 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
     e.first.block_size = checked_mul(bs, max_page.value / page.value, "--block-size");
   }
   std::uint64_t fewest = ~0ULL, most = 0;
-  for (const auto& [id, e] : by_type) {
+  for (const auto& e : by_type) {
     fewest = std::min(fewest, e.second);
     most = std::max(most, e.second);
   }
   out.group_size = most * 2 < fewest * 3 ? most : fewest;  // most < 1.5 x fewest
-  for (const auto& id : order) {
-    const auto& [spec, n] = by_type[id];
+  for (const auto& [spec, n] : by_type) {
     const std::uint64_t groups = ceil_div(n, out.group_size);
     for (std::uint64_t i = 0; i < groups; ++i)
       out.groups.push_back({spec, std::min(out.group_size, n - i * out.group_size)});
@@ -163,14 +162,53 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
   return out;
 }
 
-/// Pages one request of `len` tokens needs, over all groups.
-std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
-  if (g.page == Bytes{0}) throw Error("page_size_bytes", "is 0 B: vLLM cannot page this model");
+__extension__ typedef unsigned __int128 U128;
+
+/// Pages of the stage's page size one request of `len` tokens needs, over all groups
+/// (cdiv(max_memory_usage_bytes, page_size) per group); nullopt past 2^64.
+std::optional<std::uint64_t> stage_pages(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
+  if (g.page == Bytes{0}) return 0;
   std::uint64_t pages = 0;
-  for (const auto& [spec, n] : g.groups)
-    pages = checked_add(pages, ceil_div(spec.max_memory(len, mnbt).value, g.page.value), "context");
+  for (const auto& [spec, n] : g.groups) {
+    const U128 bytes = static_cast<U128>(spec.pages(len, mnbt)) * spec.page().value;
+    const U128 k = bytes / g.page.value + (bytes % g.page.value != 0);
+    if (k > ~std::uint64_t{0}) return std::nullopt;
+    const auto sum = add(pages, static_cast<std::uint64_t>(k));
+    if (!sum) return std::nullopt;
+    pages = *sum;
+  }
   return pages;
 }
+
+/// stage_pages, throwing: the report's figures name what overflowed.
+std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
+  if (g.page == Bytes{0}) throw Error("page_size_bytes", "is 0 B: vLLM cannot page this model");
+  const auto pages = stage_pages(g, len, mnbt);
+  if (!pages) throw Error("context", "overflows 64-bit arithmetic");
+  return *pages;
+}
+
+/// Blocks of each stage's pool: memory // page_size // group_size (get_num_blocks), the fewest over
+/// the stages (get_kv_cache_configs); stages without KV layers have no pool.
+std::uint64_t pool_blocks(const std::vector<Groups>& stages, std::uint64_t memory) {
+  std::uint64_t blocks = EnginePolicy::kUnboundedRequests;
+  for (const auto& s : stages)
+    if (s.page.value != 0 && s.group_size != 0)
+      blocks = std::min(blocks, memory / s.page.value / s.group_size);
+  return blocks;
+}
+
+/// Everything vLLM V1 derives from the model before any request: the block size (raised for Mamba
+/// states), the padded Mamba page, each stage's KV cache groups, and the stage the report follows.
+struct Layout {
+  std::uint64_t mnbt = 0;
+  std::uint64_t block = 0;
+  std::vector<std::string> block_lines;  // the block-size and padding lines vLLM logs
+  std::vector<Groups> stages;
+  std::size_t worst = 0;  // the stage with the fewest blocks
+};
+
+Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o);
 
 EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                      const EngineOptions& o, std::optional<Bytes> kv_memory) {
@@ -212,46 +250,17 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
                         " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
   return r;
 }
-}  // namespace
 
-EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                         const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  if (o.fp8_ds_mla) {
-    bool mla = false;
-    for (const auto& g : m.layers) mla = mla || g.attention.kind == AttentionKind::mla;
-    if (!mla) throw Error("--kv-dtype", "fp8_ds_mla applies to MLA models only");
-  }
-  require_plain_dtypes(t, "vLLM", false);
-  if (o.version == "v0") {
-    if (has_recurrent(m)) throw Error("--engine-version", "vLLM V0's Mamba cache is not modelled; use v1");
-    return vllm_v0(m, t, p, context, o, kv_memory);
-  }
-  if (!o.version.empty() && o.version != "v1")
-    throw Error("--engine-version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
-
-  EngineResult r;
-  r.engine = Engine::vllm;
-  r.rules =
-      "vLLM V1: vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
-      "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
+Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
+  Layout l;
   const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
-  const std::uint64_t mnbt =
-      o.max_num_batched_tokens ? o.max_num_batched_tokens : kDefaultMaxNumBatchedTokens;
-  r.block_size = bs;
-  for (const auto& g : m.layers)
-    if (g.attention.kind == AttentionKind::mla && !o.block_size) {
-      r.notes.push_back(
-          "vLLM forces block_size 64 for FlashMLA (Hopper) and 128 for CUTLASS MLA (Blackwell): "
-          "pass --block-size to match your backend");
-      break;
-    }
-
+  l.mnbt = o.max_num_batched_tokens ? o.max_num_batched_tokens : kDefaultMaxNumBatchedTokens;
+  l.block = bs;
   // Hybrid attention + Mamba / linear attention (vllm/model_executor/models/config.py,
   // HybridAttentionMambaModelConfig.verify_and_update_config, mamba_cache_mode "none"): the attention
   // block size becomes the smallest multiple of 16 whose page holds a Mamba state, and the Mamba page
   // is padded to the attention page.
   Bytes mamba_page{0};
-  std::uint64_t block = bs;
   if (has_recurrent(m)) {
     if (o.disable_hybrid_kv_cache_manager)
       throw Error("--disable-hybrid-kv-cache-manager",
@@ -269,28 +278,89 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
     const std::uint64_t needed =
         checked_mul(align, ceil_div(state.value, checked_mul(align, attn_1.value, "bytes")), "bytes");
     if (o.block_size == 0 || o.block_size < needed) {
-      block = needed;
-      r.log_lines.push_back("Setting attention block size to " + std::to_string(block) +
-                            " tokens to ensure that attention page size is >= mamba page size.");
+      l.block = needed;
+      l.block_lines.push_back("Setting attention block size to " + std::to_string(l.block) +
+                              " tokens to ensure that attention page size is >= mamba page size.");
     }
-    mamba_page = attn_1 * block;
+    mamba_page = attn_1 * l.block;
     if (mamba_page != state)
-      r.log_lines.push_back(
+      l.block_lines.push_back(
           "Padding mamba page size by " +
           format_fixed(
               100.0 * static_cast<double>((mamba_page - state).value) / static_cast<double>(state.value), 2) +
           "% to ensure that mamba page size and attention page size are exactly equal.");
-    r.block_size = block;
   }
-  const auto stages = stage_views(m, p.pp);
-  std::vector<Groups> groups;
-  for (const auto& s : stages) groups.push_back(group_stage(s, t, p.tp, o, block, mamba_page));
+  for (const auto& s : stage_views(m, p.pp))
+    l.stages.push_back(group_stage(s, t, p.tp, o, l.block, mamba_page));
   // The reported figures follow the stage with the fewest blocks; with equal memory that is the one
   // with the most layers per group (ties: the first).
-  std::size_t worst = 0;
-  for (std::size_t i = 1; i < groups.size(); ++i)
-    if (groups[i].page * groups[i].group_size > groups[worst].page * groups[worst].group_size) worst = i;
-  const Groups& g = groups[worst];
+  for (std::size_t i = 1; i < l.stages.size(); ++i)
+    if (l.stages[i].page * l.stages[i].group_size > l.stages[l.worst].page * l.stages[l.worst].group_size)
+      l.worst = i;
+  return l;
+}
+
+/// Checks vLLM makes before it sizes anything (the cache type, fp8_ds_mla on MLA, the version).
+void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) {
+  if (o.fp8_ds_mla) {
+    bool mla = false;
+    for (const auto& g : m.layers) mla = mla || g.attention.kind == AttentionKind::mla;
+    if (!mla) throw Error("--kv-dtype", "fp8_ds_mla applies to MLA models only");
+  }
+  require_plain_dtypes(t, "vLLM", false);
+  if (o.version == "v0" && has_recurrent(m))
+    throw Error("--engine-version", "vLLM V0's Mamba cache is not modelled; use v1");
+  if (!o.version.empty() && o.version != "v1" && o.version != "v0")
+    throw Error("--engine-version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
+}
+
+/// vLLM V1's questions over its KV cache groups: a request needs stage_pages pages of each stage's
+/// page size; the pool holds pool_blocks of them.
+class VllmPolicy final : public PolicyBase {
+ public:
+  VllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+      : PolicyBase(m, t, p, o), l_(vllm_layout(m, t, p, o)) {}
+  [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    return stage_bytes(l_.stages[l_.worst], n, len.value, 1);
+  }
+  [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    return engine_detail::sum_parts(l_.stages,
+                                    [&](const auto& s) { return stage_bytes(s, n, len.value, p_.tp); });
+  }
+  [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
+    const auto pages = stage_pages(l_.stages[l_.worst], len.value, l_.mnbt);
+    if (!pages) return 0;
+    return *pages == 0 ? kUnboundedRequests : pool_blocks(l_.stages, memory.value) / *pages;
+  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
+
+ private:
+  /// n requests' pages of one stage, in bytes, times `ranks`.
+  [[nodiscard]] std::optional<Bytes> stage_bytes(const Groups& g, std::uint64_t n, std::uint64_t len,
+                                                 std::uint64_t ranks) const {
+    const auto pages = stage_pages(g, len, l_.mnbt);
+    return pages ? as_bytes(product({*pages, g.page.value, g.group_size, n, ranks})) : std::nullopt;
+  }
+  Layout l_;
+};
+
+EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
+  const Groups& g = l_.stages[l_.worst];
+  const std::uint64_t mnbt = l_.mnbt, block = l_.block;
+  EngineResult r;
+  r.engine = Engine::vllm;
+  r.rules =
+      "vLLM V1: vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
+      "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
+  r.block_size = block;
+  for (const auto& lg : m_.layers)
+    if (lg.attention.kind == AttentionKind::mla && !o_.block_size) {
+      r.notes.push_back(
+          "vLLM forces block_size 64 for FlashMLA (Hopper) and 128 for CUTLASS MLA (Blackwell): "
+          "pass --block-size to match your backend");
+      break;
+    }
+  r.log_lines = l_.block_lines;
   r.page_bytes = g.page;
   if (!g.hybrid) {
     r.bytes_per_token = Bytes{g.page.value / block * g.group_size};
@@ -308,7 +378,7 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
   if (!kv_memory) return r;
 
   std::uint64_t blocks = ~0ULL;
-  for (const auto& s : groups)
+  for (const auto& s : l_.stages)
     blocks = std::min(
         blocks, divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"));
   r.num_blocks = blocks;
@@ -320,29 +390,79 @@ EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelis
   r.max_requests = divide(blocks, pages, "context");
   // estimate_max_model_len: the largest length whose pages fit, on every stage.
   const auto fits = [&](std::uint64_t len) {
-    for (const auto& s : groups) {
-      try {
-        if (pages_per_request(s, len, mnbt) >
-            divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"))
-          return false;
-      } catch (const Error&) {
-        return false;
-      }
+    for (const auto& s : l_.stages) {
+      if (s.page.value == 0 || s.group_size == 0) continue;  // no KV layers on this stage
+      const auto need = stage_pages(s, len, mnbt);
+      if (!need || *need > kv_memory->value / s.page.value / s.group_size) return false;
     }
     return true;
   };
-  // Every length a request can have: only a model that fits at all of them is unbounded.
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
-  if (fits(limit)) {
-    r.max_context_unbounded = true;
-  } else {
-    r.max_context = largest_fitting(limit, fits);
-  }
+  const auto longest_len = longest(fits);
+  r.max_context_unbounded = !longest_len.has_value();
+  if (longest_len) r.max_context = *longest_len;
   r.log_lines.push_back("Available KV cache memory: " + gib(*kv_memory) + " GiB");
   r.log_lines.push_back("GPU KV cache size: " + format_count(*r.kv_cache_tokens) + " tokens");
   r.log_lines.push_back("Maximum concurrency for " + format_count(context.value) +
                         " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
   return r;
+}
+
+/// vLLM V0: one block holds block_size tokens of every layer of the stage; a request needs
+/// cdiv(len, block_size) blocks. Closed form for the longest request.
+class VllmV0Policy final : public PolicyBase {
+ public:
+  VllmV0Policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+      : PolicyBase(m, t, p, o), bs_(o.block_size ? o.block_size : kDefaultBlockSize) {
+    for (const auto& stage : stage_views(m, p.pp)) {
+      Bytes per_token{0};
+      for (const auto& g : stage.layers)
+        if (has_attention(g.attention.kind) && !g.attention.kv_shared)
+          per_token += vllm_layer_bytes(g.attention, t, p.tp, false) * g.count;
+      blocks_.push_back(per_token * bs_);
+      block_ = std::max(block_, blocks_.back());
+    }
+  }
+  [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    return bytes(block_, n, len.value, 1);
+  }
+  [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    return engine_detail::sum_parts(blocks_, [&](const auto& b) { return bytes(b, n, len.value, p_.tp); });
+  }
+  [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
+    if (block_.value == 0) return kUnboundedRequests;
+    return memory.value / block_.value / ceil_div(len.value, bs_);
+  }
+  [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
+    if (n == 0 || block_.value == 0) return std::nullopt;
+    return Tokens{mul_sat(memory.value / block_.value / n, bs_)};
+  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t, std::optional<Bytes> memory) const override {
+    return vllm_v0(m_, t_, p_, len, o_, memory);
+  }
+
+ private:
+  [[nodiscard]] std::optional<Bytes> bytes(Bytes block, std::uint64_t n, std::uint64_t len,
+                                           std::uint64_t ranks) const {
+    return as_bytes(product({block.value, ceil_div(len, bs_), n, ranks}));
+  }
+  std::uint64_t bs_;
+  Bytes block_{0};
+  std::vector<Bytes> blocks_;  // per stage
+};
+}  // namespace
+
+namespace engine_detail {
+std::unique_ptr<EnginePolicy> make_vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                               const EngineOptions& o) {
+  vllm_checks(m, t, o);
+  if (o.version == "v0") return std::make_unique<VllmV0Policy>(m, t, p, o);
+  return std::make_unique<VllmPolicy>(m, t, p, o);
+}
+}  // namespace engine_detail
+
+EngineResult vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
+                         const EngineOptions& o, std::optional<Bytes> kv_memory) {
+  return make_vllm_policy(m, t, p, o)->report(context, 1, kv_memory);
 }
 
 }  // namespace kvplan

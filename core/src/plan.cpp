@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine_common.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/weights.hpp"
 
@@ -15,16 +16,6 @@ Bytes fullest_stage(const std::vector<StageBytes>& stages) {
   Bytes most{0};
   for (const auto& s : stages) most = std::max(most, s.kv_bytes + s.state_bytes);
   return most;
-}
-
-/// Whether `users` sequences of `context` tokens fit in `available` per GPU; false on overflow.
-bool fits_at(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, std::uint64_t users,
-             Bytes available, Tokens context) {
-  try {
-    return fullest_stage(per_gpu_sequence_bytes(m, t, context, p)) * users <= available;
-  } catch (const Error&) {
-    return false;
-  }
 }
 }  // namespace
 
@@ -47,71 +38,34 @@ Bytes usable_memory(Bytes memory, double utilization) {
 std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                       std::uint64_t users, Bytes available) {
   if (users == 0) throw Error("users", "must be positive");
-  // Every cached layer windowed: the cache stops growing at the largest window.
-  if (full_bytes_per_token(m, t) == Bytes{0}) {
-    std::uint64_t widest = 0;
-    for (const auto& g : m.layers) widest = std::max(widest, g.attention.window);
-    if (fits_at(m, t, p, users, available, Tokens{std::max<std::uint64_t>(widest, 1)})) return std::nullopt;
-  }
-  // The largest L with fits_at(L); memory needed is non-decreasing in L. Doubling from 1 brackets it
-  // (the first failing length needs at most twice the memory of a fitting one, so below 2^63 bytes
-  // available it is reached before the bytes overflow and nothing is thrown on the way, which the GUI's
-  // series depend on for speed), then a binary search narrows the bracket. Lengths up to the top of uint64
-  // are considered, so no cap is reported as a limit.
-  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
-  if (!fits_at(m, t, p, users, available, Tokens{1})) return Tokens{0};
-  std::uint64_t lo = 1, hi = top;  // fits_at(lo); hi fails unless hi == top and it was never tested
-  while (lo <= top / 2) {
-    if (!fits_at(m, t, p, users, available, Tokens{lo * 2})) {
-      hi = lo * 2;
-      break;
-    }
-    lo *= 2;
-  }
-  if (hi == top && fits_at(m, t, p, users, available, Tokens{top})) return Tokens{top};
-  while (hi - lo > 1) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    (fits_at(m, t, p, users, available, Tokens{mid}) ? lo : hi) = mid;
-  }
-  return Tokens{lo};
+  return make_policy(m, t, p, EngineOptions{})->max_context(users, available);
 }
 
-namespace {
-/// Under an engine that reports whole requests (vLLM, SGLang, TRT-LLM): the longest context at which
-/// the engine's max_requests x replicas still reaches the users, the test make_plan's `fits` applies
-/// at the given context; nullopt when it does at any length, which only a
-/// model with every layer windowed (`windowed`: the engine found no limit for one request) can do.
-/// Concurrency does not grow with the context, so doubling then bisecting finds it.
-std::optional<Tokens> engine_max_context(const PlanInputs& in, Bytes available, bool windowed) {
-  const Parallelism& par = in.deployment.parallel;
-  const auto fits = [&](std::uint64_t context) {
-    try {
-      const EngineResult r = apply_engine(in.model, in.kv, par, Tokens{context}, 1, in.engine, available);
-      return r.max_requests && checked_mul(*r.max_requests, par.dp, "max_users") >= in.users;
-    } catch (const Error&) {
-      return false;  // the bytes of this length overflow: it does not fit
-    }
-  };
-  // 2^62 tokens: a request that still fits there fits at any length (its bytes stopped growing at
-  // its windows); for any other model the bytes overflow long before (fits is then false).
-  constexpr std::uint64_t top = std::uint64_t{1} << 62;
-  if (!fits(1)) return Tokens{0};
-  std::uint64_t lo = 1, hi = top;
-  while (lo < top) {
-    if (!fits(lo * 2)) {
-      hi = lo * 2;
-      break;
-    }
-    lo *= 2;
+std::string describe_limit(const Limit& l, UnitSystem u) {
+  const std::string where = l.kv_memory_given ? "KV memory" : "available per GPU";
+  const std::string engine = std::string(name(l.engine));
+  switch (l.kind) {
+    case Limit::Kind::no_capacity: return "no GPU given: capacity not computed";
+    case Limit::Kind::weights:
+      return "weights (" + format_bytes(l.weights, u) + ") and reserve (" + format_bytes(l.reserve, u) +
+             ") exceed the usable memory (" + format_bytes(l.usable, u) +
+             ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
+    case Limit::Kind::fits:
+      return "fits: " + format_count(l.users) + " users x " + format_count(l.context.value) +
+             " tokens within " + format_bytes(l.available, u) + " " + where +
+             (l.engine == Engine::ideal ? "" : " (" + engine + " rules)");
+    case Limit::Kind::kv_cache:
+      if (l.engine == Engine::ideal)
+        return "KV cache: " + format_count(l.users) + " users x " + format_count(l.context.value) +
+               " tokens need " + format_bytes(l.needed, u) + " per GPU, only " +
+               format_bytes(l.available, u) + " " + where;
+      return "KV cache: under " + engine + " rules only " + format_count(l.max_users) +
+             (l.max_users == 1 ? " request of " : " requests of ") + format_count(l.context.value) +
+             " tokens fit in " + format_bytes(l.available, u) + " " + where + ", " + format_count(l.users) +
+             " asked";
   }
-  if (lo == top) return windowed ? std::nullopt : std::optional<Tokens>(Tokens{top});
-  while (hi - lo > 1) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return Tokens{lo};
+  return "?";
 }
-}  // namespace
 
 Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
 
@@ -138,6 +92,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     }
   };
   std::uint64_t first = 0;
+  p.groups.reserve(m.layers.size());
   for (const auto& g : m.layers) {
     GroupFigures f;
     f.group = g;
@@ -153,15 +108,25 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     first += g.count;
   }
 
-  p.bytes_per_token = figure("bytes_per_token", [&] { return bytes_per_token(m, in.kv); });
-  p.full_bytes_per_token = figure("full_bytes_per_token", [&] { return full_bytes_per_token(m, in.kv); });
-  p.kv_bytes_per_sequence =
-      figure("kv_bytes_per_sequence", [&] { return kv_bytes_per_sequence(m, in.kv, in.context); });
-  p.state_bytes_per_sequence =
-      figure("state_bytes_per_sequence", [&] { return state_bytes_per_sequence(m, in.kv); });
-  p.kv_bytes_total =
-      figure("kv_bytes_total", [&] { return replica_sequence_bytes(m, in.kv, in.context, par) * in.users; });
+  // The model's sums (bytes_per_token, full_bytes_per_token, kv_bytes_per_sequence and
+  // state_bytes_per_sequence of kv.hpp) from the groups' figures, each group's bytes computed once.
+  for (const auto& f : p.groups) {
+    p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + f.bytes_per_token; });
+    if (f.group.attention.kind == AttentionKind::full || f.group.attention.kind == AttentionKind::mla)
+      p.full_bytes_per_token =
+          figure("full_bytes_per_token", [&] { return p.full_bytes_per_token + f.bytes_per_token; });
+    p.kv_bytes_per_sequence =
+        figure("kv_bytes_per_sequence", [&] { return p.kv_bytes_per_sequence + f.kv_bytes_per_sequence; });
+    p.state_bytes_per_sequence = figure(
+        "state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + f.state_bytes_per_sequence; });
+  }
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
+  // replica_sequence_bytes x users, from the stages.
+  p.ideal_kv_bytes_total = figure("kv_bytes_total", [&] {
+    Bytes replica{0};
+    for (const auto& sb : p.stages) replica += (sb.kv_bytes + sb.state_bytes) * par.tp;
+    return replica * in.users;
+  });
 
   for (const auto& w : m.warnings) p.warnings.push_back(w);
   // Weights read from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights
@@ -189,7 +154,8 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);
   g.bytes_per_sequence = fullest_stage(p.stages);
-  g.kv_bytes_total = figure("per_gpu.kv_bytes_total", [&] { return g.bytes_per_sequence * g.users; });
+  p.ideal_per_gpu_kv_bytes_total =
+      figure("per_gpu.kv_bytes_total", [&] { return g.bytes_per_sequence * g.users; });
   g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
   g.reserve_bytes = in.deployment.reserve;
 
@@ -198,9 +164,31 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
                          " exceeds the model's max_position_embeddings " +
                          format_count(m.max_position_embeddings));
 
+  // The engine's figures, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
+  // sequences), and over the deployment each replica's own users (users = q x dp + r: r replicas serve
+  // q + 1, the rest q).
+  const auto policy = engine_detail::make_validated_policy(m, in.kv, par, in.engine);
+  const auto overflow = [](const char* field) { return Error(field, "overflows 64-bit arithmetic"); };
+  const auto per_gpu = policy->gpu_bytes(g.users, in.context);
+  // One request past 2^64 bytes: the context is what is too large (the users otherwise).
+  if (!per_gpu) throw overflow(policy->gpu_bytes(1, in.context) ? "per_gpu.kv_bytes_total" : "context");
+  g.kv_bytes_total = *per_gpu;
+  {
+    const std::uint64_t q = in.users / par.dp, r = in.users % par.dp;
+    const auto fuller = policy->replica_bytes(q + 1, in.context);
+    const auto rest = q == 0 ? std::optional<Bytes>(Bytes{0}) : policy->replica_bytes(q, in.context);
+    if (!fuller || !rest) throw overflow("kv_bytes_total");
+    p.kv_bytes_total = figure("kv_bytes_total", [&] { return *fuller * r + *rest * (par.dp - r); });
+  }
+
+  Limit& limit = p.limit;
+  limit.engine = in.engine.engine;
+  limit.users = in.users;
+  limit.context = in.context;
+  limit.kv_memory_given = in.kv_memory.has_value();
   if (!in.gpu && !in.kv_memory) {
-    p.limit = "no GPU given: capacity not computed";
-    p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, std::nullopt);
+    limit.kind = Limit::Kind::no_capacity;
+    p.engine = policy->report(in.context, g.users, std::nullopt);
     return p;
   }
   p.has_gpu = true;
@@ -214,88 +202,46 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
       p.fits = false;
       p.max_users = 0;
       p.max_context = Tokens{0};
-      p.limit = "weights (" + format_bytes(g.weights_bytes, UnitSystem::iec) + ") and reserve (" +
-                format_bytes(g.reserve_bytes, UnitSystem::iec) + ") exceed the usable memory (" +
-                format_bytes(g.usable_bytes, UnitSystem::iec) +
-                ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
-      p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, std::nullopt);
+      limit.kind = Limit::Kind::weights;
+      limit.weights = g.weights_bytes;
+      limit.reserve = g.reserve_bytes;
+      limit.usable = g.usable_bytes;
+      p.engine = policy->report(in.context, g.users, std::nullopt);
       return p;
     }
     g.available_kv_bytes = g.usable_bytes - fixed;
   }
-  p.fits = g.kv_bytes_total <= g.available_kv_bytes;
-  g.free_bytes = p.fits ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
-  p.max_users =
-      g.bytes_per_sequence == Bytes{0}
-          ? 0
-          : checked_mul(g.available_kv_bytes.value / g.bytes_per_sequence.value, par.dp, "max_users");
-  if (with_max_context) p.max_context = max_context_for(m, in.kv, par, g.users, g.available_kv_bytes);
-  p.ideal_max_users = p.max_users;
-  p.ideal_max_context = p.max_context;
+  // Each replica runs its own server: the engine gets the users of one replica as its sequences.
+  p.engine = policy->report(in.context, g.users, g.available_kv_bytes);
 
-  // Each replica runs its own server: llama.cpp gets the users of one replica as its sequences.
-  p.engine = apply_engine(m, in.kv, par, in.context, g.users, in.engine, g.available_kv_bytes);
-  const EngineResult& e = p.engine;
-  if (in.engine.engine == Engine::llamacpp) {
-    // llama.cpp allocates what it is asked: the users' slots fit or not; max users by its own buffers,
-    // which are also the KV per GPU (its padding, and --swa-full's full-size sliding caches, included).
-    g.kv_bytes_total = e.kv_bytes_total;
-    p.fits = e.kv_bytes_total <= g.available_kv_bytes;
-    g.free_bytes = p.fits ? g.available_kv_bytes - e.kv_bytes_total : Bytes{0};
-    const auto fits_users = [&](std::uint64_t n) {
-      try {
-        return apply_engine(m, in.kv, par, in.context, n, in.engine, std::nullopt).kv_bytes_total <=
-               g.available_kv_bytes;
-      } catch (const Error&) {
-        return false;
-      }
-    };
-    std::uint64_t lo = 0, hi = 1;
-    while (hi < (1ULL << 63) && fits_users(hi)) hi *= 2;  // 2^63 users never fit: each needs cells
-    if (fits_users(hi))
-      lo = hi;
-    else {
-      if (hi > 1) lo = hi / 2;
-      while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        (fits_users(mid) ? lo : hi) = mid;
-      }
-    }
-    p.max_users = checked_mul(lo, par.dp, "max_users");
-    p.max_context = e.max_context ? std::optional<Tokens>(Tokens{*e.max_context}) : std::nullopt;
-    // Every buffer of every replica (each device's share under a layer split).
-    Bytes buffers{0};
-    for (const auto& c : e.caches) buffers += c.k_bytes + c.v_bytes;
-    p.kv_bytes_total = buffers * par.dp;
-  } else if (in.engine.engine != Engine::ideal && e.max_requests) {
-    // Whole requests, each in whole blocks (the engine's printed concurrency is tokens / context).
-    p.max_users = checked_mul(*e.max_requests, par.dp, "max_users");
-    p.fits = p.max_users >= in.users;
-    // The KV per GPU is the engine's for the users (whole pages; vLLM's window reserve included).
-    g.kv_bytes_total = figure("per_gpu.kv_bytes_total", [&] { return e.kv_bytes_total * g.users; });
-    g.free_bytes =
-        g.kv_bytes_total <= g.available_kv_bytes ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
-    // The same whole-request test as fits, at every length; for one request it agrees with the
-    // engine's own longest request (EngineResult::max_context, e.g. vLLM's estimate_max_model_len).
-    p.max_context = with_max_context ? engine_max_context(in, g.available_kv_bytes, e.max_context_unbounded)
-                                     : std::nullopt;
+  // The capacity step, one for every engine: whole requests of the context that fit, and the longest
+  // context at which the users still do.
+  const auto saturating = [](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t out = 0;
+    return __builtin_mul_overflow(a, b, &out) ? ~std::uint64_t{0} : out;
+  };
+  const std::uint64_t requests = policy->max_requests(in.context, g.available_kv_bytes);
+  p.fits = requests >= g.users;
+  p.max_users = saturating(requests, par.dp);
+  g.free_bytes =
+      g.kv_bytes_total <= g.available_kv_bytes ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
+  if (!p.fits) g.free_bytes = Bytes{0};
+  if (with_max_context) p.max_context = policy->max_context(g.users, g.available_kv_bytes);
+
+  // The exact layout's figures beside them.
+  if (in.engine.engine == Engine::ideal) {
+    p.ideal_max_users = p.max_users;
+    p.ideal_max_context = p.max_context;
+  } else {
+    const auto ideal = engine_detail::make_validated_policy(m, in.kv, par, EngineOptions{});
+    p.ideal_max_users = saturating(ideal->max_requests(in.context, g.available_kv_bytes), par.dp);
+    if (with_max_context) p.ideal_max_context = ideal->max_context(g.users, g.available_kv_bytes);
   }
-  const std::string where = in.kv_memory ? "KV memory" : "available per GPU";
-  if (p.fits)
-    p.limit =
-        "fits: " + format_count(in.users) + " users x " + format_count(in.context.value) + " tokens within " +
-        format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where +
-        (in.engine.engine == Engine::ideal ? "" : " (" + std::string(name(in.engine.engine)) + " rules)");
-  else if (in.engine.engine == Engine::ideal)
-    p.limit = "KV cache: " + format_count(in.users) + " users x " + format_count(in.context.value) +
-              " tokens need " + format_bytes(g.kv_bytes_total, UnitSystem::iec) + " per GPU, only " +
-              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where;
-  else
-    p.limit = "KV cache: under " + std::string(name(in.engine.engine)) + " rules only " +
-              format_count(p.max_users) + (p.max_users == 1 ? " request of " : " requests of ") +
-              format_count(in.context.value) + " tokens fit in " +
-              format_bytes(g.available_kv_bytes, UnitSystem::iec) + " " + where + ", " +
-              format_count(in.users) + " asked";
+
+  limit.kind = p.fits ? Limit::Kind::fits : Limit::Kind::kv_cache;
+  limit.available = g.available_kv_bytes;
+  limit.needed = g.kv_bytes_total;
+  limit.max_users = p.max_users;
   return p;
 }
 

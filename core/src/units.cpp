@@ -95,16 +95,8 @@ std::uint64_t scaled(const Decimal& d, std::uint64_t unit, std::string_view fiel
 }
 }  // namespace
 
-std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view field) {
-  std::uint64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) throw Error(std::string(field), "overflows 64-bit arithmetic");
-  return r;
-}
-
-std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view field) {
-  std::uint64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) throw Error(std::string(field), "overflows 64-bit arithmetic");
-  return r;
+void throw_overflow(std::string_view field) {
+  throw Error(std::string(field), "overflows 64-bit arithmetic");
 }
 
 Bytes parse_bytes(std::string_view text, std::string_view field) {

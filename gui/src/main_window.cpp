@@ -651,7 +651,7 @@ void MainWindow::showPlan() {
     fits_banner_->setPalette(palette);
     fits_banner_->setText(text);
   }
-  const QString limit = QString::fromStdString(p.limit);
+  const QString limit = QString::fromStdString(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec));
   if (limit_->text() != limit) limit_->setText(limit);
   QStringList warnings;
   for (const auto& w : p.warnings) warnings << QStringLiteral("warning: ") + QString::fromStdString(w);

@@ -89,7 +89,8 @@ void ResultsModel::refresh() {
     }
     add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), bytes_text(g.free_bytes));
     add("fits", QStringLiteral("fits"), p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), p.fits);
-    add("limit", QStringLiteral("limit"), qstr(p.limit), p.fits);
+    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)),
+        p.fits);
     add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
         count(p.max_users), p.max_users >= in.users);
     add("max_context", QStringLiteral("max context for %1 users").arg(count(in.users)),
@@ -97,7 +98,7 @@ void ResultsModel::refresh() {
                       : QStringLiteral("unbounded (every layer windowed)"),
         !p.max_context || p.max_context->value >= in.context.value);
   } else {
-    add("limit", QStringLiteral("limit"), qstr(p.limit));
+    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)));
   }
   if (in.engine.engine != Engine::ideal) {
     const EngineResult& e = p.engine;

@@ -216,7 +216,8 @@ class ControllerTest : public QObject {
       QCOMPARE(results.value(QStringLiteral("per_gpu.kv_bytes_total")), bytes_text(p.per_gpu.kv_bytes_total));
       QCOMPARE(results.value(QStringLiteral("per_gpu.free_bytes")), bytes_text(p.per_gpu.free_bytes));
       QCOMPARE(results.value(QStringLiteral("fits")), p.fits ? QStringLiteral("YES") : QStringLiteral("NO"));
-      QCOMPARE(results.value(QStringLiteral("limit")), QString::fromStdString(p.limit));
+      QCOMPARE(results.value(QStringLiteral("limit")),
+               QString::fromStdString(describe_limit(p.limit, UnitSystem::iec)));
       QCOMPARE(results.value(QStringLiteral("max_users")), QString::fromStdString(format_count(p.max_users)));
       QCOMPARE(results.value(QStringLiteral("max_context")),
                QString::fromStdString(format_count(p.max_context->value)) + QStringLiteral(" tokens"));

@@ -6,6 +6,7 @@
 /// engine itself logs, so a prediction can be held against a server's log.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,6 +100,43 @@ struct EngineResult {
   std::vector<std::string> log_lines;  ///< the lines the engine itself would print
   std::vector<std::string> notes;      ///< what the policy does not model, said plainly
 };
+
+/// What every engine answers for one model, KV dtypes, parallelism and options: the uniform interface
+/// make_plan's capacity step and fit's search run over. make_policy builds one (the per-layer-group work
+/// done once: vLLM's KV cache groups and pages, llama.cpp's buffers per device, the exact layout's
+/// bytes per stage); each question is then a few operations per layer group, with no exception and no
+/// string built. Figures are per GPU for the fullest pipeline stage of one tp rank, unless named otherwise.
+/// A figure past 2^64 bytes is nullopt (it does not fit); a request that needs no memory fits
+/// kUnboundedRequests times. Valid while the ModelSpec it was made from lives.
+class EnginePolicy {
+ public:
+  /// max_requests' answer when one request needs no memory at all.
+  static constexpr std::uint64_t kUnboundedRequests = ~std::uint64_t{0};
+  virtual ~EnginePolicy() = default;
+  [[nodiscard]] virtual Engine engine() const = 0;
+  /// Bytes the engine holds on the fullest GPU for `n` sequences of `len` tokens (vLLM and TRT-LLM: whole
+  /// pages, SGLang: token slots, llama.cpp: its buffers for n_seq_max = n).
+  [[nodiscard]] virtual std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const = 0;
+  /// The same over every GPU of one replica (tp x pp GPUs): each stage's share times the tp ranks.
+  [[nodiscard]] virtual std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const = 0;
+  /// Whole requests of `len` tokens held at once in `memory` bytes per GPU (what make_plan's fits and
+  /// max_users use). Non-increasing in len.
+  [[nodiscard]] virtual std::uint64_t max_requests(Tokens len, Bytes memory) const = 0;
+  /// The longest len at which max_requests(len, memory) >= n; Tokens{0} when not even one token fits;
+  /// nullopt when every length fits (every cached layer windowed). The default bisects over
+  /// max_requests (64 probes, each O(layer groups)); policies with a closed form per layer group
+  /// override it (ideal, SGLang, TRT-LLM, vLLM V0).
+  [[nodiscard]] virtual std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const;
+  /// The full report: the buffers, the lines the engine logs and the notes (apply_engine's result).
+  /// Throws kvplan::Error on what the engine does not support (a dtype it lacks, tp under llama.cpp).
+  [[nodiscard]] virtual EngineResult report(Tokens len, std::uint64_t n,
+                                            std::optional<Bytes> memory) const = 0;
+};
+
+/// Builds the policy of `o.engine` for the model: validates the model, the parallelism and the options
+/// (validate_engine_options) first. Throws kvplan::Error as apply_engine does.
+std::unique_ptr<EnginePolicy> make_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
+                                          const EngineOptions& o);
 
 /// Applies an engine policy. `context` is the context per sequence (vLLM's max_model_len, llama.cpp's
 /// context per slot), `users` the sequences (llama.cpp n_seq_max), `kv_memory` the KV memory per GPU

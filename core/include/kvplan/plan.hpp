@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kvplan/engine.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/model.hpp"
 
@@ -78,8 +79,8 @@ struct GroupFigures {
 /// Per-GPU figures (the fullest pipeline stage decides).
 struct PerGpu {
   std::uint64_t users = 0;   ///< sequences this GPU's replica serves: ceil(users / dp)
-  Bytes bytes_per_sequence;  ///< KV + state of one sequence on this GPU (fullest stage)
-  Bytes kv_bytes_total;      ///< users x bytes_per_sequence
+  Bytes bytes_per_sequence;  ///< KV + state of one sequence on this GPU (fullest stage), exact layout
+  Bytes kv_bytes_total;      ///< what the engine holds for the users (ideal: users x bytes_per_sequence)
   Bytes weights_bytes;       ///< ceil(weights / (tp x pp))
   Bytes reserve_bytes;       ///< runtime reserve
   Bytes usable_bytes;        ///< floor(memory x utilisation)
@@ -87,7 +88,34 @@ struct PerGpu {
   Bytes free_bytes;          ///< available - kv_bytes_total (0 when it does not fit)
 };
 
-/// The result: every figure in exact bytes and tokens.
+/// What limits a plan, as data: each front end words it in the user's units (describe_limit).
+struct Limit {
+  enum class Kind {
+    no_capacity,  ///< no GPU and no KV memory given: capacity not computed
+    weights,      ///< weights + reserve exceed the usable memory per GPU
+    fits,         ///< the users fit
+    kv_cache,     ///< the users' KV cache does not fit
+  };
+  Kind kind = Kind::no_capacity;
+  Engine engine = Engine::ideal;  ///< whose rules decided
+  bool kv_memory_given = false;   ///< available is the engine's logged KV memory, not derived
+  std::uint64_t users = 0;        ///< asked
+  Tokens context{0};
+  std::uint64_t max_users = 0;  ///< kv_cache under an engine: whole requests that fit
+  Bytes weights;                ///< per GPU
+  Bytes reserve;                ///< per GPU
+  Bytes usable;                 ///< per GPU: memory x utilisation
+  Bytes available;              ///< per GPU, for the KV cache
+  Bytes needed;                 ///< per GPU, the KV cache of the users (kv_cache)
+  bool operator==(const Limit&) const = default;
+};
+
+/// One sentence for a limit, its sizes in `units` (e.g. "KV cache: 16 users x 32,768 tokens need 40 GiB
+/// per GPU, only 37.8 GiB available per GPU").
+std::string describe_limit(const Limit& l, UnitSystem units);
+
+/// The result: every figure in exact bytes and tokens. Under an engine, every total and per-GPU figure
+/// is what that engine allocates, GPU or not; the exact layout's stay in the ideal_* fields.
 struct Plan {
   PlanInputs inputs;
   std::uint64_t layers = 0;
@@ -98,8 +126,11 @@ struct Plan {
   Bytes full_bytes_per_token;      ///< layers that never cap
   Bytes kv_bytes_per_sequence;     ///< one sequence at the context, KV only, whole model
   Bytes state_bytes_per_sequence;  ///< recurrent state of one sequence, whole model
-  Bytes kv_bytes_total;            ///< KV + state of all users, summed over every GPU (replicas included)
-  std::uint64_t parameters = 0;    ///< from the architecture
+  Bytes kv_bytes_total;        ///< KV + state of all users, summed over every GPU (replicas included), by the
+                               ///< engine's rules
+  Bytes ideal_kv_bytes_total;  ///< the same by the exact layout (equal under the ideal engine)
+  Bytes ideal_per_gpu_kv_bytes_total;   ///< per_gpu.kv_bytes_total by the exact layout
+  std::uint64_t parameters = 0;         ///< from the architecture
   std::uint64_t active_parameters = 0;  ///< per token (MoE: active experts)
   Bytes weights_bytes;                  ///< whole model
   bool weights_from_architecture = true;
@@ -111,17 +142,19 @@ struct Plan {
   std::uint64_t ideal_max_users = 0;  ///< the exact layout's figures, whatever the engine
   std::optional<Tokens> ideal_max_context;
   EngineResult engine;  ///< what the engine allocates and logs (ideal: the exact layout)
-  std::string limit;    ///< what limits the plan, in words
+  Limit limit;          ///< what limits the plan (describe_limit words it)
   std::vector<std::string> warnings;
 };
 
-/// Computes a plan. Validates the model, parallelism, utilisation (finite, in (0, 1]),
-/// context and users (positive); throws kvplan::Error naming the field on bad input or overflow.
+/// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
+/// (gpu_bytes for the users, max_requests at the context, max_context for the users). Validates the
+/// model, parallelism, utilisation (finite, in (0, 1]), context and users (positive); throws
+/// kvplan::Error naming the field on bad input or overflow.
 Plan make_plan(const PlanInputs& in);
 
 /// make_plan; with `with_max_context` false, max_context and ideal_max_context are left empty (not
-/// searched for) and the llama.cpp engine's max_context is its own: for figures swept over many
-/// contexts (core/series.cpp), where those searches are most of the cost.
+/// searched for; the engine report's own max_context is still there): for figures swept over many
+/// contexts (core/series.cpp).
 Plan make_plan(const PlanInputs& in, bool with_max_context);
 
 /// floor(memory x utilisation); throws kvplan::Error("gpu-util", ...) unless finite and in (0, 1].

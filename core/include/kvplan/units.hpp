@@ -14,10 +14,23 @@
 
 namespace kvplan {
 
+/// Throws kvplan::Error(field, "overflows 64-bit arithmetic") (out of line: the checked operations below
+/// stay inline and cheap on every planner probe).
+[[noreturn]] void throw_overflow(std::string_view field);
 /// a * b, or kvplan::Error(field, "overflows 64-bit arithmetic") when the product does not fit.
-std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view field = "size");
+inline std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view field = "size") {
+  std::uint64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
+    throw_overflow(field);
+  return r;
+}
 /// a + b, or kvplan::Error(field, ...) on overflow.
-std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view field = "size");
+inline std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view field = "size") {
+  std::uint64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    throw_overflow(field);
+  return r;
+}
 /// ceil(a / b); b must be non-zero.
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
