@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/bench/machine.hpp"
 #include "kvplan/bench/stats.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/error.hpp"
@@ -62,6 +63,11 @@ PlannerReport run_planner_bench(const PlannerOptions& o) {
   check_planner_options(o);
   PlannerReport rep;
   rep.options = o;
+  const MachineInfo m = machine_info();
+  rep.cpu = m.cpu;
+  rep.compiler = m.compiler;
+  rep.logical_cpus = m.logical_cpus;
+  rep.load_average_start = m.load_average;
   constexpr std::uint64_t kContext = 32768, kUsers = 16, kGpus = 4;
   const Gpu h100 = presets::find_gpu("h100-sxm");
   for (const char* id : {"llama-3.1-70b", "gpt-oss-120b", "qwen3-next-80b-a3b"}) {
@@ -131,6 +137,7 @@ PlannerReport run_planner_bench(const PlannerOptions& o) {
     f.seconds = median(f.repeats_s);
     rep.fits.push_back(std::move(f));
   }
+  rep.load_average_end = load_average();
   return rep;
 }
 
@@ -159,6 +166,12 @@ nlohmann::json planner_json(const PlannerReport& r) {
                     {"seconds", f.seconds},
                     {"repeats_s", f.repeats_s}});
   return {{"schema", "kvplan-bench-planner/1"},
+          {"machine",
+           {{"cpu", r.cpu},
+            {"logical_cpus", r.logical_cpus},
+            {"compiler", r.compiler},
+            {"load_average_start", r.load_average_start},
+            {"load_average_end", r.load_average_end}}},
           {"seconds_per_repeat", r.options.seconds},
           {"repeats", r.options.repeats},
           {"make_plan", std::move(plans)},
@@ -194,6 +207,8 @@ std::string planner_text(const PlannerReport& r) {
     s += line;
   }
   if (!r.fits.empty()) s += "(" + r.fits.front().setup + "; llama.cpp: KV f16/q8_0/q4_0)\n";
+  s += "\nmachine: " + r.cpu + ", " + std::to_string(r.logical_cpus) + " CPUs, load average " +
+       r.load_average_start + " at the start, " + r.load_average_end + " at the end\n";
   return s;
 }
 

@@ -44,6 +44,9 @@ struct FitTiming {
 /// Everything --planner measured.
 struct PlannerReport {
   PlannerOptions options;
+  std::string cpu, compiler;                         ///< machine_info()'s
+  unsigned logical_cpus = 0;                         ///< machine_info()'s
+  std::string load_average_start, load_average_end;  ///< /proc/loadavg: a busy machine plans slower
   std::vector<PlanThroughput> plans;
   std::vector<FitTiming> fits;
 };
@@ -61,7 +64,8 @@ void check_planner_options(const PlannerOptions& o);
 /// throw.
 PlannerReport run_planner_bench(const PlannerOptions& o);
 
-/// The report as JSON: {"schema": "kvplan-bench-planner/1", "seconds_per_repeat", "repeats",
+/// The report as JSON: {"schema": "kvplan-bench-planner/1", "machine": {"cpu", "logical_cpus",
+/// "compiler", "load_average_start", "load_average_end"}, "seconds_per_repeat", "repeats",
 /// "make_plan": [{"engine", "model", "setup", "plans_per_s_max_context", "plans_per_s_no_max_context",
 /// "repeats_max_context", "repeats_no_max_context"} or {"engine", "model", "setup", "refused"}], "fit":
 /// [{"engine", "model", "setup", "candidates", "fitting", "seconds", "repeats_s"}]}.
