@@ -227,6 +227,14 @@ if(TARGET kvplan-bench)
       ARGS --backend cpu-naive --seq 32 --heads 1 --head-dim 16 --repeats 1 --min-time 0 --no-gemm --quiet
            --out ${full_bench}/report.json)
   endforeach()
+  if(TARGET kvplan-bench-plot)
+    set(full_plot ${KVPLAN_REL_GEN}/full-disk-plot)
+    kvplan_bounded("bench-plot --out onto a full disk keeps the old PNG" $<TARGET_FILE:kvplan-bench-plot> 1
+      "^kvplan-bench-plot: error: [^\n]*full-disk-plot/plot.png: cannot be written[^\n]*\n$"
+      OPTIONS -DFSIZE=1 "-DCOPY=${PROJECT_SOURCE_DIR}/bench/results/cpu-2026-11-29.png|${full_plot}/plot.png"
+              -DKEEP=${full_plot}/plot.png "-DONLY_FILES=${full_plot}|plot.png"
+      ARGS ${PROJECT_SOURCE_DIR}/tests/bench/fixtures/report.json --out ${full_plot}/plot.png)
+  endif()
   kvplan_bounded("bench --out into a missing folder" ${bench} 2 "--out: .*: cannot be written\n$"
     ARGS --backend cpu-naive --seq 64 --out ${KVPLAN_REL_GEN}/no-such-dir/report.json)
 endif()
