@@ -1,12 +1,16 @@
 // kvplan-bench: measures prefill attention (naive and tiled, CPU and CUDA) over a sweep of n,
 // checks every backend against an fp64 reference first, fits the scaling exponent and writes a
-// JSON report a planner can read. Exit codes: 0 ok, 1 a check failed, 2 bad options, 3 a backend
-// that was asked for by name cannot run here (no CUDA device, or a build without CUDA).
+// JSON report a planner can read. `--planner` instead measures the planner (make_plan and fit).
+// Exit codes: 0 ok; 1 a check failed, or the report or stdout could not be written; 2 bad options,
+// or a backend asked for by name that cannot run here (no CUDA device, no CUDA module, a build
+// without CUDA). The CUDA module is loaded only when a CUDA backend is selected (cuda_loader.cpp).
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +25,7 @@
 #include "kvplan/bench/check.hpp"
 #include "kvplan/bench/cuda.hpp"
 #include "kvplan/bench/machine.hpp"
+#include "kvplan/bench/planner.hpp"
 #include "kvplan/bench/report.hpp"
 #include "kvplan/bench/sweep.hpp"
 #include "kvplan/error.hpp"
@@ -45,6 +50,8 @@ struct BenchOptions {
   bool check = false;
   bool quiet = false;
   std::string out;
+  bool planner = false, json = false;
+  std::string planner_time = "0.3", planner_repeats = "3";
 };
 
 void setup(CLI::App& app, BenchOptions& o) {
@@ -87,6 +94,33 @@ void setup(CLI::App& app, BenchOptions& o) {
   app.add_flag("--check", o.check, "run only the correctness checks; exit 1 if any fails");
   app.add_flag("--quiet", o.quiet, "no progress lines on stderr");
   app.add_option("--out", o.out, "write the JSON report to this file");
+  app.add_flag("--planner", o.planner,
+               "measure the planner instead: make_plan's plans/s per engine and model, with and without the "
+               "max-context search, and the time of one whole fit search (bench/README.md)");
+  app.add_flag("--json", o.json, "--planner: print the figures as one JSON object");
+  app.add_option("--planner-time", o.planner_time,
+                 "--planner: seconds each figure is measured for, per repeat "
+                 "(default 0.3)");
+  app.add_option("--planner-repeats", o.planner_repeats,
+                 "--planner: repeats of each figure, the median reported (default 3)");
+}
+
+/// What --planner allows beside itself: the others belong to the attention sweep.
+bool planner_option(const std::string& name) {
+  return name == "--planner" || name == "--json" || name == "--planner-time" || name == "--planner-repeats" ||
+         name == "--out" || name == "--quiet" || name == "--help";
+}
+
+/// Refuses options that do nothing where they are given: sweep options with --planner, planner
+/// options without it. Throws kvplan::Error naming the option.
+void check_mode(const CLI::App& app, const BenchOptions& o) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0) continue;
+    const std::string name = opt->get_lnames().empty() ? opt->get_name() : "--" + opt->get_lnames().front();
+    if (o.planner && !planner_option(name)) throw Error(name, "cannot be combined with --planner");
+    if (!o.planner && (name == "--json" || name == "--planner-time" || name == "--planner-repeats"))
+      throw Error(name, "only with --planner");
+  }
 }
 
 std::vector<std::string> split(const std::string& s, const std::string& field) {
@@ -111,6 +145,17 @@ int to_int(const std::string& s, const std::string& field, std::uint64_t max) {
   return static_cast<int>(v);
 }
 
+/// A number of seconds, finite and 0 or more; throws kvplan::Error(field, ...) otherwise.
+double parse_seconds(const std::string& text, const std::string& field) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v) && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(field, "must be a number of seconds, 0 or more, not '" + text + "'");
+}
+
 struct Resolved {
   SweepOptions sweep;
   std::vector<std::string> required;  // backends named explicitly: must run
@@ -130,7 +175,9 @@ Resolved resolve(const BenchOptions& o) {
         if (n.rfind(b + "-", 0) == 0) add.push_back(n);
       r.required.insert(r.required.end(), add.begin(), add.end());
     } else {
-      make_backend(b);  // throws for an unknown name
+      // An unknown name throws; a known one is not made here (a CUDA one would load the module).
+      const auto& names = backend_names();
+      if (std::find(names.begin(), names.end(), b) == names.end()) make_backend(b);
       add = {b};
       r.required.push_back(b);
     }
@@ -159,14 +206,7 @@ Resolved resolve(const BenchOptions& o) {
     throw Error("--causal", "must be no, yes or both, not '" + o.causal + "'");
   s.repeats = to_int(o.repeats, "--repeats", 100000);
   s.warmup = o.warmup == "0" ? 0 : to_int(o.warmup, "--warmup", 100000);
-  try {
-    std::size_t used = 0;
-    s.min_time = std::stod(o.min_time, &used);
-    if (used != o.min_time.size() || !std::isfinite(s.min_time) || s.min_time < 0)
-      throw std::invalid_argument("");
-  } catch (const std::exception&) {
-    throw Error("--min-time", "must be a number of seconds, 0 or more, not '" + o.min_time + "'");
-  }
+  s.min_time = parse_seconds(o.min_time, "--min-time");
   if (!o.threads.empty()) set_cpu_threads(to_int(o.threads, "--threads", 4096));
   s.fit_min_n = parse_tokens(o.fit_min_n, "--fit-min-n").value;
   if (o.statistic == "median")
@@ -211,34 +251,43 @@ std::string utc_now() {
   return buf;
 }
 
+/// errno of the first failed write to stdout (0: none); main() reports it and exits 1.
+int g_stdout_errno = 0;
+
 void print(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fflush(stdout);
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0)
+    if (g_stdout_errno == 0) g_stdout_errno = errno != 0 ? errno : EIO;
 }
 
-/// The backends that can run here; prints why the others cannot. Sets `missing` when one that
-/// was asked for by name cannot run.
-std::vector<std::unique_ptr<Backend>> usable_backends(const Resolved& r, bool& missing) {
+bool any_cuda(const Resolved& r) {
+  return std::any_of(r.sweep.backends.begin(), r.sweep.backends.end(), is_cuda_backend);
+}
+
+/// The CUDA device when a CUDA backend is selected (this loads the CUDA module), else what is known
+/// without loading it.
+CudaDevice selected_device(const Resolved& r) {
+  return any_cuda(r) ? cuda_device() : cuda_device_not_queried();
+}
+
+/// The backends that can run here; prints why the others cannot (skipped). Throws
+/// kvplan::Error("--backend", ...) when one that was asked for by name cannot run.
+std::vector<std::unique_ptr<Backend>> usable_backends(const Resolved& r) {
   std::vector<std::unique_ptr<Backend>> out;
-  const CudaDevice dev = cuda_device();
+  const CudaDevice dev = selected_device(r);
   for (const auto& name : r.sweep.backends) {
-    auto b = make_backend(name, r.sweep.cpu);
-    if (b->is_gpu() && !dev.present) {
-      const bool required = std::find(r.required.begin(), r.required.end(), name) != r.required.end();
-      std::fprintf(stderr, "kvplan-bench: %s: %s%s\n", name.c_str(),
-                   required ? "" : "skipped: ", dev.reason.c_str());
-      missing = missing || required;
+    if (is_cuda_backend(name) && !dev.present) {
+      if (std::find(r.required.begin(), r.required.end(), name) != r.required.end())
+        throw Error("--backend", name + ": " + dev.reason);
+      std::fprintf(stderr, "kvplan-bench: %s: skipped: %s\n", name.c_str(), dev.reason.c_str());
       continue;
     }
-    out.push_back(std::move(b));
+    out.push_back(make_backend(name, r.sweep.cpu));
   }
   return out;
 }
 
 int run_check(const Resolved& r) {
-  bool missing = false;
-  auto backends = usable_backends(r, missing);
-  if (missing) return 3;
+  auto backends = usable_backends(r);
   int passed = 0, failed = 0;
   for (auto& b : backends) {
     for (const auto& c : check_suite(*b, r.sweep.seed)) {
@@ -255,30 +304,54 @@ int run_check(const Resolved& r) {
   return failed == 0 ? 0 : 1;
 }
 
-/// Writes the report to `path` through `path`.tmp and a rename, so that a process killed mid-write
-/// (a time limit) leaves the previous complete report; in place where `path` is not a regular file
-/// (/dev/stdout). Throws kvplan::Error when it cannot.
-void write_report(const Report& rep, const std::string& path) {
+/// Writes `text` to `path` through `path`.tmp and a rename, so that a process killed mid-write
+/// (a time limit) or a full disk leaves the previous complete file and no temporary; in place where
+/// `path` is not a regular file (/dev/stdout). Throws kvplan::Error("--out", "PATH: cannot be
+/// written: REASON") when it cannot.
+void write_file(const std::string& text, const std::string& path) {
   std::error_code ec;
   // In place only where `path` exists and is not a regular file (/dev/stdout); else a new file appears
   // whole or not at all, and a failed write leaves neither a partial report nor the temporary.
   const bool in_place = std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
   const std::string tmp = in_place ? path : path + ".tmp";
-  bool ok = false;
+  std::string why;
   {
+    errno = 0;
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << to_json(rep).dump(2) << "\n";
-    f.close();
-    ok = !f.fail();
+    f << text;
+    f.close();  // flushes: a full disk fails here at the latest
+    if (f.fail()) why = errno != 0 ? std::strerror(errno) : "write failed";
   }
+  const auto fail = [&path](const std::string& reason) {
+    return Error("--out", path + ": cannot be written" + (reason.empty() ? "" : ": " + reason));
+  };
   if (in_place) {
-    if (!ok) throw Error(path, "cannot be written");
+    if (!why.empty()) throw fail(why);
     return;
   }
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
+  if (why.empty()) {
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) why = ec.message();
+  }
+  if (!why.empty()) {
     std::filesystem::remove(tmp, ec);
-    throw Error(path, "cannot be written" + (ok ? ": " + ec.message() : std::string()));
+    throw fail(why);
+  }
+}
+
+void write_report(const Report& rep, const std::string& path) {
+  write_file(to_json(rep).dump(2) + "\n", path);
+}
+
+/// write_file once the measuring is done: a failure is one line on stderr and false (exit 1, as a
+/// failed check: not bad input).
+bool write_final(const std::string& text, const std::string& path) {
+  try {
+    write_file(text, path);
+    return true;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "kvplan-bench: error: %s\n", e.what());
+    return false;
   }
 }
 
@@ -302,16 +375,14 @@ int run_bench(const Resolved& r) {
   if (!r.out.empty()) probe_out(r.out);  // fail now, not after the measuring
   std::error_code ec;
   const bool rewrite = !r.out.empty() && std::filesystem::is_regular_file(r.out, ec);  // after each run
-  bool missing = false;
-  auto backends = usable_backends(r, missing);
-  if (missing) return 3;
+  auto backends = usable_backends(r);
   const Log log = [&r](const std::string& s) {
     if (!r.quiet) std::fprintf(stderr, "kvplan-bench: %s\n", s.c_str());
   };
   Report rep;
   rep.created_utc = utc_now();
   rep.machine = machine_info();
-  rep.device = cuda_device();
+  rep.device = selected_device(r);
   rep.options = r.sweep;
   bool any_cpu = false, any_gpu = false, failed = false;
   for (auto& b : backends) (b->is_gpu() ? any_gpu : any_cpu) = true;
@@ -359,10 +430,25 @@ int run_bench(const Resolved& r) {
   }
   rep.load_average_end = load_average();
   if (!r.out.empty()) {
-    write_report(rep, r.out);
+    if (!write_final(to_json(rep).dump(2) + "\n", r.out)) return 1;
     log("wrote " + r.out);
   }
   return failed ? 1 : 0;
+}
+
+int run_planner(const BenchOptions& o) {
+  PlannerOptions p;
+  p.seconds = parse_seconds(o.planner_time, "--planner-time");
+  p.repeats = to_int(o.planner_repeats, "--planner-repeats", 100);
+  check_planner_options(p);
+  if (!o.out.empty()) probe_out(o.out);
+  if (!o.quiet)
+    std::fprintf(stderr, "kvplan-bench: measuring the planner (at least %.1f s)\n",
+                 p.seconds * p.repeats * (2 * 15 + 5));
+  const PlannerReport rep = run_planner_bench(p);
+  const std::string json = planner_json(rep).dump(2) + "\n";
+  print(o.json ? json : planner_text(rep));
+  return o.out.empty() || write_final(json, o.out) ? 0 : 1;
 }
 
 }  // namespace
@@ -384,9 +470,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kvplan-bench: error: %s\n", msg.c_str());
     return 2;
   }
+  int rc = 0;
   try {
-    const auto r = resolve(o);
-    return r.check ? run_check(r) : run_bench(r);
+    check_mode(app, o);
+    if (o.planner) {
+      rc = run_planner(o);
+    } else {
+      const auto r = resolve(o);
+      rc = r.check ? run_check(r) : run_bench(r);
+    }
   } catch (const kvplan::Error& e) {
     std::fprintf(stderr, "kvplan-bench: error: %s\n", e.what());
     return 2;
@@ -397,4 +489,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kvplan-bench: error: %s\n", e.what());
     return 2;
   }
+  // Output that did not arrive (a full disk, a closed pipe) is a failure, not a result.
+  if (g_stdout_errno == 0 && (std::fflush(stdout) != 0 || std::ferror(stdout)))
+    g_stdout_errno = errno != 0 ? errno : EIO;
+  if (g_stdout_errno != 0) {
+    std::fprintf(stderr, "kvplan-bench: error: standard output: %s\n", std::strerror(g_stdout_errno));
+    return 1;
+  }
+  return rc;
 }

@@ -11,6 +11,8 @@
 #include <QPen>
 #include <QPixmap>
 
+#include "kvplan/gui/save_file.hpp"
+
 namespace kvplan::bench {
 
 namespace {
@@ -95,9 +97,9 @@ BenchChart::BenchChart(const std::vector<Series>& series, const QString& title)
 
 BenchChart::~BenchChart() = default;
 
-bool BenchChart::save_png(const QString& path, QSize size) const {
+bool BenchChart::save_png(const QString& path, QSize size, QString* error) const {
   view_->resize(size);
-  return view_->grab().save(path, "PNG");
+  return kvplan::gui::savePngAtomically(view_->grab(), path, error);
 }
 
 }  // namespace kvplan::bench

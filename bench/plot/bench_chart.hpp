@@ -24,8 +24,10 @@ class BenchChart {
   BenchChart(const BenchChart&) = delete;
   BenchChart& operator=(const BenchChart&) = delete;
 
-  /// Renders at `size` pixels and writes a PNG; false when the file cannot be written.
-  bool save_png(const QString& path, QSize size) const;
+  /// Renders at `size` pixels and writes a PNG through a temporary and a rename (a failed write
+  /// leaves the previous file and no temporary); false with `error` ("PATH: cannot be written:
+  /// REASON") when the file cannot be written.
+  bool save_png(const QString& path, QSize size, QString* error) const;
 
  private:
   std::unique_ptr<QChartView> view_;  ///< owns the chart

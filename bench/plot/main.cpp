@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
   int qt_argc = 1;
   QApplication app(qt_argc, argv);
   const BenchChart chart(series, QString::fromStdString(title));
-  if (!chart.save_png(QString::fromStdString(out), QSize(width, height))) {
-    std::fprintf(stderr, "kvplan-bench-plot: error: %s: cannot be written\n", out.c_str());
+  if (QString error; !chart.save_png(QString::fromStdString(out), QSize(width, height), &error)) {
+    std::fprintf(stderr, "kvplan-bench-plot: error: %s\n",
+                 kvplan::detail::one_line(error.toStdString()).c_str());
     return 1;
   }
   return 0;

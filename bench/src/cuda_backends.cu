@@ -1,6 +1,8 @@
 // The CUDA backends of kvplan-bench: cuda-naive (cuBLAS GEMMs around a softmax kernel, the scores
 // in global memory) and cuda-tiled (one fused FlashAttention-2-style kernel on tensor cores), and
-// a cuBLAS GEMM baseline. Inputs and output bf16, accumulation fp32. Compiled for sm_90 plus PTX.
+// a cuBLAS GEMM baseline. Inputs and output bf16, accumulation fp32. Compiled for sm_90 plus PTX,
+// into the module kvplan-bench-cuda.so, which kvplan-bench loads when a CUDA backend is asked for
+// (cuda_module.hpp); everything but the entry point kvplan_bench_cuda_module() is internal.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "kvplan/bench/cuda.hpp"
+#include "kvplan/bench/cuda_module.hpp"
 #include "kvplan/error.hpp"
 
 namespace kvplan::bench {
@@ -372,7 +375,7 @@ class CudaBackend : public Backend {
 
   void prepare(const Shape& s, std::span<const float> q, std::span<const float> k,
                std::span<const float> v) override {
-    // The caller has validated s (validate() lives in the C++ library, which links this one).
+    // The caller has validated s (validate() lives in kvplan-bench, which loads this module).
     if (const std::string why = unavailable(s); !why.empty()) throw Error(name(), why);
     release();
     shape_ = s;
@@ -539,14 +542,12 @@ class CudaTiled final : public CudaBackend {
   }
 };
 
-}  // namespace
+CudaDevice device_copy() { return device(); }
 
-CudaDevice cuda_device() { return device(); }
+std::unique_ptr<Backend> make_naive() { return std::make_unique<CudaNaive>(); }
+std::unique_ptr<Backend> make_tiled() { return std::make_unique<CudaTiled>(); }
 
-std::unique_ptr<Backend> make_cuda_naive() { return std::make_unique<CudaNaive>(); }
-std::unique_ptr<Backend> make_cuda_tiled() { return std::make_unique<CudaTiled>(); }
-
-std::vector<double> cuda_gemm_seconds(std::uint64_t size, int repeats) {
+std::vector<double> gemm_seconds(std::uint64_t size, int repeats) {
   if (!device().present) throw Error("cuda", device().reason);
   if (size == 0 || size > 65536) throw Error("--gemm-size", "must be in 1..65536");
   const int n = static_cast<int>(size);
@@ -591,4 +592,13 @@ std::vector<double> cuda_gemm_seconds(std::uint64_t size, int repeats) {
   return t;
 }
 
+const CudaModuleApi kApi{kCudaModuleAbi, device_copy, make_naive, make_tiled, gemm_seconds};
+
+}  // namespace
 }  // namespace kvplan::bench
+
+/// The module's one entry point (cuda_module.hpp), looked up by kvplan-bench with dlsym.
+extern "C" __attribute__((visibility("default"))) const kvplan::bench::CudaModuleApi*
+kvplan_bench_cuda_module() {
+  return &kvplan::bench::kApi;
+}

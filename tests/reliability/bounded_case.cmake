@@ -4,6 +4,11 @@
 # the second and 256 MB the fixed code needs, far under what the broken code took (17.6 s, 9.1 GB).
 # -DEXE=... -DARGS="a|b|c" -DRC=regex [-DOUT_RE=regex] [-DERR_RE=regex] [-DERR_ONE_LINE=1] [-DOUT_EMPTY=1]
 # [-DSTDOUT=full|closed] [-DSHELL_TAIL="shell words"] [-DFIFO=path] [-DABSENT="path|path"] [-DKEEP=path] [-DMAX_S=10] [-DMAX_KB=1000000]
+# A full disk: [-DFSIZE=KiB] runs the program under `ulimit -f KiB` with SIGXFSZ ignored, so that a write
+# past KiB fails with EFBIG as one onto a full disk fails with ENOSPC; [-DSTDOUT_FILE=path] sends its
+# stdout into that file (under the limit too). [-DCOPY="from|to"] copies a file first (the valid file
+# KEEP checks); [-DONLY_FILES="dir|name|name"] empties dir before (and before COPY) and checks that it
+# holds exactly those names afterwards (no temporary left beside them; "dir|" for none).
 string(REPLACE "|" ";" argv "${ARGS}")
 if(NOT DEFINED MAX_S)
   set(MAX_S 10)
@@ -22,13 +27,33 @@ string(REPLACE "|" ";" absent "${ABSENT}")
 foreach(f IN LISTS absent)
   file(REMOVE "${f}")
 endforeach()
+if(DEFINED ONLY_FILES)
+  string(REPLACE "|" ";" only "${ONLY_FILES}")
+  list(POP_FRONT only only_dir)
+  list(REMOVE_ITEM only "")
+  file(REMOVE_RECURSE "${only_dir}")
+  file(MAKE_DIRECTORY "${only_dir}")
+endif()
+if(DEFINED COPY)
+  string(REPLACE "|" ";" copy "${COPY}")
+  list(GET copy 0 copy_from)
+  list(GET copy 1 copy_to)
+  file(COPY_FILE "${copy_from}" "${copy_to}")
+endif()
 if(DEFINED KEEP)
   file(SHA256 "${KEEP}" keep_before)
 endif()
 string(RANDOM LENGTH 12 tag)
 set(tfile "${CMAKE_CURRENT_BINARY_DIR}/bounded-${tag}.time")
 # stdout onto /dev/full, or closed (sh's ">&-"); exec keeps the measured process the program itself.
-if(DEFINED SHELL_TAIL)  # shell words after ARGS: an empty argument ('') survives only this way
+if(DEFINED FSIZE)
+  set(redirect "")
+  if(DEFINED STDOUT_FILE)
+    set(redirect ">\"${STDOUT_FILE}\"")
+  endif()
+  set(cmd /usr/bin/time -f "%e %M" -o "${tfile}" bash -c "ulimit -f ${FSIZE} && trap '' XFSZ && exec \"$0\" \"$@\" ${redirect}"
+          "${EXE}" ${argv})
+elseif(DEFINED SHELL_TAIL)  # shell words after ARGS: an empty argument ('') survives only this way
   set(cmd /usr/bin/time -f "%e %M" -o "${tfile}" sh -c "exec \"$0\" \"$@\" ${SHELL_TAIL}" "${EXE}" ${argv})
 elseif(STDOUT STREQUAL "full")
   set(cmd /usr/bin/time -f "%e %M" -o "${tfile}" sh -c "exec \"$0\" \"$@\" >/dev/full" "${EXE}" ${argv})
@@ -65,6 +90,15 @@ foreach(f IN LISTS absent)
     message(FATAL_ERROR "${f} was left behind${ctx}")
   endif()
 endforeach()
+if(DEFINED ONLY_FILES)
+  file(GLOB found LIST_DIRECTORIES true RELATIVE "${only_dir}" "${only_dir}/*" "${only_dir}/.*")
+  list(REMOVE_DUPLICATES found)
+  list(SORT found)
+  list(SORT only)
+  if(NOT found STREQUAL only)
+    message(FATAL_ERROR "${only_dir} holds '${found}', expected only '${only}' (a temporary left?)${ctx}")
+  endif()
+endif()
 if(DEFINED KEEP)
   file(SHA256 "${KEEP}" keep_after)
   if(NOT keep_after STREQUAL keep_before)

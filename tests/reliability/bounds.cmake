@@ -104,6 +104,15 @@ kvplan_bounded("stdout onto /dev/full" ${kvplan} 1 "^kvplan: error: standard out
 kvplan_bounded("stdout closed" ${kvplan} 1 "^kvplan: error: standard output: Bad file descriptor\n$"
   OPTIONS -DSTDOUT=closed ARGS models)
 
+# --- A full disk: `ulimit -f` with SIGXFSZ ignored makes writes past the limit fail (EFBIG), as on a full
+# disk (ENOSPC). stdout redirected into a file (show: about 5 KiB against 1 KiB; size --json against 0):
+# exit 1 and one line, not exit 0 with a truncated or empty file. (The shell creates that file; what
+# reached it before the failure stays.)
+kvplan_bounded("full disk: show > file" ${kvplan} 1 "^kvplan: error: standard output: File too large\n$"
+  OPTIONS -DFSIZE=1 -DSTDOUT_FILE=${KVPLAN_REL_GEN}/full-show.txt ARGS show gemma-2-27b)
+kvplan_bounded("full disk: size --json > file" ${kvplan} 1 "^kvplan: error: standard output: File too large\n$"
+  OPTIONS -DFSIZE=0 -DSTDOUT_FILE=${KVPLAN_REL_GEN}/full-size.json ARGS size llama-3.1-8b --json)
+
 # --- Values and messages.
 kvplan_bounded("unknown subcommand" ${kvplan} 2
   "^kvplan: error: subcommand: unknown subcommand 'frobnicate' \\(models, gpus, show, size, compare, fit, prefill\\)\n$"
@@ -153,6 +162,13 @@ if(TARGET kvplan-gui)
   kvplan_bounded("gui screenshot into a missing folder" ${gui} 2
     "\nkvplan-gui: error: [^\n]*no-such-dir/shot.png: cannot be written[^\n]*\n$"
     OPTIONS -DERR_ONE_LINE=0 -DABSENT=${KVPLAN_REL_GEN}/no-such-dir ARGS --screenshot ${KVPLAN_REL_GEN}/no-such-dir/shot.png)
+  # A full disk under an existing valid PNG: exit non-zero, the old PNG intact, no temporary beside it.
+  set(full_gui ${KVPLAN_REL_GEN}/full-disk-gui)
+  kvplan_bounded("gui screenshot onto a full disk keeps the old PNG" ${gui} 2
+    "\nkvplan-gui: error: [^\n]*full-disk-gui/shot.png: cannot be written[^\n]*\n$"
+    OPTIONS -DERR_ONE_LINE=0 -DFSIZE=1 "-DCOPY=${PROJECT_SOURCE_DIR}/bench/results/cpu-2026-11-29.png|${full_gui}/shot.png"
+            -DKEEP=${full_gui}/shot.png "-DONLY_FILES=${full_gui}|shot.png"
+    ARGS --screenshot ${full_gui}/shot.png)
   # 10,000 layer groups (127 s to open before): refused by the limit while reading.
   set(groups "")
   string(REPEAT "{\"attention\": {\"kind\": \"full\", \"num_attention_heads\": 1, \"num_key_value_heads\": 1, \"head_dim_k\": 1, \"head_dim_v\": 1}}," 9999 groups)
@@ -181,9 +197,44 @@ if(TARGET kvplan-bench)
   kvplan_bounded("bench --flush 100GiB" ${bench} 2
     "--flush: 107,374,182,400 B: at most 1,073,741,824 B"
     OPTIONS "-DABSENT=${report}|${report}.tmp" ARGS --flush 100GiB --out ${report})
-  # No CUDA device here (or a build without CUDA): exit 3 and no report, not an empty one.
-  kvplan_bounded("bench --backend cuda without a GPU leaves no report" ${bench} 3 "cuda"
-    OPTIONS "-DABSENT=${report}|${report}.tmp" -DERR_ONE_LINE=0 ARGS --backend cuda --seq 64 --out ${report})
+  # No CUDA device here (or no CUDA module, or a build without CUDA): exit 2, one line, and no report,
+  # not an empty one. (This machine has no GPU; on one with a GPU the sweep would run.)
+  kvplan_bounded("bench --backend cuda without a GPU leaves no report" ${bench} 2
+    "^kvplan-bench: error: --backend: cuda-naive: (no CUDA device|not built with CUDA|the CUDA module)[^\n]*\n$"
+    OPTIONS "-DABSENT=${report}|${report}.tmp" ARGS --backend cuda --seq 64 --out ${report})
+  # --help loads no CUDA library: the CUDA backends are a module, loaded when asked for (217 MB before).
+  kvplan_bounded("bench --help under 64 MB" ${bench} 0 "" OPTIONS -DMAX_KB=65536 -DMAX_S=5 ARGS --help)
+  kvplan_bounded("bench --backend cpu --check under 64 MB" ${bench} 0 "" OPTIONS -DMAX_KB=65536 ARGS --backend cpu --check)
+  # Without the module beside it (nor in ../lib/kvplan): --backend cuda is one line, exit 2, no report.
+  set(lone ${KVPLAN_REL_GEN}/bench-without-module)
+  kvplan_bounded("bench --backend cuda without the CUDA module" ${lone}/kvplan-bench 2
+    "^kvplan-bench: error: --backend: cuda-naive: (the CUDA module kvplan-bench-cuda.so was not found \\(looked for [^\n]*bench-without-module/kvplan-bench-cuda.so, [^\n]*\\)|not built with CUDA [^\n]*)\n$"
+    OPTIONS "-DONLY_FILES=${lone}|kvplan-bench" "-DCOPY=${bench}|${lone}/kvplan-bench"
+    ARGS --backend cuda --seq 64 --out ${lone}/report.json)
+  # A full disk: the report cannot be written at the end. Exit 1 (not bad input), one line, an existing
+  # report intact and no .tmp beside it; into an empty folder, nothing at all.
+  foreach(kind empty existing)
+    set(full_bench ${KVPLAN_REL_GEN}/full-disk-bench-${kind})
+    if(kind STREQUAL "existing")
+      set(full_opts "-DCOPY=${PROJECT_SOURCE_DIR}/tests/bench/fixtures/report.json|${full_bench}/report.json"
+                    -DKEEP=${full_bench}/report.json "-DONLY_FILES=${full_bench}|report.json")
+    else()
+      set(full_opts "-DONLY_FILES=${full_bench}|")
+    endif()
+    kvplan_bounded("bench --out onto a full disk, ${kind} report" ${bench} 1
+      "^kvplan-bench: error: --out: [^\n]*full-disk-bench-${kind}/report.json: cannot be written: File too large\n$"
+      OPTIONS -DFSIZE=1 ${full_opts}
+      ARGS --backend cpu-naive --seq 32 --heads 1 --head-dim 16 --repeats 1 --min-time 0 --no-gemm --quiet
+           --out ${full_bench}/report.json)
+  endforeach()
+  if(TARGET kvplan-bench-plot)
+    set(full_plot ${KVPLAN_REL_GEN}/full-disk-plot)
+    kvplan_bounded("bench-plot --out onto a full disk keeps the old PNG" $<TARGET_FILE:kvplan-bench-plot> 1
+      "^kvplan-bench-plot: error: [^\n]*full-disk-plot/plot.png: cannot be written[^\n]*\n$"
+      OPTIONS -DFSIZE=1 "-DCOPY=${PROJECT_SOURCE_DIR}/bench/results/cpu-2026-11-29.png|${full_plot}/plot.png"
+              -DKEEP=${full_plot}/plot.png "-DONLY_FILES=${full_plot}|plot.png"
+      ARGS ${PROJECT_SOURCE_DIR}/tests/bench/fixtures/report.json --out ${full_plot}/plot.png)
+  endif()
   kvplan_bounded("bench --out into a missing folder" ${bench} 2 "--out: .*: cannot be written\n$"
     ARGS --backend cpu-naive --seq 64 --out ${KVPLAN_REL_GEN}/no-such-dir/report.json)
 endif()

@@ -1,8 +1,9 @@
 #pragma once
 /// @file cuda.hpp
 /// The CUDA side of kvplan-bench: device discovery, the two CUDA backends and a cuBLAS GEMM
-/// baseline. Implemented in src/cuda_backends.cu when CMake finds nvcc, otherwise by
-/// src/cuda_stub.cpp, which reports that the build has no CUDA.
+/// baseline. Implemented in src/cuda_backends.cu, built (when CMake finds nvcc) as the module
+/// kvplan-bench-cuda.so; src/cuda_loader.cpp loads it on the first call of a function below and
+/// forwards to it, or reports why it cannot (no module, no device, a build without CUDA).
 
 #include <cstdint>
 #include <memory>
@@ -25,8 +26,16 @@ struct CudaDevice {
   int runtime_version = 0, driver_version = 0;  ///< as CUDA encodes them (13000 = 13.0)
 };
 
-/// Device 0, or why there is none. Never throws.
+/// Device 0, or why there is none. Loads the CUDA module (once). Never throws.
 CudaDevice cuda_device();
+
+/// What is known without loading the CUDA module: built (a module file exists where
+/// kvplan-bench looks for it), present = false, and a reason saying the device was not queried.
+/// For reports of runs that asked for no CUDA backend. Never throws.
+CudaDevice cuda_device_not_queried();
+
+/// True for the names of CUDA backends ("cuda-naive", "cuda-tiled").
+bool is_cuda_backend(const std::string& name);
 
 /// cuda-naive: S = scale Q K^T in global memory (fp32, cuBLAS strided-batched GEMM, one batch per
 /// KV head with its group of query heads stacked), a masked row softmax kernel writing P in bf16,
