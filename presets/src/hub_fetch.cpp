@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -106,6 +107,7 @@ struct Hub {
   std::string endpoint = hf_endpoint();
   HubToken token = hf_token();
   HubTimeouts timeouts = hub_timeouts();
+  mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
 
   [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
     // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{filename}.
@@ -132,8 +134,11 @@ struct Hub {
                std::optional<std::pair<std::uint64_t, std::uint64_t>> range, const std::string& file) const {
     static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (!ready) throw HubError("model", "libcurl failed to initialise");
-    CURL* curl = curl_easy_init();
-    if (curl == nullptr) throw HubError("model", "libcurl failed to start a request");
+    // One handle for every request of a fetch: libcurl keeps its connection (and TLS session) open.
+    if (!handle) handle.reset(curl_easy_init());
+    if (!handle) throw HubError("model", "libcurl failed to start a request");
+    CURL* curl = handle.get();
+    curl_easy_reset(curl);
     Response r;
     r.limit = limit;
     char err[CURL_ERROR_SIZE] = {};
@@ -161,7 +166,6 @@ struct Hub {
     const CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
     // A body cut at the limit still leaves its status: an error page (404, 401) is answered by check().
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && r.over_limit && (r.status < 200 || r.status > 299)))
       return r;
@@ -456,7 +460,7 @@ fs::path hf_fetch_model(std::string_view repo_view, std::string_view revision_vi
 ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
   const std::string rev = revision.empty() ? "main" : std::string(revision);
   auto config = hf_cached_config(repo, rev);
-  std::string from = "Hugging Face cache";
+  std::string from = "from the Hugging Face cache";
   if (!config) {
     if (hf_hub_offline())
       throw HubError("model", "'" + std::string(repo) + "' is not a preset, and revision '" + rev +
@@ -465,13 +469,13 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
                                   "); HF_HUB_OFFLINE is set, so the Hub was not asked");
     const fs::path snapshot = hf_fetch_model(repo, rev);
     config = snapshot / "config.json";
-    from = "Hugging Face Hub " + hf_endpoint() + ", now cached";
+    from = "from the Hugging Face Hub " + hf_endpoint() + ", now cached";
   }
   const fs::path snapshot = config->parent_path();
   const std::string commit = snapshot.filename().string();
   ModelSpec m = model_from_hf_config(read_json_file(*config), "config.json");
   m.id = m.name = std::string(repo);
-  m.source = std::string(repo) + (revision.empty() ? "" : "@" + std::string(revision)) + " (" + from + ")";
+  m.source = std::string(repo) + "@" + rev + " " + from;
   std::vector<std::string> missing;
   const auto st = read_safetensors_folder(snapshot, [&](const std::string& shard) {
     auto h = cached_shard_header(repo, commit, shard);
