@@ -40,16 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& [dtype, t] : s.by_dtype) bytes += t.bytes;
     fuzz::check(bytes == s.total.bytes, "the dtypes do not add up to the total");
     fuzz::check(s.language.bytes + s.vision.bytes + s.mtp.bytes == s.total.bytes, "the parts do not add up");
-    ModelSpec m;
-    m.id = m.name = "fuzz";
-    LayerGroup g;
-    g.attention.num_attention_heads = 4;
-    g.attention.num_key_value_heads = 2;
-    g.attention.head_dim_k = g.attention.head_dim_v = 16;
-    g.count = 2;
-    m.layers = {g};
-    m.hidden_size = 64;
-    m.vocab_size = 256;
+    ModelSpec m = fuzz::small_model();
     presets::apply_safetensors(s, m);
     fuzz::check(m.weights_bytes && m.weights_bytes->value <= s.total.bytes,
                 "weights past the headers' bytes");
