@@ -200,16 +200,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send(206, body, {"Content-Range": f"bytes {a}-{b}/{size}"})
 
 
-def start():
-    """Starts the server on 127.0.0.1 at a free port; returns (server, endpoint URL)."""
+def start(port=0):
+    """Starts the server on 127.0.0.1 at `port` (0: a free one); returns (server, endpoint URL)."""
     Handler.repos = repos()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 if __name__ == "__main__":
-    srv, url = start()
+    import sys
+    srv, url = start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
     print(url, flush=True)
     threading.Event().wait()
