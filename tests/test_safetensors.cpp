@@ -107,12 +107,15 @@ TEST_CASE("safetensors Llama-3.1-8B: exact parameters and bytes from four shard 
   CHECK(s->by_dtype.at("BF16").bytes == 16060522496ULL);
   CHECK(s->has_lm_head);
   CHECK(s->vision.bytes == 0);
+  REQUIRE(s->index_total_size);
+  CHECK(*s->index_total_size == s->total.bytes);
 
   const ModelSpec m = presets::find_model(dir.string());
   REQUIRE(m.weights_bytes);
   CHECK(m.weights_bytes->value == 16060522496ULL);
   CHECK(m.weights_parameters == 8030261248ULL);
   CHECK(m.weights_origin == "safetensors headers (exact)");
+  CHECK(m.warnings.empty());  // total_size agrees: no warning
   PlanInputs in;
   in.model = m;
   CHECK(make_plan(in).weights_bytes.value == 16060522496ULL);
@@ -233,6 +236,15 @@ TEST_CASE("safetensors folder: shards the folder lacks come from elsewhere, or n
   CHECK(asked == std::vector<std::string>{"s2.safetensors"});
   CHECK(found->total.bytes == 20);  // 8 + 12
   CHECK(found->total.elements == 7);
+  CHECK_FALSE(found->index_total_size);  // the index has no metadata
+  // An index whose total_size disagrees with the headers: said in a warning.
+  presets::SafetensorsSummary off = *found;
+  off.index_total_size = 21;
+  ModelSpec m;
+  m.id = m.name = "x";
+  presets::apply_safetensors(off, m);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] == "safetensors: the index's total_size is 21 B, the headers' tensors 20 B");
   CHECK_FALSE(presets::read_safetensors_folder(
       dir, [](const std::string&) { return std::optional<presets::ShardHeader>(); }));
   CHECK_THROWS_WITH(

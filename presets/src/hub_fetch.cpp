@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -100,6 +101,22 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   return bytes;
 }
 
+/// Python's urllib.parse.quote: every byte but letters, digits, "-_.~" and those of `safe` as %XX.
+std::string quote(std::string_view text, std::string_view safe) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '_' || c == '.' || c == '~' ||
+        safe.find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      constexpr const char* hex = "0123456789ABCDEF";
+      out += {'%', hex[u >> 4], hex[u & 15]};
+    }
+  }
+  return out;
+}
+
 /// The request's context, for the messages.
 struct Hub {
   std::string repo;
@@ -110,18 +127,8 @@ struct Hub {
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
 
   [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
-    // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{filename}.
-    std::string escaped;
-    for (const char c : rev) {
-      const auto u = static_cast<unsigned char>(c);
-      if (std::isalnum(u) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
-        escaped += c;
-      } else {
-        constexpr const char* hex = "0123456789ABCDEF";
-        escaped += {'%', hex[u >> 4], hex[u & 15]};
-      }
-    }
-    return endpoint + "/" + repo + "/resolve/" + escaped + "/" + std::string(file);
+    // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{quote(filename)}.
+    return endpoint + "/" + repo + "/resolve/" + quote(rev, "") + "/" + quote(file, "/");
   }
 
   [[nodiscard]] std::string not_cached() const {
@@ -262,11 +269,10 @@ struct Hub {
     std::uint64_t size = 0;
     const std::string total =
         slash == std::string::npos ? std::string() : first.content_range.substr(slash + 1);
-    if (total.empty() || total.size() > 19 ||
-        !std::all_of(total.begin(), total.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    const auto [end, ec] = std::from_chars(total.data(), total.data() + total.size(), size);
+    if (total.empty() || ec != std::errc() || end != total.data() + total.size())
       throw HubError("model", "the response for '" + repo + "' " + shard +
                                   " has no file size in its Content-Range ('" + first.content_range + "')");
-    size = std::stoull(total);
     unsigned char prefix[8] = {};
     std::copy(first.body.begin(), first.body.end(), prefix);
     const std::uint64_t n = safetensors_header_length(prefix, size, shard);

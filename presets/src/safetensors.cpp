@@ -183,8 +183,12 @@ std::optional<SafetensorsSummary> read_safetensors_folder(const fs::path& folder
   const fs::path index = folder / "model.safetensors.index.json";
   if (fs::is_regular_file(index, ec)) {
     const std::string origin = index.filename().string();
-    for (const auto& shard : safetensors_index_shards(read_json_file(index), origin))
+    const json j = read_json_file(index);
+    for (const auto& shard : safetensors_index_shards(j, origin))
       if (!add_shard(shard, origin)) return std::nullopt;
+    if (const auto meta = j.find("metadata"); meta != j.end() && meta->is_object())
+      if (const auto t = meta->find("total_size"); t != meta->end() && t->is_number_unsigned())
+        s.index_total_size = t->get<std::uint64_t>();
     return s;
   }
   if (fs::is_regular_file(folder / "model.safetensors", ec) || elsewhere) {
@@ -211,6 +215,9 @@ void apply_safetensors(const SafetensorsSummary& summary, ModelSpec& m) {
   if (s.vision.bytes > 0)
     m.warnings.push_back("safetensors: the vision tower's " + std::to_string(s.vision.elements) +
                          " parameters (" + std::to_string(s.vision.bytes) + " B) are in the weights");
+  if (s.index_total_size && *s.index_total_size != s.total.bytes)
+    m.warnings.push_back("safetensors: the index's total_size is " + std::to_string(*s.index_total_size) +
+                         " B, the headers' tensors " + std::to_string(s.total.bytes) + " B");
   if (s.mtp.bytes > 0)
     m.warnings.push_back("safetensors: " + std::to_string(s.mtp.elements) + " MTP parameters (" +
                          std::to_string(s.mtp.bytes) +

@@ -40,6 +40,9 @@ struct SafetensorsSummary {
   std::map<std::uint64_t, TensorTotals> by_layer;  ///< tensors of "layers.N." names, by N (vision ones too)
   std::uint64_t files = 0;
   bool has_lm_head = false;  ///< an `lm_head` tensor (absent: tied embeddings)
+  /// model.safetensors.index.json's metadata.total_size (bytes), when the index gives it: the tensors'
+  /// bytes as the checkpoint's writer counted them, checked against the headers by apply_safetensors.
+  std::optional<std::uint64_t> index_total_size;
 };
 
 /// The format's largest header (bytes): safetensors/src/tensor.rs MAX_HEADER_SIZE.
@@ -91,7 +94,7 @@ std::optional<SafetensorsSummary> read_safetensors_folder(const std::filesystem:
 /// (what an engine loads; MTP layers, named `mtp` or numbered past the model's layers, are loaded only for
 /// speculative decoding), weights_parameters their
 /// elements, weights_origin "safetensors headers (exact)"; vision and MTP tensors are reported apart in
-/// the model's warnings.
+/// the model's warnings, and so is an index total_size other than the headers' total bytes.
 void apply_safetensors(const SafetensorsSummary& s, ModelSpec& m);
 
 }  // namespace kvplan::presets
