@@ -210,6 +210,11 @@ def case_no_range(run, server):
     bad(run, run("size", "broken/no-range"), "Range ignored", "ignored the Range request", "model.safetensors")
 
 
+def case_short_range(run, server):
+    bad(run, run("size", "broken/short-range"), "short Range answer", "truncated response for 'broken/short-range'",
+        "model.safetensors", " of ")
+
+
 def case_single(run, server):
     j = ok(run("size", "kvplan-test/tiny", "--json"), "single file")
     if j["per_gpu"]["weights_bytes"] != 276096 or j["weights_source"] != "safetensors headers (exact)":

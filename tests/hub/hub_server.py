@@ -11,7 +11,8 @@ file_download.py hf_hub_url, get_hf_file_metadata):
   - 404 with X-Error-Code RepoNotFound, RevisionNotFound or EntryNotFound; 401 GatedRepo for a gated repo
     without `Authorization: Bearer hf_kvplan_test`.
 Models come from real configs (presets/models/qwen3-32b.json, tests/data/configs/llama-3.1-8b.json) with
-the tensor names and shapes transformers' save_pretrained writes for them; broken/* repos misbehave.
+the tensor names and shapes transformers' save_pretrained writes for them; broken/* repos misbehave (HTML for JSON, a cut connection, a slow answer, a
+Range request ignored or answered short).
 """
 import hashlib
 import json
@@ -113,6 +114,7 @@ def repos():
         "broken/truncated": Repo(c(6)[:40], tiny),
         "broken/slow": Repo(c(7)[:40], tiny),
         "broken/no-range": Repo(c(8)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
+        "broken/short-range": Repo(c(9)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
     }
 
 
@@ -197,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         a, b = int(rng.group(1)), min(int(rng.group(2)), size - 1)
         body = (prefix + bytes(max(0, b + 1 - len(prefix))))[a: b + 1] if a < len(prefix) else bytes(b + 1 - a)
+        if repo is self.repos["broken/short-range"] and a > 0:
+            body = body[: len(body) // 2]  # a complete response, shorter than the range asked for
         self.send(206, body, {"Content-Range": f"bytes {a}-{b}/{size}"})
 
 
