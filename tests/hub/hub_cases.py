@@ -38,7 +38,9 @@ class Run:
         self.xdg = os.path.join(tmp, "xdg-cache")
 
     def __call__(self, *args, env=None):
-        e = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and k != "KVPLAN_HUB_TIMEOUT"}
+        # No HF_* of the caller's, and no proxy: libcurl would send 127.0.0.1 through one.
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("HF_") and k != "KVPLAN_HUB_TIMEOUT" and not k.lower().endswith("_proxy")}
         e.update({"HF_HUB_CACHE": self.cache, "HF_HOME": os.path.join(self.tmp, "hf-home"),
                   "XDG_CACHE_HOME": self.xdg, "HF_ENDPOINT": self.endpoint, "KVPLAN_PRESETS": "",
                   "XDG_DATA_HOME": os.path.join(self.tmp, "no-user-presets")})
