@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -124,6 +125,7 @@ struct Hub {
   std::string endpoint = hf_endpoint();
   HubToken token = hf_token();
   HubTimeouts timeouts = hub_timeouts();
+  bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
 
   [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
@@ -186,7 +188,8 @@ struct Hub {
       case CURLE_COULDNT_RESOLVE_HOST:
       case CURLE_COULDNT_RESOLVE_PROXY:
       case CURLE_COULDNT_CONNECT:
-        throw HubError("model", "cannot reach " + endpoint + " (" + why + "), and " + not_cached());
+        throw HubError("model", "cannot reach " + endpoint + " (" + why + ")" +
+                                    (config_cached ? std::string() : ", and " + not_cached()));
       case CURLE_PARTIAL_FILE:
       case CURLE_RECV_ERROR:
       case CURLE_GOT_NOTHING:
@@ -352,6 +355,52 @@ fs::path header_cache_path(std::string_view repo, std::string_view commit, const
          std::string(commit) / (shard + ".json");
 }
 
+/// What the Hub gave for a checkpoint's weights: its index (absent: none, or the snapshot's was used),
+/// and the shard headers fetched.
+struct Weights {
+  std::optional<Response> index;
+  std::vector<std::pair<std::string, ShardHeader>> headers;
+};
+
+/// The safetensors headers of `commit` from the Hub: the shards of `index` (the snapshot's), else of the
+/// Hub's model.safetensors.index.json, else model.safetensors alone, else none; shards for which `have`
+/// is true are skipped. Every header is checked before it is returned.
+Weights fetch_weights(const Hub& hub, const std::string& commit, const std::optional<json>& index,
+                      const std::function<bool(const std::string&)>& have) {
+  Weights w;
+  std::vector<std::string> shards;
+  const std::string name = "model.safetensors.index.json";
+  if (index) {
+    shards = safetensors_index_shards(*index, name);
+  } else {
+    const std::string index_url = hub.url(commit, name);
+    Response r = hub.get(index_url, kMaxJsonBytes, std::nullopt, name);
+    if (hub.check(r, name, true)) {
+      shards = safetensors_index_shards(hub.parse(r, name, index_url), name);
+      w.index = std::move(r);
+    } else {
+      shards = {"model.safetensors"};
+    }
+  }
+  for (const auto& shard : shards) {
+    if (have && have(shard)) continue;
+    // model.safetensors without an index may be absent: then there are no headers.
+    if (auto h = hub.header(commit, shard, !index && !w.index)) w.headers.emplace_back(shard, std::move(*h));
+  }
+  SafetensorsSummary scratch;
+  for (const auto& [shard, h] : w.headers) add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+  return w;
+}
+
+/// Writes what fetch_weights gave: the index into the snapshot (blob and link), each header into
+/// kvplan's cache, each through a temporary file and a rename.
+void write_weights(const std::string& repo, const std::string& commit, const Weights& w) {
+  if (w.index) cache_file(hf_repo_cache_dir(repo), commit, "model.safetensors.index.json", *w.index);
+  for (const auto& [shard, h] : w.headers)
+    write_atomic(header_cache_path(repo, commit, shard),
+                 json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+}
+
 }  // namespace
 
 bool hf_hub_offline() {
@@ -437,28 +486,12 @@ fs::path hf_fetch_model(std::string_view repo_view, std::string_view revision_vi
     throw HubError("model",
                    "the X-Repo-Commit header for '" + hub.repo + "' is not a commit hash: '" + commit + "'");
 
-  // The safetensors headers: the index's shards, else model.safetensors alone, else none.
-  const std::string index_url = hub.url(commit, "model.safetensors.index.json");
-  const Response index = hub.get(index_url, kMaxJsonBytes, std::nullopt, "model.safetensors.index.json");
-  const bool has_index = hub.check(index, "model.safetensors.index.json", true);
-  std::vector<std::pair<std::string, ShardHeader>> headers;
-  SafetensorsSummary scratch;  // every header checked before anything is written
-  if (has_index) {
-    const json j = hub.parse(index, "model.safetensors.index.json", index_url);
-    for (const auto& shard : safetensors_index_shards(j, "model.safetensors.index.json"))
-      headers.emplace_back(shard, *hub.header(commit, shard, false));
-  } else if (auto h = hub.header(commit, "model.safetensors", true)) {
-    headers.emplace_back("model.safetensors", std::move(*h));
-  }
-  for (const auto& [shard, h] : headers) add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+  const Weights weights = fetch_weights(hub, commit, std::nullopt, {});
 
   // Written: blobs and snapshot links, the headers, then the ref.
   const fs::path repo_dir = hf_repo_cache_dir(hub.repo);
   cache_file(repo_dir, commit, "config.json", config);
-  if (has_index) cache_file(repo_dir, commit, "model.safetensors.index.json", index);
-  for (const auto& [shard, h] : headers)
-    write_atomic(header_cache_path(hub.repo, commit, shard),
-                 json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+  write_weights(hub.repo, commit, weights);
   if (hub.revision != commit) write_atomic(repo_dir / "refs" / hub.revision, commit);
   return repo_dir / "snapshots" / commit;
 }
@@ -467,6 +500,7 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
   const std::string rev = revision.empty() ? "main" : std::string(revision);
   auto config = hf_cached_config(repo, rev);
   std::string from = "from the Hugging Face cache";
+  bool fetched = false;
   if (!config) {
     if (hf_hub_offline())
       throw HubError("model", "'" + std::string(repo) + "' is not a preset, and revision '" + rev +
@@ -476,6 +510,7 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
     const fs::path snapshot = hf_fetch_model(repo, rev);
     config = snapshot / "config.json";
     from = "from the Hugging Face Hub " + hf_endpoint() + ", now cached";
+    fetched = true;
   }
   const fs::path snapshot = config->parent_path();
   const std::string commit = snapshot.filename().string();
@@ -483,19 +518,45 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
   m.id = m.name = std::string(repo);
   m.source = std::string(repo) + "@" + rev + " " + from;
   std::vector<std::string> missing;
-  const auto st = read_safetensors_folder(snapshot, [&](const std::string& shard) {
-    auto h = cached_shard_header(repo, commit, shard);
-    if (!h) missing.push_back(shard);
-    return h;
-  });
+  const auto read = [&] {
+    missing.clear();
+    return read_safetensors_folder(snapshot, [&](const std::string& shard) {
+      auto h = cached_shard_header(repo, commit, shard);
+      if (!h) missing.push_back(shard);
+      return h;
+    });
+  };
+  auto st = read();
   std::error_code ec;
+  const fs::path index = snapshot / "model.safetensors.index.json";
+  std::string why = "HF_HUB_OFFLINE is set";
+  // A config cached without its weights' headers (a Python tool fetched config.json alone): the headers
+  // from the Hub, when online, written into the caches for the next time.
+  if (!st && !fetched && is_commit_hash(commit) && !hf_hub_offline()) {
+    try {
+      Hub hub;
+      hub.repo = std::string(repo);
+      hub.revision = rev;
+      hub.config_cached = true;
+      const std::optional<json> cached_index =
+          fs::is_regular_file(index, ec) ? std::optional<json>(read_json_file(index)) : std::nullopt;
+      const Weights w = fetch_weights(hub, commit, cached_index, [&](const std::string& shard) {
+        return fs::is_regular_file(snapshot / shard, ec) ||
+               cached_shard_header(repo, commit, shard).has_value();
+      });
+      write_weights(std::string(repo), commit, w);
+      st = read();
+    } catch (const HubError& e) {
+      why = e.reason();
+    }
+  }
   if (st)
     apply_safetensors(*st, m);
-  else if (fs::is_regular_file(snapshot / "model.safetensors.index.json", ec))
-    m.warnings.push_back("safetensors: the header of " +
-                         (missing.empty() ? std::string("a shard") : missing.front()) +
-                         " is neither in the snapshot nor in kvplan's cache (" + kvplan_cache_dir().string() +
-                         "): the weights are the architecture's estimate");
+  else if (fs::is_regular_file(index, ec))
+    m.warnings.push_back(
+        "safetensors: the header of " + (missing.empty() ? std::string("a shard") : missing.front()) +
+        " is neither in the snapshot nor in kvplan's cache (" + kvplan_cache_dir().string() +
+        "), and the Hub did not give it (" + why + "): the weights are the architecture's estimate");
   return m;
 }
 

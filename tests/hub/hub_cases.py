@@ -137,6 +137,41 @@ def case_qwen3(run, server):
     print("ok: offline reuse")
 
 
+def case_config_only(run, server):
+    """A cache holding config.json alone, as a Python tool that read only the config leaves it: online, the
+    index and the shard headers are fetched and cached; offline, the estimate; headers gone and the Hub
+    unreachable, the estimate with a warning saying why."""
+    repo = os.path.join(run.cache, "models--Qwen--Qwen3-32B")
+    snap = os.path.join(repo, "snapshots", QWEN_COMMIT)
+    os.makedirs(os.path.join(repo, "refs"))
+    os.makedirs(snap)
+    with open(os.path.join(repo, "refs", "main"), "w") as f:
+        f.write(QWEN_COMMIT)
+    with open(os.path.join(snap, "config.json"), "wb") as f:
+        f.write(hub_server.Handler.repos["Qwen/Qwen3-32B"].files["config.json"])
+    args = ("size", "Qwen/Qwen3-32B", "--context", "32768", "--json")
+    j = ok(run(*args, env={"HF_HUB_OFFLINE": "1"}), "config only, offline")
+    if j["weights_source"] != "architecture (estimate)" or j.get("warnings"):
+        fail(f"config only, offline: {j['weights_source']}, {j.get('warnings')}")
+    j = ok(run(*args), "config only, online")
+    check_qwen(j, "config only, online")
+    if "Hugging Face cache" not in j["model"]["source"]:
+        fail("config only: source " + j["model"]["source"])
+    if not os.path.islink(os.path.join(snap, "model.safetensors.index.json")):
+        fail("config only: the index was not cached")
+    check_qwen(ok(run(*args, env={"HF_HUB_OFFLINE": "1"}), "config only, then offline"), "config only, then offline")
+    import shutil
+    shutil.rmtree(run.xdg)
+    server.shutdown()
+    server.server_close()
+    j = ok(run(*args), "headers gone, Hub gone")
+    w = " ".join(j.get("warnings", []))
+    if j["weights_source"] != "architecture (estimate)" or "-of-00017.safetensors is neither in the snapshot" not in w or \
+            "the Hub did not give it (cannot reach " + run.endpoint not in w:
+        fail(f"headers gone, Hub gone: {j['weights_source']}, {w}")
+    print("ok: config only")
+
+
 def case_llama_gated(run, server):
     page = run.endpoint + "/meta-llama/Llama-3.1-8B"
     bad(run, run("size", "meta-llama/Llama-3.1-8B", "--revision", "main"), "gated 401 without a token",
