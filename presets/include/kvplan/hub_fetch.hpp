@@ -76,8 +76,9 @@ std::filesystem::path hf_fetch_model(std::string_view repo, std::string_view rev
 /// hf_hub_offline(), fetched by hf_fetch_model. Weights come from the snapshot's safetensors headers
 /// (shards in the snapshot, else the headers kvplan cached); a cached snapshot without them (config.json
 /// alone) has the index and headers fetched when online, and cached; else the architecture estimate, with
-/// a warning saying why when the snapshot has an index whose headers are not at hand. Throws kvplan::Error("model",
-/// ...) on a cache miss while offline, naming the cache folder searched, and as hf_fetch_model does.
+/// a warning saying why when the snapshot has an index whose headers are not at hand. Throws HubError
+/// ("model", ...) on a cache miss while offline, naming the cache folder searched, and as hf_fetch_model
+/// does.
 ModelSpec load_hf_repo(std::string_view repo, std::string_view revision);
 
 }  // namespace kvplan::presets
