@@ -305,11 +305,12 @@ fs::path temp_beside(const fs::path& p) {
          ("." + p.filename().string() + ".kvplan-" + std::to_string(gen() % 1'000'000'000) + ".tmp");
 }
 
-/// Writes `data` at `p` through a temporary file and a rename; nothing is left at either on failure.
+/// Writes `data` at `p` through a temporary file and a rename; nothing is left at either on failure, which
+/// is a HubError naming the path (a repo id that is a preset's then falls back to the preset).
 void write_atomic(const fs::path& p, std::string_view data) {
   std::error_code ec;
   fs::create_directories(p.parent_path(), ec);
-  if (ec) throw Error(p.parent_path().string(), "cannot create the folder: " + ec.message());
+  if (ec) throw HubError(p.parent_path().string(), "cannot create the folder: " + ec.message());
   const fs::path tmp = temp_beside(p);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -317,13 +318,13 @@ void write_atomic(const fs::path& p, std::string_view data) {
     out.flush();
     if (!out) {
       fs::remove(tmp, ec);
-      throw Error(p.string(), "cannot write (disk full or no permission)");
+      throw HubError(p.string(), "cannot write (disk full or no permission)");
     }
   }
   fs::rename(tmp, p, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    throw Error(p.string(), "cannot write: " + ec.message());
+    throw HubError(p.string(), "cannot write: " + ec.message());
   }
 }
 

@@ -252,6 +252,22 @@ def case_short_range(run, server):
         "model.safetensors", " of ")
 
 
+def case_unwritable(run, server):
+    """A cache folder that cannot be made (its parent is a file; root ignores permissions): one line for a
+    repo id, the preset with a warning for a preset's repo id."""
+    blocker = os.path.join(run.tmp, "a-file")
+    with open(blocker, "w") as f:
+        f.write("x")
+    env = {"HF_HUB_CACHE": os.path.join(blocker, "hub")}
+    bad(run, run("size", "kvplan-test/tiny", env=env), "unwritable cache", "a-file/hub/models--kvplan-test--tiny",
+        "cannot create the folder")
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json", env=env), "unwritable cache, preset")
+    w = " ".join(j.get("warnings", []))
+    if j["model"]["id"] != "qwen3-32b" or "cannot create the folder" not in w or "the preset qwen3-32b" not in w:
+        fail(f"unwritable cache, preset: {j['model']}, {w}")
+    print("ok: unwritable cache")
+
+
 def case_single(run, server):
     j = ok(run("size", "kvplan-test/tiny", "--json"), "single file")
     if j["per_gpu"]["weights_bytes"] != 276096 or j["weights_source"] != "safetensors headers (exact)":
