@@ -11,24 +11,6 @@
 
 using namespace kvplan;
 
-namespace {
-/// 2 layers of 4 heads of 64 (GQA 2), 64 wide, so prefill FLOPs are small and exact.
-ModelSpec small_model() {
-  ModelSpec m;
-  m.id = m.name = "fuzz";
-  LayerGroup g;
-  g.attention.num_attention_heads = 4;
-  g.attention.num_key_value_heads = 2;
-  g.attention.head_dim_k = g.attention.head_dim_v = 64;
-  g.mlp.intermediate_size = 128;
-  g.count = 2;
-  m.layers = {g};
-  m.hidden_size = 64;
-  m.vocab_size = 256;
-  return m;
-}
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::uint64_t head_dim = 64 * (1 + data[0] % 4);
@@ -47,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(std::isfinite(c.linear_flops_per_s) && c.linear_flops_per_s >= 0.0, "a bad linear rate");
   fuzz::check(!c.source.empty(), "a calibration without its source");
   try {
-    const PrefillFlops f = prefill_flops(small_model(), 4096);
+    const PrefillFlops f = prefill_flops(fuzz::small_model(), 4096);
     const PrefillSeconds s = prefill_seconds(f, c, 1e12);
     // What the CLI prints: finite, non-negative seconds that add up.
     fuzz::check(std::isfinite(s.total) && s.attention >= 0 && s.linear >= 0, "prefill time is not finite");

@@ -16,6 +16,7 @@ using namespace kvplan;
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::filesystem::create_directories(fuzz::scratch_dir() / "models");
   setenv("KVPLAN_PRESETS", fuzz::scratch_dir().c_str(), 1);
+  setenv("HF_HUB_OFFLINE", "1", 1);  // a repo id never reaches the network
   return 0;
 }
 

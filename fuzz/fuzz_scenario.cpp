@@ -17,6 +17,7 @@ using namespace kvplan;
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Preset ids in a scenario resolve against the source tree's presets.
   setenv("KVPLAN_PRESETS", KVPLAN_SOURCE_PRESETS, 1);
+  setenv("HF_HUB_OFFLINE", "1", 1);  // a repo id never reaches the network
   // A scenario's model "file" may name this neighbour: a valid config to load.
   fuzz::write_file(fuzz::scratch_dir() / "config.json",
                    R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,

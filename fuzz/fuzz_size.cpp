@@ -89,6 +89,7 @@ void check_plan(const Plan& p) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // GPU presets and preset ids come from the source tree's presets.
   setenv("KVPLAN_PRESETS", KVPLAN_SOURCE_PRESETS, 1);
+  setenv("HF_HUB_OFFLINE", "1", 1);  // a repo id never reaches the network
   return 0;
 }
 

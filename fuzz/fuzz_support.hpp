@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "kvplan/error.hpp"
+#include "kvplan/model.hpp"
 
 namespace kvplan::fuzz {
 
@@ -56,6 +57,23 @@ inline void check_error(const Error& e) {
   for (const char c : msg)
     check(c != '\n' && c != '\r', "error message is not one line: " + std::string(msg));
   check(!e.field().empty(), "error names no field: " + std::string(msg));
+}
+
+/// A small fixed model: 2 layers of 4 heads of 64 (GQA 2), 64 wide, MLP 128, vocabulary 256, so that
+/// figures computed on it are small and exact.
+inline ModelSpec small_model() {
+  ModelSpec m;
+  m.id = m.name = "fuzz";
+  LayerGroup g;
+  g.attention.num_attention_heads = 4;
+  g.attention.num_key_value_heads = 2;
+  g.attention.head_dim_k = g.attention.head_dim_v = 64;
+  g.mlp.intermediate_size = 128;
+  g.count = 2;
+  m.layers = {g};
+  m.hidden_size = 64;
+  m.vocab_size = 256;
+  return m;
 }
 
 }  // namespace kvplan::fuzz

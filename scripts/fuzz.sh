@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
-read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario}"
+read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors}"
 build=${FUZZ_BUILD:-build-fuzz}
 cxx=${FUZZ_CXX:-clang++-14}
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/hf_hub.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
 
@@ -266,4 +267,14 @@ TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[prese
   CHECK_THROWS_WITH(parse_json_text("{", "f"), Catch::StartsWith("f: malformed JSON: parse error at line 1"));
   // Duplicate keys: the last wins, as nlohmann's DOM parser does.
   CHECK(parse_json_text(R"({"k": 1, "k": 2})", "f")["k"] == 2);
+}
+
+TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[presets][hub]") {
+  for (const char* r : {"main", "v1.0", "refs/pr/1", "0123456789abcdef0123456789abcdef01234567"})
+    CHECK(presets::is_hf_revision(r));
+  for (const char* r : {"", "/etc/passwd", "../x", "a/../b", "a//b", "a b", "x:y", "a\\b", "main/"})
+    CHECK_FALSE(presets::is_hf_revision(r));
+  CHECK(presets::is_commit_hash("0123456789abcdef0123456789abcdef01234567"));
+  CHECK_FALSE(presets::is_commit_hash("0123456789ABCDEF0123456789abcdef01234567"));
+  CHECK_FALSE(presets::is_commit_hash("main"));
 }

@@ -107,12 +107,15 @@ TEST_CASE("safetensors Llama-3.1-8B: exact parameters and bytes from four shard 
   CHECK(s->by_dtype.at("BF16").bytes == 16060522496ULL);
   CHECK(s->has_lm_head);
   CHECK(s->vision.bytes == 0);
+  REQUIRE(s->index_total_size);
+  CHECK(*s->index_total_size == s->total.bytes);
 
   const ModelSpec m = presets::find_model(dir.string());
   REQUIRE(m.weights_bytes);
   CHECK(m.weights_bytes->value == 16060522496ULL);
   CHECK(m.weights_parameters == 8030261248ULL);
   CHECK(m.weights_origin == "safetensors headers (exact)");
+  CHECK(m.warnings.empty());  // total_size agrees: no warning
   PlanInputs in;
   in.model = m;
   CHECK(make_plan(in).weights_bytes.value == 16060522496ULL);
@@ -170,4 +173,81 @@ TEST_CASE("safetensors refusals: one line naming the file and tensor", "[safeten
     CHECK_THROWS_WITH(presets::add_safetensors_header(dir / "c.safetensors", s),
                       "c.safetensors: /w/dtype: unknown safetensors dtype 'Q4'");
   }
+}
+
+TEST_CASE("safetensors headers read elsewhere: the same checks, the file's size from outside",
+          "[safetensors]") {
+  presets::SafetensorsSummary s;
+  // One BF16 tensor 2 x 3: 12 bytes of data after an N-byte header; the file is 8 + N + 12 bytes.
+  const std::string text = R"({"w":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]}})";
+  presets::add_safetensors_header_text(text, 8 + text.size() + 12, "s.safetensors", s);
+  CHECK(s.total.elements == 6);
+  CHECK(s.total.bytes == 12);
+  CHECK(s.files == 1);
+  // One data byte short: the tensor's end is past the file.
+  CHECK_THROWS_WITH(presets::add_safetensors_header_text(text, 8 + text.size() + 11, "s.safetensors", s),
+                    "s.safetensors: /w/data_offsets: [0, 12] is outside the file's 11 data bytes");
+  CHECK_THROWS_WITH(
+      presets::add_safetensors_header_text(text, 20, "s.safetensors", s),
+      "s.safetensors: truncated: a " + std::to_string(text.size()) + "-byte header in a 20-byte file");
+  // The length prefix: 16 little-endian, checked against the file's size and the format's 100 MB.
+  const unsigned char sixteen[8] = {16, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(presets::safetensors_header_length(sixteen, 24, "x") == 16);
+  CHECK_THROWS_WITH(presets::safetensors_header_length(sixteen, 23, "x"),
+                    "x: truncated: a 16-byte header in a 23-byte file");
+  CHECK_THROWS_WITH(presets::safetensors_header_length(sixteen, 7, "x"),
+                    "x: truncated: no 8-byte header length");
+  const unsigned char huge[8] = {0x01, 0xe1, 0xf5, 0x05, 0, 0, 0, 0};  // 0x05f5e101 = 100,000,001
+  CHECK_THROWS_WITH(presets::safetensors_header_length(huge, std::uint64_t{1} << 40, "x"),
+                    "x: header length 100000001 is over the format's 100 MB");
+}
+
+TEST_CASE("safetensors index: shard names, each once, and only plain file names", "[safetensors]") {
+  const json good = {{"weight_map",
+                      {{"a", "model-00002.safetensors"},
+                       {"b", "model-00001.safetensors"},
+                       {"c", "model-00002.safetensors"}}}};
+  // nlohmann's object keeps its keys sorted: a, b, c; first use order gives shard 2 then shard 1.
+  CHECK(presets::safetensors_index_shards(good, "i.json") ==
+        std::vector<std::string>{"model-00002.safetensors", "model-00001.safetensors"});
+  for (const std::string shard : {"../x.safetensors", "", "..", "a\\b"})
+    CHECK_THROWS_WITH(presets::safetensors_index_shards(json{{"weight_map", {{"t", shard}}}}, "i.json"),
+                      "i.json: /weight_map/t: must be a file name in the folder");
+  CHECK_THROWS_WITH(presets::safetensors_index_shards(json::array(), "i.json"),
+                    "i.json: must be a JSON object with a weight_map");
+  CHECK_THROWS_WITH(presets::safetensors_index_shards(json{{"metadata", {}}}, "i.json"),
+                    "i.json: /weight_map: must be an object of tensor -> shard file");
+}
+
+TEST_CASE("safetensors folder: shards the folder lacks come from elsewhere, or not at all", "[safetensors]") {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "elsewhere";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.safetensors.index.json")
+      << json{{"weight_map", {{"w", "s1.safetensors"}, {"x", "s2.safetensors"}}}}.dump();
+  write_shard(dir / "s1.safetensors", {{"w", "BF16", {4}}});  // 8 B in the folder
+  const std::string text = R"({"x":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}})";
+  std::vector<std::string> asked;
+  const auto found = presets::read_safetensors_folder(dir, [&](const std::string& shard) {
+    asked.push_back(shard);
+    return std::optional<presets::ShardHeader>(presets::ShardHeader{8 + text.size() + 12, text});
+  });
+  REQUIRE(found);
+  CHECK(asked == std::vector<std::string>{"s2.safetensors"});
+  CHECK(found->total.bytes == 20);  // 8 + 12
+  CHECK(found->total.elements == 7);
+  CHECK_FALSE(found->index_total_size);  // the index has no metadata
+  // An index whose total_size disagrees with the headers: said in a warning.
+  presets::SafetensorsSummary off = *found;
+  off.index_total_size = 21;
+  ModelSpec m;
+  m.id = m.name = "x";
+  presets::apply_safetensors(off, m);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] == "safetensors: the index's total_size is 21 B, the headers' tensors 20 B");
+  CHECK_FALSE(presets::read_safetensors_folder(
+      dir, [](const std::string&) { return std::optional<presets::ShardHeader>(); }));
+  CHECK_THROWS_WITH(
+      presets::read_safetensors_folder(dir),
+      "model.safetensors.index.json: names the shard s2.safetensors, which is not in " + dir.string());
 }

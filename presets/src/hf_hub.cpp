@@ -15,13 +15,14 @@ std::string env(const char* name) {
   return v != nullptr ? std::string(v) : std::string();
 }
 
+}  // namespace
+
 bool is_commit_hash(std::string_view r) {
   if (r.size() != 40) return false;
   for (const char c : r)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
 }
-}  // namespace
 
 fs::path hf_hub_cache_dir() {
   if (const auto c = env("HF_HUB_CACHE"); !c.empty()) return c;
@@ -42,14 +43,29 @@ bool is_hf_repo_id(std::string_view id) {
   return true;
 }
 
+bool is_hf_revision(std::string_view r) {
+  if (r.empty() || r.size() > 256 || r.front() == '/' || r.back() == '/' ||
+      r.find("..") != std::string_view::npos || r.find("//") != std::string_view::npos)
+    return false;
+  for (const char c : r)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '\\' || c == '~' || c == '^' || c == ':' ||
+        c == '?' || c == '*' || c == '[')
+      return false;
+  return true;
+}
+
+fs::path hf_repo_cache_dir(std::string_view repo) {
+  std::string folder = "models--" + std::string(repo);
+  if (const auto slash = folder.find('/'); slash != std::string::npos) folder.replace(slash, 1, "--");
+  return hf_hub_cache_dir() / folder;
+}
+
 std::optional<fs::path> hf_cached_config(std::string_view repo, std::string_view revision_view) {
   const std::string revision = revision_view.empty() ? "main" : std::string(revision_view);
-  std::string folder = "models--" + std::string(repo);
-  folder.replace(folder.find('/'), 1, "--");
-  const fs::path base = hf_hub_cache_dir() / folder;
+  const fs::path base = hf_repo_cache_dir(repo);
   std::string commit = revision;
   if (!is_commit_hash(revision)) {
-    if (revision.find("..") != std::string::npos) return std::nullopt;
+    if (!is_hf_revision(revision)) return std::nullopt;
     std::error_code ec;
     if (!fs::is_regular_file(base / "refs" / revision, ec)) return std::nullopt;
     std::ifstream ref(base / "refs" / revision);

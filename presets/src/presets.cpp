@@ -8,6 +8,7 @@
 
 #include "kvplan/gguf.hpp"
 #include "kvplan/hf_hub.hpp"
+#include "kvplan/hub_fetch.hpp"
 #include "kvplan/safetensors.hpp"
 
 namespace kvplan::presets {
@@ -172,28 +173,33 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   std::stable_partition(presets.begin(), presets.end(), [](const auto& p) { return p.user; });
   for (const auto& p : presets)
     if (lower(p.id) == key) return load_model_file(p.path);
+  const ModelPreset* preset = nullptr;
   for (const auto& p : presets) {
     bool match = lower(p.hf_repo) == key;
     for (const auto& a : p.aliases) match = match || lower(a) == key;
-    if (match) return load_model_file(p.path);
+    if (match && preset == nullptr) preset = &p;
   }
-  // A path that exists but is no regular file (a directory, a FIFO, a link loop): say what it is.
-  if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
-  if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
-    throw Error(std::string(name_or_path), "no such file");
+  if (preset == nullptr) {
+    // A path that exists but is no regular file (a directory, a FIFO, a link loop): say what it is.
+    if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
+    if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
+      throw Error(std::string(name_or_path), "no such file");
+  }
+  // A repo id: the Hugging Face cache, then the Hub (hub_fetch.hpp); the preset of that repo when
+  // neither answers (offline, the Hub not reached, gated without a token) and no revision was asked for.
   if (is_hf_repo_id(name_or_path)) {
-    if (const auto config = hf_cached_config(name_or_path, revision)) {
-      ModelSpec m = load_model_file(*config);
-      m.id = m.name = std::string(name_or_path);
-      m.source = std::string(name_or_path) + (revision.empty() ? "" : "@" + std::string(revision)) +
-                 " (Hugging Face cache)";
+    if (preset == nullptr || !revision.empty()) return load_hf_repo(name_or_path, revision);
+    try {
+      return load_hf_repo(name_or_path, revision);
+    } catch (const HubError& e) {
+      ModelSpec m = load_model_file(preset->path);
+      if (!hf_hub_offline())
+        m.warnings.push_back("Hugging Face Hub: " + std::string(e.reason()) + "; the preset " + preset->id +
+                             " is used instead");
       return m;
     }
-    throw Error("model", "'" + std::string(name_or_path) + "' is not a preset, and revision '" +
-                             (revision.empty() ? std::string("main") : std::string(revision)) +
-                             "' of it is not in the Hugging Face cache (searched " +
-                             hf_hub_cache_dir().string() + ")");
   }
+  if (preset != nullptr) return load_model_file(preset->path);
   throw Error("model", "unknown model '" + std::string(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }

@@ -26,7 +26,6 @@ constexpr std::array<std::pair<std::string_view, std::uint64_t>, 20> kDtypeBits{
     {"U16", 16}, {"F16", 16}, {"BF16", 16}, {"I32", 32},    {"U32", 32},    {"F32", 32},    {"F64", 64},
     {"I64", 64}, {"U64", 64}, {"F4", 4},    {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64},
 }};
-constexpr std::uint64_t kMaxHeader = 100'000'000;  // tensor.rs MAX_HEADER_SIZE
 
 std::optional<std::uint64_t> dtype_bits(std::string_view d) {
   for (const auto& [name, bits] : kDtypeBits)
@@ -65,6 +64,19 @@ void add(TensorTotals& t, std::uint64_t elements, std::uint64_t bytes, const std
 
 }  // namespace
 
+std::uint64_t safetensors_header_length(const unsigned char (&prefix)[8], std::uint64_t file_size,
+                                        const std::string& origin) {
+  if (file_size < 8) throw Error(origin, "truncated: no 8-byte header length");
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | prefix[i];
+  if (n > kMaxSafetensorsHeader)
+    throw Error(origin, "header length " + std::to_string(n) + " is over the format's 100 MB");
+  if (n > file_size - 8)
+    throw Error(origin, "truncated: a " + std::to_string(n) + "-byte header in a " +
+                            std::to_string(file_size) + "-byte file");
+  return n;
+}
+
 void add_safetensors_header(const fs::path& file, SafetensorsSummary& into) {
   const std::string origin = file.filename().string();
   presets::require_regular_file(file);
@@ -74,20 +86,21 @@ void add_safetensors_header(const fs::path& file, SafetensorsSummary& into) {
   const std::uint64_t size = fs::file_size(file, ec);
   if (ec) throw Error(file.string(), "cannot read its size: " + ec.message());
   unsigned char len[8] = {};
-  if (size < 8 || !in.read(reinterpret_cast<char*>(len), 8))
-    throw Error(origin, "truncated: no 8-byte header length");
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
-  if (n > kMaxHeader)
-    throw Error(origin, "header length " + std::to_string(n) + " is over the format's 100 MB");
-  if (n > size - 8)
-    throw Error(origin, "truncated: a " + std::to_string(n) + "-byte header in a " + std::to_string(size) +
-                            "-byte file");
+  if (size >= 8 && !in.read(reinterpret_cast<char*>(len), 8)) throw Error(origin, "read error");
+  const std::uint64_t n = safetensors_header_length(len, size, origin);
   std::string text(n, '\0');
   if (!in.read(text.data(), static_cast<std::streamsize>(n))) throw Error(origin, "read error");
+  add_safetensors_header_text(text, size, origin, into);
+}
+
+void add_safetensors_header_text(std::string_view text, std::uint64_t file_size, const std::string& origin,
+                                 SafetensorsSummary& into) {
+  if (text.size() > kMaxSafetensorsHeader || file_size < 8 || text.size() > file_size - 8)
+    throw Error(origin, "truncated: a " + std::to_string(text.size()) + "-byte header in a " +
+                            std::to_string(file_size) + "-byte file");
   const json header = json::parse(text, nullptr, false);
   if (header.is_discarded() || !header.is_object()) throw Error(origin, "the header is not a JSON object");
-  const std::uint64_t data = size - 8 - n;
+  const std::uint64_t data = file_size - 8 - text.size();
   for (const auto& [name, t] : header.items()) {
     if (name == "__metadata__") continue;
     const std::string f = origin + ": /" + name;
@@ -134,33 +147,52 @@ void add_safetensors_header(const fs::path& file, SafetensorsSummary& into) {
   into.files += 1;
 }
 
-std::optional<SafetensorsSummary> read_safetensors_folder(const fs::path& folder) {
+std::vector<std::string> safetensors_index_shards(const json& index, const std::string& origin) {
+  if (!index.is_object()) throw Error(origin, "must be a JSON object with a weight_map");
+  const auto map = index.find("weight_map");
+  if (map == index.end() || !map->is_object())
+    throw Error(origin + ": /weight_map", "must be an object of tensor -> shard file");
+  std::vector<std::string> shards;
+  for (const auto& [tensor, shard] : map->items()) {
+    if (!shard.is_string() || shard.get<std::string>().empty() ||
+        shard.get<std::string>().find('/') != std::string::npos ||
+        shard.get<std::string>().find('\\') != std::string::npos || shard.get<std::string>() == "." ||
+        shard.get<std::string>() == "..")
+      throw Error(origin + ": /weight_map/" + tensor, "must be a file name in the folder");
+    if (std::find(shards.begin(), shards.end(), shard.get<std::string>()) == shards.end())
+      shards.push_back(shard.get<std::string>());
+  }
+  return shards;
+}
+
+std::optional<SafetensorsSummary> read_safetensors_folder(const fs::path& folder,
+                                                          const ShardSource& elsewhere) {
   std::error_code ec;
   SafetensorsSummary s;
+  const auto add_shard = [&](const std::string& shard, const std::string& origin) {
+    if (fs::is_regular_file(folder / shard, ec)) {
+      add_safetensors_header(folder / shard, s);
+      return true;
+    }
+    if (!elsewhere) throw Error(origin, "names the shard " + shard + ", which is not in " + folder.string());
+    const auto h = elsewhere(shard);
+    if (!h) return false;
+    add_safetensors_header_text(h->text, h->file_size, shard, s);
+    return true;
+  };
   const fs::path index = folder / "model.safetensors.index.json";
   if (fs::is_regular_file(index, ec)) {
+    const std::string origin = index.filename().string();
     const json j = read_json_file(index);
-    const auto map = j.find("weight_map");
-    if (map == j.end() || !map->is_object())
-      throw Error(index.filename().string() + ": /weight_map", "must be an object of tensor -> shard file");
-    std::vector<std::string> shards;
-    for (const auto& [tensor, shard] : map->items()) {
-      if (!shard.is_string() || shard.get<std::string>().find('/') != std::string::npos)
-        throw Error(index.filename().string() + ": /weight_map/" + tensor,
-                    "must be a file name in the folder");
-      if (std::find(shards.begin(), shards.end(), shard.get<std::string>()) == shards.end())
-        shards.push_back(shard.get<std::string>());
-    }
-    for (const auto& shard : shards) {
-      if (!fs::is_regular_file(folder / shard, ec))
-        throw Error(index.filename().string(),
-                    "names the shard " + shard + ", which is not in " + folder.string());
-      add_safetensors_header(folder / shard, s);
-    }
+    for (const auto& shard : safetensors_index_shards(j, origin))
+      if (!add_shard(shard, origin)) return std::nullopt;
+    if (const auto meta = j.find("metadata"); meta != j.end() && meta->is_object())
+      if (const auto t = meta->find("total_size"); t != meta->end() && t->is_number_unsigned())
+        s.index_total_size = t->get<std::uint64_t>();
     return s;
   }
-  if (fs::is_regular_file(folder / "model.safetensors", ec)) {
-    add_safetensors_header(folder / "model.safetensors", s);
+  if (fs::is_regular_file(folder / "model.safetensors", ec) || elsewhere) {
+    if (!add_shard("model.safetensors", "model.safetensors")) return std::nullopt;
     return s;
   }
   return std::nullopt;
@@ -183,6 +215,9 @@ void apply_safetensors(const SafetensorsSummary& summary, ModelSpec& m) {
   if (s.vision.bytes > 0)
     m.warnings.push_back("safetensors: the vision tower's " + std::to_string(s.vision.elements) +
                          " parameters (" + std::to_string(s.vision.bytes) + " B) are in the weights");
+  if (s.index_total_size && *s.index_total_size != s.total.bytes)
+    m.warnings.push_back("safetensors: the index's total_size is " + std::to_string(*s.index_total_size) +
+                         " B, the headers' tensors " + std::to_string(s.total.bytes) + " B");
   if (s.mtp.bytes > 0)
     m.warnings.push_back("safetensors: " + std::to_string(s.mtp.elements) + " MTP parameters (" +
                          std::to_string(s.mtp.bytes) +

@@ -61,7 +61,7 @@ step "delete the source copy and the build folder, move the installed tree"
 rm -rf "$work/src" "$work/build"
 mv "$work/prefix" "$work/moved"
 kvplan=$work/moved/bin/kvplan
-export KVPLAN_PRESETS="" XDG_DATA_HOME="$work/xdg"
+export KVPLAN_PRESETS="" XDG_DATA_HOME="$work/xdg" HF_HUB_OFFLINE=1 HF_HUB_CACHE="$work/hf-cache"
 
 step "kvplan models"
 out=$("$kvplan" models) || fail "kvplan models failed"

@@ -19,6 +19,18 @@ std::filesystem::path hf_hub_cache_dir();
 /// starting with '.' and without "..".
 bool is_hf_repo_id(std::string_view id);
 
+/// The cache folder of model repo `repo` (ORG/NAME): hf_hub_cache_dir() / "models--ORG--NAME"
+/// (huggingface_hub file_download.py repo_folder_name).
+std::filesystem::path hf_repo_cache_dir(std::string_view repo);
+
+/// Whether `revision` can name a branch, tag or commit (git check-ref-format's rules, in short): not
+/// empty, at most 256 characters, no control characters, spaces or any of \\ ~ ^ : ? * [, no "..", no
+/// "//", not starting or ending with '/'. refs/<revision> then stays inside the repo's cache folder.
+bool is_hf_revision(std::string_view revision);
+
+/// Whether `revision` is a commit hash: 40 lowercase hex digits (huggingface_hub REGEX_COMMIT_HASH).
+bool is_commit_hash(std::string_view revision);
+
 /// The cached config.json of `repo` at `revision` (empty: "main"): a 40-hex-digit revision is a snapshot
 /// directly; a branch or tag name is read from refs/<revision>. nullopt when the cache lacks it.
 std::optional<std::filesystem::path> hf_cached_config(std::string_view repo, std::string_view revision);

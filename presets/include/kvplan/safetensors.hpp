@@ -6,9 +6,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "kvplan/model.hpp"
 
@@ -35,7 +40,19 @@ struct SafetensorsSummary {
   std::map<std::uint64_t, TensorTotals> by_layer;  ///< tensors of "layers.N." names, by N (vision ones too)
   std::uint64_t files = 0;
   bool has_lm_head = false;  ///< an `lm_head` tensor (absent: tied embeddings)
+  /// model.safetensors.index.json's metadata.total_size (bytes), when the index gives it: the tensors'
+  /// bytes as the checkpoint's writer counted them, checked against the headers by apply_safetensors.
+  std::optional<std::uint64_t> index_total_size;
 };
+
+/// The format's largest header (bytes): safetensors/src/tensor.rs MAX_HEADER_SIZE.
+inline constexpr std::uint64_t kMaxSafetensorsHeader = 100'000'000;
+
+/// The header length N of a safetensors file from its first 8 bytes (little-endian), checked against
+/// the format's 100 MB and the file's `file_size` bytes. Throws kvplan::Error(origin, ...): a file under
+/// 8 bytes, N over 100 MB, or N past the end of the file (truncated).
+std::uint64_t safetensors_header_length(const unsigned char (&prefix)[8], std::uint64_t file_size,
+                                        const std::string& origin);
 
 /// Reads the header of one .safetensors file into `into`. Checks: the length fits the file and is at most
 /// 100 MB (the format's limit), the JSON is an object of tensors with a known dtype, a shape of
@@ -44,16 +61,40 @@ struct SafetensorsSummary {
 /// file and the tensor.
 void add_safetensors_header(const std::filesystem::path& file, SafetensorsSummary& into);
 
+/// add_safetensors_header on a header read elsewhere (an HTTP Range request, kvplan's header cache):
+/// `text` the N bytes of JSON after the 8-byte length, `file_size` the whole file's bytes (the data
+/// region is file_size - 8 - N). Same checks and errors, `origin` naming the file.
+void add_safetensors_header_text(std::string_view text, std::uint64_t file_size, const std::string& origin,
+                                 SafetensorsSummary& into);
+
+/// The shard files of a model.safetensors.index.json (parsed), each once, in order of first use in its
+/// weight_map. Throws kvplan::Error(origin + JSON path): no weight_map object, or a shard that is not a
+/// plain file name (empty, ".", "..", or with a '/' or '\\').
+std::vector<std::string> safetensors_index_shards(const nlohmann::json& index, const std::string& origin);
+
+/// A shard's header found outside the folder: the JSON text after the 8-byte length, and the file's size.
+struct ShardHeader {
+  std::uint64_t file_size = 0;
+  std::string text;
+};
+/// Where read_safetensors_folder looks for a shard the folder lacks: its header, or nullopt when it has
+/// none either.
+using ShardSource = std::function<std::optional<ShardHeader>(const std::string& shard)>;
+
 /// The safetensors headers of a model folder: the shards named by model.safetensors.index.json's
-/// weight_map, else model.safetensors; nullopt when the folder has neither. Throws kvplan::Error naming
-/// the file on a bad index or header, or a shard the index names that is missing.
-std::optional<SafetensorsSummary> read_safetensors_folder(const std::filesystem::path& folder);
+/// weight_map, else model.safetensors; nullopt when the folder has neither. A shard missing from the folder
+/// is an error naming it, unless `elsewhere` is given: then its header comes from there (a Hub snapshot
+/// holds the index but not the shards), and nullopt when `elsewhere` has none; with `elsewhere`, a folder
+/// without an index asks it for model.safetensors. Throws kvplan::Error naming the file on a bad index or
+/// header.
+std::optional<SafetensorsSummary> read_safetensors_folder(const std::filesystem::path& folder,
+                                                          const ShardSource& elsewhere = {});
 
 /// Sets a model's exact weights from its headers: ModelSpec::weights_bytes = language + vision tensors
 /// (what an engine loads; MTP layers, named `mtp` or numbered past the model's layers, are loaded only for
 /// speculative decoding), weights_parameters their
 /// elements, weights_origin "safetensors headers (exact)"; vision and MTP tensors are reported apart in
-/// the model's warnings.
+/// the model's warnings, and so is an index total_size other than the headers' total bytes.
 void apply_safetensors(const SafetensorsSummary& s, ModelSpec& m);
 
 }  // namespace kvplan::presets

@@ -1,0 +1,84 @@
+#pragma once
+/// @file hub_fetch.hpp
+/// Hugging Face repo ids from the Hub, through libcurl: config.json, model.safetensors.index.json and each
+/// shard's safetensors header (HTTP Range requests, never the tensors), written into the local Hub cache
+/// in huggingface_hub's layout (file_download.py hf_hub_download: blobs/<etag>, snapshots/<commit>/<file>
+/// a relative symlink to the blob, refs/<revision> holding the commit), so that Python tools and kvplan
+/// share it. Shard headers, which huggingface_hub has no place for (a partial shard in a snapshot would be
+/// taken for the whole file), go to kvplan's own cache (kvplan_cache_dir()).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kvplan/error.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/safetensors.hpp"
+
+namespace kvplan::presets {
+
+/// An error of the Hub or its cache, not of the model's files: the Hub not reached, a timeout, an HTTP
+/// error, a response that is not what a Hub sends, a cache miss while offline. find_model then falls back
+/// to the preset of that repo, when there is one.
+class HubError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Whether HF_HUB_OFFLINE is set to 1, true, yes or on (any case): huggingface_hub constants.py _is_true.
+bool hf_hub_offline();
+
+/// The Hub's address: $HF_ENDPOINT without a trailing '/', default https://huggingface.co
+/// (huggingface_hub constants.py ENDPOINT).
+std::string hf_endpoint();
+
+/// The token for gated and private repos, and where it came from ("HF_TOKEN", or the file's path): $HF_TOKEN,
+/// else the file $HF_TOKEN_PATH, else $HF_HOME/token, else ~/.cache/huggingface/token (huggingface_hub
+/// constants.py HF_TOKEN_PATH, utils/_auth.py get_token), surrounding whitespace removed. Empty when none.
+struct HubToken {
+  std::string value;
+  std::string source;
+};
+HubToken hf_token();
+
+/// kvplan's own cache folder: $XDG_CACHE_HOME/kvplan, else ~/.cache/kvplan.
+std::filesystem::path kvplan_cache_dir();
+
+/// Time limits of each HTTP request to the Hub, in milliseconds: connect 10 s, whole request 60 s; the
+/// environment variable KVPLAN_HUB_TIMEOUT (seconds, a number in (0, 86400]) sets the whole request's
+/// limit and caps the connect one. Throws kvplan::Error("KVPLAN_HUB_TIMEOUT", ...) on a bad value.
+struct HubTimeouts {
+  long connect_ms = 10'000;
+  long total_ms = 60'000;
+};
+HubTimeouts hub_timeouts();
+
+/// The shard header kvplan cached for `repo` at `commit`: kvplan_cache_dir() /
+/// "safetensors-headers/models--ORG--NAME/<commit>/<shard>.json", holding {"file_size": N, "header": TEXT}.
+/// nullopt when absent; throws kvplan::Error naming the file when it is malformed.
+std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::string_view commit,
+                                               const std::string& shard);
+
+/// Fetches `repo` (ORG/NAME) at `revision` (empty: main) from hf_endpoint() with hf_token(), and writes
+/// it into the Hub cache: config.json, the commit from the X-Repo-Commit header, then
+/// model.safetensors.index.json and each shard's header (or model.safetensors's header alone; neither:
+/// no exact weights). Everything is fetched and checked in memory first, then written through temporary
+/// files and renames, refs/<revision> last: a failure leaves no partial file and no ref to a partial
+/// snapshot. Returns the snapshot folder. Throws kvplan::Error("model", ...), one line each: gated or
+/// private (HTTP 401/403: names HF_TOKEN and the repo's page), 404 (no such repo, revision or file), the
+/// Hub not reached (names the cache folder searched), a timeout (names KVPLAN_HUB_TIMEOUT), a truncated
+/// response, a response that is not JSON, an endpoint that is not a Hub (no X-Repo-Commit header), a
+/// server that ignores Range requests; Error("--revision", ...) for a revision that cannot be a name.
+std::filesystem::path hf_fetch_model(std::string_view repo, std::string_view revision);
+
+/// A Hugging Face repo id as MODEL: its config.json from the Hub cache (hf_cached_config), else, unless
+/// hf_hub_offline(), fetched by hf_fetch_model. Weights come from the snapshot's safetensors headers
+/// (shards in the snapshot, else the headers kvplan cached); a cached snapshot without them (config.json
+/// alone) has the index and headers fetched when online, and cached; else the architecture estimate, with
+/// a warning saying why when the snapshot has an index whose headers are not at hand. Throws HubError
+/// ("model", ...) on a cache miss while offline, naming the cache folder searched, and as hf_fetch_model
+/// does.
+ModelSpec load_hf_repo(std::string_view repo, std::string_view revision);
+
+}  // namespace kvplan::presets

@@ -1,0 +1,564 @@
+// Hugging Face Hub fetches with libcurl, written into huggingface_hub's cache layout
+// (huggingface_hub file_download.py: hf_hub_url, get_hf_file_metadata, _normalize_etag, _create_symlink,
+// _cache_commit_hash_for_specific_revision; constants.py for the environment variables).
+#include "kvplan/hub_fetch.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include "kvplan/error.hpp"
+#include "kvplan/hf_hub.hpp"
+#include "kvplan/presets.hpp"
+
+namespace kvplan::presets {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return std::isspace(c) == 0; };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+/// Milliseconds as seconds for a message: "60 s", "1.5 s".
+std::string seconds_text(long ms) {
+  std::string s = std::to_string(ms / 1000);
+  if (ms % 1000 != 0) {
+    std::string frac = std::to_string(1000 + ms % 1000).substr(1);
+    while (frac.back() == '0') frac.pop_back();
+    s += "." + frac;
+  }
+  return s + " s";
+}
+
+/// What one request brought back. Headers are gathered over the redirects: the Hub's own answer (a 302
+/// to its CDN for LFS files) carries X-Repo-Commit, X-Linked-Etag and X-Linked-Size.
+struct Response {
+  long status = 0;
+  std::string body;
+  std::string commit;         ///< first X-Repo-Commit
+  std::string linked_etag;    ///< first X-Linked-Etag
+  std::string etag;           ///< the last response's ETag
+  std::string content_range;  ///< the last response's Content-Range
+  std::string error_code;     ///< the last response's X-Error-Code (GatedRepo, RepoNotFound...)
+  std::size_t limit = 0;      ///< most body bytes kept; more aborts the transfer
+  bool over_limit = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto& r = *static_cast<Response*>(user);
+  const std::size_t bytes = size * n;
+  if (r.body.size() + bytes > r.limit) {
+    r.over_limit = true;
+    return 0;  // aborts with CURLE_WRITE_ERROR
+  }
+  r.body.append(data, bytes);
+  return bytes;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto& r = *static_cast<Response*>(user);
+  const std::size_t bytes = size * n;
+  const std::string line(data, bytes);
+  if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect): its own headers start
+    r.etag.clear();
+    r.content_range.clear();
+    r.error_code.clear();
+    return bytes;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string::npos) return bytes;
+  const std::string name = lower(line.substr(0, colon));
+  const std::string value = trim(line.substr(colon + 1));
+  if (name == "x-repo-commit" && r.commit.empty()) r.commit = value;
+  if (name == "x-linked-etag" && r.linked_etag.empty()) r.linked_etag = value;
+  if (name == "etag") r.etag = value;
+  if (name == "content-range") r.content_range = value;
+  if (name == "x-error-code") r.error_code = value;
+  return bytes;
+}
+
+/// Python's urllib.parse.quote: every byte but letters, digits, "-_.~" and those of `safe` as %XX.
+std::string quote(std::string_view text, std::string_view safe) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '_' || c == '.' || c == '~' ||
+        safe.find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      constexpr const char* hex = "0123456789ABCDEF";
+      out += {'%', hex[u >> 4], hex[u & 15]};
+    }
+  }
+  return out;
+}
+
+/// The request's context, for the messages.
+struct Hub {
+  std::string repo;
+  std::string revision;
+  std::string endpoint = hf_endpoint();
+  HubToken token = hf_token();
+  HubTimeouts timeouts = hub_timeouts();
+  bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
+  mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
+
+  [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
+    // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{quote(filename)}.
+    return endpoint + "/" + repo + "/resolve/" + quote(rev, "") + "/" + quote(file, "/");
+  }
+
+  [[nodiscard]] std::string not_cached() const {
+    return "'" + repo + "' at revision '" + revision + "' is not in the Hugging Face cache (searched " +
+           hf_hub_cache_dir().string() + ")";
+  }
+
+  /// GET `url`, following redirects; `range` asks for bytes [first, last]. Throws on a transfer failure.
+  Response get(const std::string& url, std::size_t limit,
+               std::optional<std::pair<std::uint64_t, std::uint64_t>> range, const std::string& file) const {
+    static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!ready) throw HubError("model", "libcurl failed to initialise");
+    // One handle for every request of a fetch: libcurl keeps its connection (and TLS session) open.
+    if (!handle) handle.reset(curl_easy_init());
+    if (!handle) throw HubError("model", "libcurl failed to start a request");
+    CURL* curl = handle.get();
+    curl_easy_reset(curl);
+    Response r;
+    r.limit = limit;
+    char err[CURL_ERROR_SIZE] = {};
+    curl_slist* headers = nullptr;
+    if (!token.value.empty())
+      headers = curl_slist_append(headers, ("Authorization: Bearer " + token.value).c_str());
+    const std::string range_text =
+        range ? std::to_string(range->first) + "-" + std::to_string(range->second) : std::string();
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
+    // The token goes to the Hub only, not to the CDN a redirect leads to (libcurl's default, made explicit).
+    curl_easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect_ms);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeouts.total_ms);
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "kvplan");
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
+    if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
+    const CURLcode rc = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(headers);
+    // A body cut at the limit still leaves its status: an error page (404, 401) is answered by check().
+    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && r.over_limit && (r.status < 200 || r.status > 299)))
+      return r;
+    const std::string why = err[0] != '\0' ? std::string(err) : std::string(curl_easy_strerror(rc));
+    const std::string what = "'" + repo + "' " + file;
+    switch (rc) {
+      case CURLE_OPERATION_TIMEDOUT:
+        throw HubError("model", "timed out after " + seconds_text(timeouts.total_ms) + " fetching " + what +
+                                    " from " + endpoint + " (" + why +
+                                    "; KVPLAN_HUB_TIMEOUT sets the limit in seconds)");
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_RESOLVE_PROXY:
+      case CURLE_COULDNT_CONNECT:
+        throw HubError("model", "cannot reach " + endpoint + " (" + why + ")" +
+                                    (config_cached ? std::string() : ", and " + not_cached()));
+      case CURLE_PARTIAL_FILE:
+      case CURLE_RECV_ERROR:
+      case CURLE_GOT_NOTHING:
+        throw HubError("model", "truncated response for " + what + " from " + url + " (" + why + ")");
+      case CURLE_WRITE_ERROR:
+        if (r.over_limit)
+          throw HubError("model", (range ? "the server ignored the Range request for "
+                                         : "a response over " + std::to_string(limit) + " bytes for ") +
+                                      what + " from " + url);
+        break;
+      default: break;
+    }
+    throw HubError("model", "fetching " + what + " from " + url + " failed: " + why);
+  }
+
+  /// Throws for a status other than 200/206; nullopt for a file the repo lacks (404 EntryNotFound) when
+  /// `optional`.
+  [[nodiscard]] bool check(const Response& r, const std::string& file, bool optional) const {
+    if (r.status == 200 || r.status == 206) return true;
+    const std::string page = endpoint + "/" + repo;
+    if (r.error_code == "RepoNotFound")
+      throw HubError("model", "no repo '" + repo + "' on " + endpoint + " (HTTP " + std::to_string(r.status) +
+                                  (token.value.empty() ? "; if it is private, set HF_TOKEN)" : ")"));
+    if (r.error_code == "RevisionNotFound")
+      throw HubError("model", "'" + repo + "' has no revision '" + revision + "' (HTTP " +
+                                  std::to_string(r.status) + ")");
+    if (r.status == 401 || r.status == 403 || r.error_code == "GatedRepo") {
+      if (token.value.empty())
+        throw HubError("model", "'" + repo + "' is gated or private (HTTP " + std::to_string(r.status) +
+                                    " for " + file + "): accept its terms at " + page +
+                                    ", then set HF_TOKEN to a token with access (or run `hf auth login`)");
+      throw HubError("model", "the token from " + token.source + " has no access to '" + repo + "' (HTTP " +
+                                  std::to_string(r.status) + " for " + file + "): request access at " + page);
+    }
+    if (r.status == 404) {
+      if (optional && (r.error_code.empty() || r.error_code == "EntryNotFound")) return false;
+      if (r.error_code == "EntryNotFound")
+        throw HubError("model",
+                       "'" + repo + "' has no " + file + " at revision '" + revision + "' (HTTP 404)");
+      throw HubError("model", "no repo '" + repo + "' with a revision '" + revision + "' on " + endpoint +
+                                  " (HTTP 404 for " + file + ")");
+    }
+    throw HubError("model",
+                   endpoint + " answered HTTP " + std::to_string(r.status) + " for '" + repo + "' " + file);
+  }
+
+  /// The body as a JSON object, with the file readers' limits (depth, values) as for a file on disk.
+  [[nodiscard]] json parse(const Response& r, const std::string& file, const std::string& url) const {
+    const std::string what = "the response for '" + repo + "' " + file + " from " + url;
+    json j;
+    try {
+      j = parse_json_text(r.body, file);
+    } catch (const Error& e) {
+      throw HubError("model",
+                     what + " is not JSON (" + e.reason() + "; it starts '" + r.body.substr(0, 32) + "')");
+    }
+    if (!j.is_object())
+      throw HubError("model", what + " is not a JSON object (it starts '" + r.body.substr(0, 32) + "')");
+    return j;
+  }
+
+  /// A shard's header through two Range requests: bytes 0-7 (the length N; the file's size from
+  /// Content-Range), then bytes 8 to 8+N-1. nullopt when the file is absent and `optional`.
+  std::optional<ShardHeader> header(const std::string& commit, const std::string& shard,
+                                    bool optional) const {
+    const std::string u = url(commit, shard);
+    const Response first = get(u, 8, std::pair<std::uint64_t, std::uint64_t>{0, 7}, shard);
+    if (!check(first, shard, optional)) return std::nullopt;
+    const auto ranged = [&](const Response& r, std::uint64_t want) {
+      if (r.status != 206)
+        throw HubError("model", "the server ignored the Range request for '" + repo + "' " + shard +
+                                    " (HTTP " + std::to_string(r.status) + " from " + u + ")");
+      if (r.body.size() != want)
+        throw HubError("model", "truncated response for '" + repo + "' " + shard + ": " +
+                                    std::to_string(r.body.size()) + " of " + std::to_string(want) + " bytes");
+    };
+    ranged(first, 8);
+    // Content-Range: bytes 0-7/SIZE (RFC 9110 14.4).
+    const auto slash = first.content_range.rfind('/');
+    std::uint64_t size = 0;
+    const std::string total =
+        slash == std::string::npos ? std::string() : first.content_range.substr(slash + 1);
+    const auto [end, ec] = std::from_chars(total.data(), total.data() + total.size(), size);
+    if (total.empty() || ec != std::errc() || end != total.data() + total.size())
+      throw HubError("model", "the response for '" + repo + "' " + shard +
+                                  " has no file size in its Content-Range ('" + first.content_range + "')");
+    unsigned char prefix[8] = {};
+    std::copy(first.body.begin(), first.body.end(), prefix);
+    const std::uint64_t n = safetensors_header_length(prefix, size, shard);
+    if (n < 2) throw HubError(shard, "the header is not a JSON object");
+    const Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
+    (void)check(second, shard, false);
+    ranged(second, n);
+    return ShardHeader{size, second.body};
+  }
+};
+
+/// huggingface_hub _normalize_etag: the ETag without a weak "W/" mark and quotes. Empty unless it is a
+/// safe file name (the Hub's are hex digests).
+std::string blob_name(std::string etag) {
+  if (etag.rfind("W/", 0) == 0) etag.erase(0, 2);
+  etag.erase(std::remove(etag.begin(), etag.end(), '"'), etag.end());
+  if (etag.empty() || etag.size() > 128) return {};
+  for (const char c : etag)
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_') return {};
+  return etag;
+}
+
+/// A temporary name beside `p`, for a write then a rename.
+fs::path temp_beside(const fs::path& p) {
+  static std::mt19937_64 gen{std::random_device{}()};
+  return p.parent_path() /
+         ("." + p.filename().string() + ".kvplan-" + std::to_string(gen() % 1'000'000'000) + ".tmp");
+}
+
+/// Writes `data` at `p` through a temporary file and a rename; nothing is left at either on failure, which
+/// is a HubError naming the path (a repo id that is a preset's then falls back to the preset).
+void write_atomic(const fs::path& p, std::string_view data) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  if (ec) throw HubError(p.parent_path().string(), "cannot create the folder: " + ec.message());
+  const fs::path tmp = temp_beside(p);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw HubError(p.string(), "cannot write (disk full or no permission)");
+    }
+  }
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw HubError(p.string(), "cannot write: " + ec.message());
+  }
+}
+
+/// One fetched file into the cache: blobs/<etag> and the snapshot's relative symlink to it (as
+/// huggingface_hub's _create_symlink); without a usable ETag, or where links fail, a plain file in the
+/// snapshot (huggingface_hub's layout without symlinks).
+void cache_file(const fs::path& repo_dir, const std::string& commit, const std::string& file,
+                const Response& r) {
+  const fs::path in_snapshot = repo_dir / "snapshots" / commit / file;
+  const std::string blob = blob_name(!r.linked_etag.empty() ? r.linked_etag : r.etag);
+  if (!blob.empty()) {
+    const fs::path blob_path = repo_dir / "blobs" / blob;
+    std::error_code ec;
+    if (!fs::is_regular_file(blob_path, ec)) write_atomic(blob_path, r.body);
+    fs::create_directories(in_snapshot.parent_path(), ec);
+    const fs::path tmp = temp_beside(in_snapshot);
+    fs::create_symlink(fs::path("..") / ".." / "blobs" / blob, tmp, ec);
+    if (!ec) {
+      fs::rename(tmp, in_snapshot, ec);
+      if (!ec) return;
+      fs::remove(tmp, ec);
+    }
+  }
+  write_atomic(in_snapshot, r.body);
+}
+
+fs::path header_cache_path(std::string_view repo, std::string_view commit, const std::string& shard) {
+  return kvplan_cache_dir() / "safetensors-headers" / hf_repo_cache_dir(repo).filename() /
+         std::string(commit) / (shard + ".json");
+}
+
+/// What the Hub gave for a checkpoint's weights: its index (absent: none, or the snapshot's was used),
+/// and the shard headers fetched.
+struct Weights {
+  std::optional<Response> index;
+  std::vector<std::pair<std::string, ShardHeader>> headers;
+};
+
+/// The safetensors headers of `commit` from the Hub: the shards of `index` (the snapshot's), else of the
+/// Hub's model.safetensors.index.json, else model.safetensors alone, else none; shards for which `have`
+/// is true are skipped. Every header is checked before it is returned.
+Weights fetch_weights(const Hub& hub, const std::string& commit, const std::optional<json>& index,
+                      const std::function<bool(const std::string&)>& have) {
+  Weights w;
+  std::vector<std::string> shards;
+  const std::string name = "model.safetensors.index.json";
+  if (index) {
+    shards = safetensors_index_shards(*index, name);
+  } else {
+    const std::string index_url = hub.url(commit, name);
+    Response r = hub.get(index_url, kMaxJsonBytes, std::nullopt, name);
+    if (hub.check(r, name, true)) {
+      shards = safetensors_index_shards(hub.parse(r, name, index_url), name);
+      w.index = std::move(r);
+    } else {
+      shards = {"model.safetensors"};
+    }
+  }
+  for (const auto& shard : shards) {
+    if (have && have(shard)) continue;
+    // model.safetensors without an index may be absent: then there are no headers.
+    if (auto h = hub.header(commit, shard, !index && !w.index)) w.headers.emplace_back(shard, std::move(*h));
+  }
+  SafetensorsSummary scratch;
+  for (const auto& [shard, h] : w.headers) add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+  return w;
+}
+
+/// Writes what fetch_weights gave: the index into the snapshot (blob and link), each header into
+/// kvplan's cache, each through a temporary file and a rename.
+void write_weights(const std::string& repo, const std::string& commit, const Weights& w) {
+  if (w.index) cache_file(hf_repo_cache_dir(repo), commit, "model.safetensors.index.json", *w.index);
+  for (const auto& [shard, h] : w.headers)
+    write_atomic(header_cache_path(repo, commit, shard),
+                 json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+}
+
+}  // namespace
+
+bool hf_hub_offline() {
+  const std::string v = lower(trim(env("HF_HUB_OFFLINE")));
+  return v == "1" || v == "true" || v == "yes" || v == "on";
+}
+
+std::string hf_endpoint() {
+  std::string e = trim(env("HF_ENDPOINT"));
+  while (!e.empty() && e.back() == '/') e.pop_back();
+  return e.empty() ? "https://huggingface.co" : e;
+}
+
+HubToken hf_token() {
+  if (auto t = trim(env("HF_TOKEN")); !t.empty()) return {t, "HF_TOKEN"};
+  fs::path file;
+  if (const auto p = env("HF_TOKEN_PATH"); !p.empty())
+    file = p;
+  else if (const auto h = env("HF_HOME"); !h.empty())
+    file = fs::path(h) / "token";
+  else
+    file = fs::path(env("HOME")) / ".cache" / "huggingface" / "token";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) > 4096) return {};
+  std::ifstream in(file);
+  std::string t;
+  std::getline(in, t);
+  t = trim(t);
+  if (t.empty()) return {};
+  return {t, file.string()};
+}
+
+fs::path kvplan_cache_dir() {
+  if (const auto x = env("XDG_CACHE_HOME"); !x.empty()) return fs::path(x) / "kvplan";
+  return fs::path(env("HOME")) / ".cache" / "kvplan";
+}
+
+HubTimeouts hub_timeouts() {
+  HubTimeouts t;
+  const std::string v = trim(env("KVPLAN_HUB_TIMEOUT"));
+  if (v.empty()) return t;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 86400)
+    throw Error("KVPLAN_HUB_TIMEOUT", "'" + v + "' is not a number of seconds in (0, 86400]");
+  t.total_ms = std::max(1L, static_cast<long>(s * 1000));
+  t.connect_ms = std::min(t.connect_ms, t.total_ms);
+  return t;
+}
+
+std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::string_view commit,
+                                               const std::string& shard) {
+  const fs::path p = header_cache_path(repo, commit, shard);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(p, ec))) return std::nullopt;
+  const json j = read_json_file(p);
+  const auto size = j.find("file_size");
+  const auto text = j.find("header");
+  if (size == j.end() || !size->is_number_unsigned())
+    throw Error(p.string() + ": /file_size", "must be a byte count");
+  if (text == j.end() || !text->is_string())
+    throw Error(p.string() + ": /header", "must be the header's JSON text");
+  return ShardHeader{size->get<std::uint64_t>(), text->get<std::string>()};
+}
+
+fs::path hf_fetch_model(std::string_view repo_view, std::string_view revision_view) {
+  Hub hub;
+  hub.repo = std::string(repo_view);
+  hub.revision = revision_view.empty() ? "main" : std::string(revision_view);
+  if (!is_hf_revision(hub.revision))
+    throw Error("--revision", "'" + hub.revision + "' cannot be a branch, tag or commit name");
+  // config.json at the revision; the Hub names the commit it resolved to in X-Repo-Commit.
+  const std::string config_url = hub.url(hub.revision, "config.json");
+  const Response config = hub.get(config_url, kMaxJsonBytes, std::nullopt, "config.json");
+  (void)hub.check(config, "config.json", false);
+  (void)hub.parse(config, "config.json", config_url);
+  std::string commit = config.commit;
+  if (commit.empty() && is_commit_hash(hub.revision)) commit = hub.revision;
+  if (commit.empty())
+    throw HubError("model", hub.endpoint + " is not a Hugging Face Hub: its answer for '" + hub.repo +
+                                "' config.json has no X-Repo-Commit header (check HF_ENDPOINT)");
+  if (!is_commit_hash(commit))
+    throw HubError("model",
+                   "the X-Repo-Commit header for '" + hub.repo + "' is not a commit hash: '" + commit + "'");
+
+  const Weights weights = fetch_weights(hub, commit, std::nullopt, {});
+
+  // Written: blobs and snapshot links, the headers, then the ref.
+  const fs::path repo_dir = hf_repo_cache_dir(hub.repo);
+  cache_file(repo_dir, commit, "config.json", config);
+  write_weights(hub.repo, commit, weights);
+  if (hub.revision != commit) write_atomic(repo_dir / "refs" / hub.revision, commit);
+  return repo_dir / "snapshots" / commit;
+}
+
+ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
+  const std::string rev = revision.empty() ? "main" : std::string(revision);
+  auto config = hf_cached_config(repo, rev);
+  std::string from = "from the Hugging Face cache";
+  bool fetched = false;
+  if (!config) {
+    if (hf_hub_offline())
+      throw HubError("model", "'" + std::string(repo) + "' is not a preset, and revision '" + rev +
+                                  "' of it is not in the Hugging Face cache (searched " +
+                                  hf_hub_cache_dir().string() +
+                                  "); HF_HUB_OFFLINE is set, so the Hub was not asked");
+    const fs::path snapshot = hf_fetch_model(repo, rev);
+    config = snapshot / "config.json";
+    from = "from the Hugging Face Hub " + hf_endpoint() + ", now cached";
+    fetched = true;
+  }
+  const fs::path snapshot = config->parent_path();
+  const std::string commit = snapshot.filename().string();
+  ModelSpec m = model_from_hf_config(read_json_file(*config), "config.json");
+  m.id = m.name = std::string(repo);
+  m.source = std::string(repo) + "@" + rev + " " + from;
+  std::vector<std::string> missing;
+  const auto read = [&] {
+    missing.clear();
+    return read_safetensors_folder(snapshot, [&](const std::string& shard) {
+      auto h = cached_shard_header(repo, commit, shard);
+      if (!h) missing.push_back(shard);
+      return h;
+    });
+  };
+  auto st = read();
+  std::error_code ec;
+  const fs::path index = snapshot / "model.safetensors.index.json";
+  std::string why = "HF_HUB_OFFLINE is set";
+  // A config cached without its weights' headers (a Python tool fetched config.json alone): the headers
+  // from the Hub, when online, written into the caches for the next time.
+  if (!st && !fetched && is_commit_hash(commit) && !hf_hub_offline()) {
+    try {
+      Hub hub;
+      hub.repo = std::string(repo);
+      hub.revision = rev;
+      hub.config_cached = true;
+      const std::optional<json> cached_index =
+          fs::is_regular_file(index, ec) ? std::optional<json>(read_json_file(index)) : std::nullopt;
+      const Weights w = fetch_weights(hub, commit, cached_index, [&](const std::string& shard) {
+        return fs::is_regular_file(snapshot / shard, ec) ||
+               cached_shard_header(repo, commit, shard).has_value();
+      });
+      write_weights(std::string(repo), commit, w);
+      st = read();
+    } catch (const HubError& e) {
+      why = e.reason();
+    }
+  }
+  if (st)
+    apply_safetensors(*st, m);
+  else if (fs::is_regular_file(index, ec))
+    m.warnings.push_back(
+        "safetensors: the header of " + (missing.empty() ? std::string("a shard") : missing.front()) +
+        " is neither in the snapshot nor in kvplan's cache (" + kvplan_cache_dir().string() +
+        "), and the Hub did not give it (" + why + "): the weights are the architecture's estimate");
+  return m;
+}
+
+}  // namespace kvplan::presets

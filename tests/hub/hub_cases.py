@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""kvplan against a local Hub (hub_server.py): one case per run, as ctest runs them.
+Usage: hub_cases.py CASE KVPLAN_BINARY
+
+Every case works in a fresh temporary folder: HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME (kvplan's header
+cache) under it, no token, HF_ENDPOINT the local server. An error case checks the exit code 2, one line
+on stderr, nothing on stdout, and nothing written into either cache.
+
+Expected figures, worked by hand from the configs:
+  Qwen3-32B: 64 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 262,144 B per token; 32,768 tokens:
+    8,589,934,592 B. Parameters: embeddings and lm_head 2 x 151,936 x 5,120 = 1,555,824,640; per layer
+    q 5,120 x 8,192 + o 8,192 x 5,120 = 83,886,080, k and v 2 x 1,024 x 5,120 = 10,485,760, q/k norms
+    256, MLP 3 x 5,120 x 25,600 = 393,216,000, layer norms 10,240: 487,598,336, x 64 = 31,206,293,504;
+    final norm 5,120: 32,762,123,264 parameters, x 2 B = 65,524,246,528 B (Qwen/Qwen3-32B's index
+    total_size).
+  Llama-3.1-8B: 8,030,261,248 parameters, 16,060,522,496 B (tests/test_safetensors.cpp works it).
+  kvplan-test/tiny: tests/sources/make_safetensors.py's tiny-llama without its vision tensor:
+    138,048 elements x 2 B = 276,096 B.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hub_server  # noqa: E402
+
+QWEN_COMMIT = "1" * 40
+LLAMA_COMMIT = "2" * 40
+
+
+class Run:
+    def __init__(self, tmp, endpoint):
+        self.tmp, self.endpoint = tmp, endpoint
+        self.cache = os.path.join(tmp, "hub")
+        self.xdg = os.path.join(tmp, "xdg-cache")
+
+    def __call__(self, *args, env=None):
+        # No HF_* of the caller's, and no proxy: libcurl would send 127.0.0.1 through one.
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("HF_") and k != "KVPLAN_HUB_TIMEOUT" and not k.lower().endswith("_proxy")}
+        e.update({"HF_HUB_CACHE": self.cache, "HF_HOME": os.path.join(self.tmp, "hf-home"),
+                  "XDG_CACHE_HOME": self.xdg, "HF_ENDPOINT": self.endpoint, "KVPLAN_PRESETS": "",
+                  "XDG_DATA_HOME": os.path.join(self.tmp, "no-user-presets")})
+        e.update(env or {})
+        start = time.monotonic()
+        p = subprocess.run([KVPLAN, *args], env=e, capture_output=True, text=True, timeout=60)
+        p.seconds = time.monotonic() - start
+        return p
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ok(p, what):
+    if p.returncode != 0:
+        fail(f"{what}: exit {p.returncode}, stderr: {p.stderr}")
+    return json.loads(p.stdout) if p.stdout.lstrip().startswith("{") else p.stdout
+
+
+def files_under(path):
+    out = []
+    for base, _, names in os.walk(path):
+        out += [os.path.relpath(os.path.join(base, n), path) for n in names]
+    return sorted(out)
+
+
+def bad(run, p, what, *parts):
+    """Exit 2, one line naming every part, no stdout, nothing written into the caches."""
+    lines = p.stderr.splitlines()
+    if p.returncode != 2 or len(lines) != 1 or p.stdout:
+        fail(f"{what}: want exit 2 and one line; got exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr!r}")
+    for part in parts:
+        if part not in lines[0]:
+            fail(f"{what}: '{part}' not in: {lines[0]}")
+    left = files_under(run.cache) + files_under(run.xdg)
+    if left:
+        fail(f"{what}: files left in the caches: {left}")
+    print(f"ok: {what}: {lines[0]}")
+
+
+def check_qwen(j, where):
+    if j["bytes_per_token"] != 262144 or j["kv_bytes_per_sequence"] != 8589934592:
+        fail(f"{where}: KV {j['bytes_per_token']} B/token, {j['kv_bytes_per_sequence']} B per sequence")
+    if j["weights_source"] != "safetensors headers (exact)" or j["per_gpu"]["weights_bytes"] != 65524246528:
+        fail(f"{where}: weights {j['per_gpu']['weights_bytes']} from {j['weights_source']}")
+    if j["parameters"] != 32762123264 or j["model"]["id"] != "Qwen/Qwen3-32B":
+        fail(f"{where}: {j['parameters']} parameters, model {j['model']}")
+
+
+def case_qwen3(run, server):
+    """Fetch, the cache written in huggingface_hub's layout, then offline reuse with the server stopped."""
+    j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "fetch")
+    check_qwen(j, "fetch")
+    if "Hugging Face Hub " + run.endpoint not in j["model"]["source"]:
+        fail("fetch: source " + j["model"]["source"])
+    repo = os.path.join(run.cache, "models--Qwen--Qwen3-32B")
+    with open(os.path.join(repo, "refs", "main")) as f:
+        if f.read() != QWEN_COMMIT:
+            fail("refs/main does not hold the commit")
+    served = hub_server.Handler.repos["Qwen/Qwen3-32B"].files
+    snap = os.path.join(repo, "snapshots", QWEN_COMMIT)
+    for name in ("config.json", "model.safetensors.index.json"):
+        link = os.path.join(snap, name)
+        body = served[name]
+        import hashlib
+        etag = hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
+        if not os.path.islink(link) or os.readlink(link) != os.path.join("..", "..", "blobs", etag):
+            fail(f"{name}: not a link to ../../blobs/{etag}")
+        with open(link, "rb") as f:
+            if f.read() != body:
+                fail(f"{name}: the cached bytes differ from the served ones")
+    if sorted(os.listdir(snap)) != ["config.json", "model.safetensors.index.json"]:
+        fail(f"the snapshot holds {os.listdir(snap)}: no shard may be there (it would pass for the whole file)")
+    headers = files_under(os.path.join(run.xdg, "kvplan", "safetensors-headers", "models--Qwen--Qwen3-32B"))
+    want = [f"{QWEN_COMMIT}/model-{i:05d}-of-00017.safetensors.json" for i in range(1, 18)]
+    if headers != want:
+        fail(f"header cache: {headers}")
+    if any(".tmp" in f for f in files_under(run.cache) + files_under(run.xdg)):
+        fail("temporary files left")
+    print("ok: fetched, cache layout")
+    server.shutdown()
+    server.server_close()
+    j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json", env={"HF_HUB_OFFLINE": "1"}), "offline")
+    check_qwen(j, "offline")
+    if "Hugging Face cache" not in j["model"]["source"]:
+        fail("offline: source " + j["model"]["source"])
+    text = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", env={"HF_HUB_OFFLINE": "1"}), "offline text")
+    if "32,762,123,264 parameters (safetensors headers (exact))" not in text:
+        fail("offline text: " + text)
+    # Not offline, the server gone: the cache answers, no request is made.
+    check_qwen(ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "cached, online"), "cached")
+    print("ok: offline reuse")
+
+
+def case_config_only(run, server):
+    """A cache holding config.json alone, as a Python tool that read only the config leaves it: online, the
+    index and the shard headers are fetched and cached; offline, the estimate; headers gone and the Hub
+    unreachable, the estimate with a warning saying why."""
+    repo = os.path.join(run.cache, "models--Qwen--Qwen3-32B")
+    snap = os.path.join(repo, "snapshots", QWEN_COMMIT)
+    os.makedirs(os.path.join(repo, "refs"))
+    os.makedirs(snap)
+    with open(os.path.join(repo, "refs", "main"), "w") as f:
+        f.write(QWEN_COMMIT)
+    with open(os.path.join(snap, "config.json"), "wb") as f:
+        f.write(hub_server.Handler.repos["Qwen/Qwen3-32B"].files["config.json"])
+    args = ("size", "Qwen/Qwen3-32B", "--context", "32768", "--json")
+    j = ok(run(*args, env={"HF_HUB_OFFLINE": "1"}), "config only, offline")
+    if j["weights_source"] != "architecture (estimate)" or j.get("warnings"):
+        fail(f"config only, offline: {j['weights_source']}, {j.get('warnings')}")
+    j = ok(run(*args), "config only, online")
+    check_qwen(j, "config only, online")
+    if "Hugging Face cache" not in j["model"]["source"]:
+        fail("config only: source " + j["model"]["source"])
+    if not os.path.islink(os.path.join(snap, "model.safetensors.index.json")):
+        fail("config only: the index was not cached")
+    check_qwen(ok(run(*args, env={"HF_HUB_OFFLINE": "1"}), "config only, then offline"), "config only, then offline")
+    import shutil
+    shutil.rmtree(run.xdg)
+    server.shutdown()
+    server.server_close()
+    j = ok(run(*args), "headers gone, Hub gone")
+    w = " ".join(j.get("warnings", []))
+    if j["weights_source"] != "architecture (estimate)" or "-of-00017.safetensors is neither in the snapshot" not in w or \
+            "the Hub did not give it (cannot reach " + run.endpoint not in w:
+        fail(f"headers gone, Hub gone: {j['weights_source']}, {w}")
+    print("ok: config only")
+
+
+def case_llama_gated(run, server):
+    page = run.endpoint + "/meta-llama/Llama-3.1-8B"
+    bad(run, run("size", "meta-llama/Llama-3.1-8B", "--revision", "main"), "gated 401 without a token",
+        "HTTP 401", "HF_TOKEN", page)
+    # Without --revision, the preset of that repo stands in, and says why.
+    p = run("size", "meta-llama/Llama-3.1-8B", "--json")
+    j = ok(p, "gated, preset")
+    if j["model"]["id"] != "llama-3.1-8b" or j["weights_source"] != "architecture (estimate)":
+        fail(f"gated, preset: {j['model']} {j['weights_source']}")
+    if "HF_TOKEN" not in json.dumps(j.get("warnings", [])) + p.stderr:
+        fail("gated, preset: no warning naming HF_TOKEN: " + p.stdout[:2000] + p.stderr)
+    # With the token from the file huggingface_hub writes ($HF_HOME/token).
+    os.makedirs(os.path.join(run.tmp, "hf-home"), exist_ok=True)
+    with open(os.path.join(run.tmp, "hf-home", "token"), "w") as f:
+        f.write(hub_server.TOKEN + "\n")
+    j = ok(run("size", "meta-llama/Llama-3.1-8B", "--revision", "main", "--json"), "gated with token")
+    if j["parameters"] != 8030261248 or j["per_gpu"]["weights_bytes"] != 16060522496:
+        fail(f"Llama-3.1-8B: {j['parameters']} parameters, {j['per_gpu']['weights_bytes']} B")
+    if j["weights_source"] != "safetensors headers (exact)" or j["bytes_per_token"] != 131072:
+        fail(f"Llama-3.1-8B: {j['weights_source']}, {j['bytes_per_token']} B/token")
+    with open(os.path.join(run.cache, "models--meta-llama--Llama-3.1-8B", "snapshots", LLAMA_COMMIT,
+                           "model.safetensors.index.json")) as f:
+        if json.load(f)["metadata"]["total_size"] != 16060522496:
+            fail("index total_size")
+    # A wrong token from HF_TOKEN: named as such.
+    cache2 = Run(os.path.join(run.tmp, "second"), run.endpoint)
+    bad(cache2, cache2("size", "meta-llama/Llama-3.1-8B", "--revision", "main", env={"HF_TOKEN": "hf_wrong"}),
+        "gated 401 with a wrong token", "the token from HF_TOKEN has no access", page)
+    print("ok: gated")
+
+
+def case_not_found(run, server):
+    bad(run, run("size", "kvplan-test/absent"), "404 repo", "no repo 'kvplan-test/absent'", "HTTP 404")
+    bad(run, run("size", "Qwen/Qwen3-32B", "--revision", "nope"), "404 revision",
+        "'Qwen/Qwen3-32B' has no revision 'nope'", "HTTP 404")
+
+
+def case_offline_miss(run, server):
+    bad(run, run("size", "kvplan-test/tiny", env={"HF_HUB_OFFLINE": "1"}), "offline cache miss",
+        "not in the Hugging Face cache (searched " + run.cache + ")", "HF_HUB_OFFLINE")
+    # A preset's repo id, offline and not cached: the preset, silently.
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json", env={"HF_HUB_OFFLINE": "yes"}), "offline preset")
+    if j["model"]["id"] != "qwen3-32b" or j["weights_source"] != "architecture (estimate)":
+        fail(f"offline preset: {j['model']}")
+    print("ok: offline preset")
+
+
+def case_no_network(run, server):
+    server.shutdown()
+    server.server_close()  # the port is closed now: connection refused
+    bad(run, run("size", "kvplan-test/tiny"), "no network", "cannot reach " + run.endpoint,
+        "searched " + run.cache)
+
+
+def case_truncated(run, server):
+    bad(run, run("size", "broken/truncated"), "truncated response", "truncated response", "config.json")
+
+
+def case_slow(run, server):
+    p = run("size", "broken/slow", env={"KVPLAN_HUB_TIMEOUT": "0.5"})
+    bad(run, p, "slow server", "timed out after 0.5 s", "KVPLAN_HUB_TIMEOUT")
+    if p.seconds > 4:
+        fail(f"slow server: {p.seconds:.1f} s, the limit was 0.5 s")
+    bad(run, run("size", "broken/slow", env={"KVPLAN_HUB_TIMEOUT": "soon"}), "bad timeout",
+        "KVPLAN_HUB_TIMEOUT: 'soon' is not a number of seconds")
+
+
+def case_not_json(run, server):
+    bad(run, run("size", "broken/not-json"), "not JSON", "is not JSON", "<!DOCTYPE html>")
+
+
+def case_no_range(run, server):
+    bad(run, run("size", "broken/no-range"), "Range ignored", "ignored the Range request", "model.safetensors")
+
+
+def case_short_range(run, server):
+    bad(run, run("size", "broken/short-range"), "short Range answer", "truncated response for 'broken/short-range'",
+        "model.safetensors", " of ")
+
+
+def case_unwritable(run, server):
+    """A cache folder that cannot be made (its parent is a file; root ignores permissions): one line for a
+    repo id, the preset with a warning for a preset's repo id."""
+    blocker = os.path.join(run.tmp, "a-file")
+    with open(blocker, "w") as f:
+        f.write("x")
+    env = {"HF_HUB_CACHE": os.path.join(blocker, "hub")}
+    bad(run, run("size", "kvplan-test/tiny", env=env), "unwritable cache", "a-file/hub/models--kvplan-test--tiny",
+        "cannot create the folder")
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json", env=env), "unwritable cache, preset")
+    w = " ".join(j.get("warnings", []))
+    if j["model"]["id"] != "qwen3-32b" or "cannot create the folder" not in w or "the preset qwen3-32b" not in w:
+        fail(f"unwritable cache, preset: {j['model']}, {w}")
+    print("ok: unwritable cache")
+
+
+def case_single(run, server):
+    j = ok(run("size", "kvplan-test/tiny", "--json"), "single file")
+    if j["per_gpu"]["weights_bytes"] != 276096 or j["weights_source"] != "safetensors headers (exact)":
+        fail(f"single file: {j['per_gpu']['weights_bytes']} from {j['weights_source']}")
+    j = ok(run("size", "kvplan-test/no-weights", "--json"), "no safetensors")
+    if j["weights_source"] != "architecture (estimate)":
+        fail("no safetensors: " + j["weights_source"])
+    print("ok: single file, none")
+
+
+if __name__ == "__main__":
+    case, KVPLAN = sys.argv[1], sys.argv[2]
+    srv, endpoint = hub_server.start()
+    with tempfile.TemporaryDirectory(prefix="kvplan-hub-") as tmp:
+        try:
+            globals()["case_" + case](Run(tmp, endpoint), srv)
+        finally:
+            try:
+                srv.shutdown()
+            except Exception:
+                pass
+    print("PASS")

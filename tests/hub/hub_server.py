@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""A Hugging Face Hub stand-in for kvplan's tests: http.server on 127.0.0.1, a port chosen at run time.
+
+It serves what huggingface.co serves for /{org}/{name}/resolve/{revision}/{file} (huggingface_hub
+file_download.py hf_hub_url, get_hf_file_metadata):
+  - config.json and model.safetensors.index.json with X-Repo-Commit and an ETag (the git blob SHA-1 of the
+    body, as the Hub gives for regular files);
+  - *.safetensors as the Hub serves LFS files: a 302 to a CDN path carrying X-Repo-Commit, X-Linked-Etag
+    and X-Linked-Size; the CDN path answers Range requests (206, Content-Range bytes a-b/size). A shard is
+    header-only and sparse: the 8-byte length and the JSON header, then zeros made up on the fly;
+  - 404 with X-Error-Code RepoNotFound, RevisionNotFound or EntryNotFound; 401 GatedRepo for a gated repo
+    without `Authorization: Bearer hf_kvplan_test`.
+Models come from real configs (presets/models/qwen3-32b.json, tests/data/configs/llama-3.1-8b.json) with
+the tensor names and shapes transformers' save_pretrained writes for them; broken/* repos misbehave (HTML for JSON, a cut connection, a slow answer, a
+Range request ignored or answered short).
+"""
+import hashlib
+import json
+import os
+import re
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOKEN = "hf_kvplan_test"
+
+
+def llama_tensors(cfg, q_k_norm=False):
+    """(name, dtype, shape) of a Llama-style checkpoint (transformers LlamaForCausalLM / Qwen3ForCausalLM)."""
+    h, inter, vocab = cfg["hidden_size"], cfg["intermediate_size"], cfg["vocab_size"]
+    heads, kv = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd = cfg.get("head_dim", h // heads)
+    layers = []
+    for il in range(cfg["num_hidden_layers"]):
+        b = f"model.layers.{il}."
+        t = [(b + "input_layernorm.weight", [h]), (b + "mlp.down_proj.weight", [h, inter]),
+             (b + "mlp.gate_proj.weight", [inter, h]), (b + "mlp.up_proj.weight", [inter, h]),
+             (b + "post_attention_layernorm.weight", [h]), (b + "self_attn.k_proj.weight", [kv * hd, h]),
+             (b + "self_attn.o_proj.weight", [h, heads * hd]), (b + "self_attn.q_proj.weight", [heads * hd, h]),
+             (b + "self_attn.v_proj.weight", [kv * hd, h])]
+        if q_k_norm:
+            t += [(b + "self_attn.k_norm.weight", [hd]), (b + "self_attn.q_norm.weight", [hd])]
+        layers.append([(n, "BF16", s) for n, s in t])
+    first = [("model.embed_tokens.weight", "BF16", [vocab, h])]
+    last = [("model.norm.weight", "BF16", [h])]
+    if not cfg.get("tie_word_embeddings", False):
+        last.append(("lm_head.weight", "BF16", [vocab, h]))
+    return first, layers, last
+
+
+def split(first, layers, last, shards):
+    """Layers spread over `shards` files in order; the embeddings in the first, norm and lm_head in the last."""
+    out = [[] for _ in range(shards)]
+    out[0] += first
+    for il, t in enumerate(layers):
+        out[il * shards // len(layers)] += t
+    out[-1] += last
+    return out
+
+
+def shard_prefix(tensors):
+    """The first bytes of a safetensors file (8-byte little-endian length + JSON header) and its size."""
+    header, off = {}, 0
+    for name, dtype, shape in tensors:
+        n = 2 if dtype in ("BF16", "F16") else 4
+        for d in shape:
+            n *= d
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [off, off + n]}
+        off += n
+    header["__metadata__"] = {"format": "pt"}
+    text = json.dumps(header).encode()
+    prefix = struct.pack("<Q", len(text)) + text
+    return prefix, len(prefix) + off, off
+
+
+class Repo:
+    def __init__(self, commit, config, shards=None, gated=False, single=False):
+        self.commit, self.gated = commit, gated
+        self.files = {"config.json": json.dumps(config, indent=2).encode()}
+        self.lfs = {}  # file -> (prefix, size)
+        if shards:
+            names = ([f"model-{i + 1:05d}-of-{len(shards):05d}.safetensors" for i in range(len(shards))]
+                     if not single else ["model.safetensors"])
+            weight_map, total = {}, 0
+            for name, tensors in zip(names, shards):
+                prefix, size, data = shard_prefix(tensors)
+                self.lfs[name] = (prefix, size)
+                total += data
+                for t in tensors:
+                    weight_map[t[0]] = name
+            if not single:
+                index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+                self.files["model.safetensors.index.json"] = json.dumps(index, indent=2).encode()
+
+
+def repos():
+    with open(os.path.join(ROOT, "presets", "models", "qwen3-32b.json")) as f:
+        qwen = json.load(f)["config"]
+    with open(os.path.join(ROOT, "tests", "data", "configs", "llama-3.1-8b.json")) as f:
+        llama = json.load(f)
+    tiny = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,
+            "max_position_embeddings": 4096, "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
+    c = lambda i: f"{i:x}" * 40  # a commit hash per repo
+    return {
+        # Qwen/Qwen3-32B is published in 17 shards; Llama-3.1-8B in 4 and gated.
+        "Qwen/Qwen3-32B": Repo(c(1)[:40], qwen, split(*llama_tensors(qwen, q_k_norm=True), 17)),
+        "meta-llama/Llama-3.1-8B": Repo(c(2)[:40], llama, split(*llama_tensors(llama), 4), gated=True),
+        "kvplan-test/tiny": Repo(c(3)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
+        "kvplan-test/no-weights": Repo(c(4)[:40], tiny),
+        "broken/not-json": Repo(c(5)[:40], tiny),
+        "broken/truncated": Repo(c(6)[:40], tiny),
+        "broken/slow": Repo(c(7)[:40], tiny),
+        "broken/no-range": Repo(c(8)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
+        "broken/short-range": Repo(c(9)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
+    }
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    repos = {}
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", headers=None, length=None):
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def error(self, status, code, message):
+        self.send(status, json.dumps({"error": message}).encode(),
+                  {"X-Error-Code": code, "Content-Type": "application/json"})
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        m = re.fullmatch(r"/cdn/([^/]+/[^/]+)/([0-9a-f]{40})/([^/]+)", self.path)
+        if m:
+            return self.cdn(self.repos[m.group(1)], m.group(3))
+        m = re.fullmatch(r"/([^/]+/[^/]+)/resolve/([^/]+)/([^/]+)", self.path)
+        if not m or m.group(1) not in self.repos:
+            return self.error(404, "RepoNotFound", "Repository not found")
+        name, rev, file = m.groups()
+        repo = self.repos[name]
+        if repo.gated and self.headers.get("Authorization") != "Bearer " + TOKEN:
+            return self.error(401, "GatedRepo", "Access to model " + name + " is restricted.")
+        if rev not in ("main", repo.commit):
+            return self.error(404, "RevisionNotFound", "Invalid rev id: " + rev)
+        if name == "broken/slow":
+            time.sleep(5)
+        if name == "broken/not-json" and file == "config.json":
+            body = b"<!DOCTYPE html><html><body>Proxy login</body></html>"
+            return self.send(200, body, {"X-Repo-Commit": repo.commit, "ETag": '"0"', "Content-Type": "text/html"})
+        if name == "broken/truncated" and file == "config.json":
+            body = repo.files[file]
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", repo.commit)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        common = {"X-Repo-Commit": repo.commit}
+        if file in repo.files:
+            body = repo.files[file]
+            etag = hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
+            return self.send(200, body, {**common, "ETag": f'"{etag}"', "Content-Type": "application/json"})
+        if file in repo.lfs:
+            prefix, size = repo.lfs[file]
+            return self.send(302, b"", {**common, "Location": f"/cdn/{name}/{repo.commit}/{file}",
+                                        "X-Linked-Etag": '"' + hashlib.sha256(prefix).hexdigest() + '"',
+                                        "X-Linked-Size": str(size)})
+        return self.error(404, "EntryNotFound", file + " does not exist on " + rev)
+
+    def cdn(self, repo, file):
+        prefix, size = repo.lfs[file]
+        rng = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if repo is self.repos["broken/no-range"] or not rng:
+            # The whole file: the header then zeros, in pieces (a client that asked for a range stops).
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                self.wfile.write(prefix)
+                for _ in range(64):
+                    self.wfile.write(bytes(1 << 16))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+            return
+        a, b = int(rng.group(1)), min(int(rng.group(2)), size - 1)
+        body = (prefix + bytes(max(0, b + 1 - len(prefix))))[a: b + 1] if a < len(prefix) else bytes(b + 1 - a)
+        if repo is self.repos["broken/short-range"] and a > 0:
+            body = body[: len(body) // 2]  # a complete response, shorter than the range asked for
+        self.send(206, body, {"Content-Range": f"bytes {a}-{b}/{size}"})
+
+
+def start(port=0):
+    """Starts the server on 127.0.0.1 at `port` (0: a free one); returns (server, endpoint URL)."""
+    Handler.repos = repos()
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+if __name__ == "__main__":
+    import sys
+    srv, url = start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print(url, flush=True)
+    threading.Event().wait()
