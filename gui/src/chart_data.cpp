@@ -81,7 +81,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   // StreamingLLM's cap beside the variants, under the model's own line.
   if (f.streaming) {
     ChartLine l;
-    l.name = qstr(f.streaming->label) + QStringLiteral(" (sinks + recent window)");
+    l.name = qstr(f.streaming->label);  // "StreamingLLM 4+1,020": sinks + recent window
     if (!f.streaming->error.empty()) l.name += QStringLiteral(" (stops: ") + qstr(f.streaming->error) + ')';
     l.style = ChartLine::Style::dashed;
     l.color = QColor(0x8e, 0x44, 0xad);
