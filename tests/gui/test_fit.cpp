@@ -166,6 +166,31 @@ class FitViewTest : public QObject {
     QCOMPARE(v->outcome().result.rows.front().plan.inputs.users, 3u);
   }
 
+  // Nothing fits: Llama-3.1-405B's bf16 weights (about 756 GiB) on at most 4 L4s (20.2 GiB usable each, 24 GB
+  // x 0.9). The view shows fit's note and the nearest layout, which a click still loads: the explorer then
+  // says what it lacks.
+  void nothingFitsShowsTheNearest() {
+    Controller c;
+    MainWindow w(&c);
+    w.show();
+    pick_preset(w, QStringLiteral("llama-3.1-405b"));
+    w.showFitView();
+    FitView* v = w.fitView();
+    auto* gpu = child<QComboBox>(w, "fit_gpu");
+    gpu->setCurrentIndex(gpu->findData(QStringLiteral("l4")));
+    child<QSpinBox>(w, "fit_max_gpus")->setValue(4);
+    QVERIFY(settle(*v));
+    QVERIFY(v->outcome().result.rows.empty());
+    QVERIFY(v->outcome().result.nearest.has_value());
+    QCOMPARE(v->model()->rowCount(), 1);
+    const QString status = child<QLabel>(w, "fit_status")->text();
+    QVERIFY2(status.contains(QStringLiteral("20.2 GiB usable")), qPrintable(status));
+    QCOMPARE(cell(*v, 0, FitTableModel::MaxUsers), QStringLiteral("0"));
+    QVERIFY(v->chooseRow(0));
+    QCOMPARE(child<QComboBox>(w, "gpu")->currentData().toString(), QStringLiteral("l4"));
+    QVERIFY(!c.plan().fits);
+  }
+
   // A request fit refuses (tp 3 does not divide Llama-3.1-70B's 64 heads) is shown in the view's status
   // line; the table empties and the explorer keeps its state.
   void badChoiceIsShownAndStateKept() {
