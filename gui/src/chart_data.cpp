@@ -78,6 +78,18 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
         l.points.push_back({static_cast<double>(f.kv.contexts[i].value), to_gib(c.per_gpu[i])});
     kv.lines.push_back(l);
   }
+  // StreamingLLM's cap beside the variants, under the model's own line.
+  if (f.streaming) {
+    ChartLine l;
+    l.name = qstr(f.streaming->label);  // "StreamingLLM 4+1,020": sinks + recent window
+    if (!f.streaming->error.empty()) l.name += QStringLiteral(" (stops: ") + qstr(f.streaming->error) + ')';
+    l.style = ChartLine::Style::dashed;
+    l.color = QColor(0x8e, 0x44, 0xad);
+    for (std::size_t i = 0; i < f.streaming->per_gpu.size() && i < f.kv.contexts.size(); ++i)
+      if (f.streaming->per_gpu[i] != Bytes{0})
+        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), to_gib(f.streaming->per_gpu[i])});
+    kv.lines.insert(kv.lines.isEmpty() ? 0 : kv.lines.size() - 1, l);
+  }
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
     kv.lines.push_back({QStringLiteral("available (%1)").arg(human(*f.kv.available_per_gpu)),
                         {QPointF(0, to_gib(*f.kv.available_per_gpu))},

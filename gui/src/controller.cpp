@@ -1,9 +1,13 @@
 #include "kvplan/gui/controller.hpp"
 
+#include <QDir>
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
 
+#include "kvplan/format.hpp"
+#include "kvplan/gguf.hpp"
 #include "kvplan/gui/measured.hpp"
+#include "kvplan/streaming.hpp"
 
 namespace kvplan::gui {
 
@@ -27,6 +31,30 @@ ModelSpec fallback_model() {
   m.hidden_size = 4096;
   m.vocab_size = 128256;
   return m;
+}
+
+/// KV per GPU at each context with StreamingLLM's cap on the full-attention layers, planned as
+/// kv_memory_series plans each attention variant (no GPU: capacity is not drawn); nullopt when the model
+/// has no full-attention layer. The curve stops, saying why, at the first context that does not plan.
+std::optional<KvCurve> streaming_curve(const PlanInputs& in, const std::vector<Tokens>& contexts,
+                                       std::uint64_t sink, std::uint64_t recent) {
+  bool full = false;
+  for (const auto& g : in.model.layers) full = full || g.attention.kind == AttentionKind::full;
+  if (!full) return std::nullopt;
+  KvCurve c;
+  c.label = "StreamingLLM " + format_count(sink) + "+" + format_count(recent);
+  PlanInputs capped = in;
+  capped.gpu.reset();
+  capped.model = with_attention_sinks(in.model, sink, recent);
+  try {
+    for (const Tokens ctx : contexts) {
+      capped.context = ctx;
+      c.per_gpu.push_back(make_plan(capped, false).per_gpu.kv_bytes_total);
+    }
+  } catch (const Error& e) {
+    c.error = e.what();
+  }
+  return c;
 }
 
 }  // namespace
@@ -103,9 +131,11 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
   if (series_hit) {
     f.kv = kv_cache_;
     f.users = users_cache_;
+    f.streaming = streaming_cache_;
   } else {
     f.kv = kv_memory_series(s.inputs, contexts_);
     if (s.inputs.gpu) f.users = max_users_series(s.inputs, contexts_);
+    f.streaming = streaming_curve(s.inputs, contexts_, streaming_sink_, streaming_recent_);
   }
   const bool prefill_hit = prefill_key_ && *prefill_key_ == s.inputs.model;
   f.prefill =
@@ -120,6 +150,7 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     series_key_ = key;
     kv_cache_ = f.kv;
     users_cache_ = f.users;
+    streaming_cache_ = f.streaming;
   }
   if (!prefill_hit) {
     prefill_key_ = s.inputs.model;
@@ -183,7 +214,13 @@ bool Controller::selectModel(const QString& presetId) {
 
 bool Controller::openModelFile(const QString& path) {
   return apply([&](Scenario& s) {
-    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QFileInfo info(path);
+    // A model folder is its config.json, which load_model_file reads with the safetensors beside it.
+    const QString abs = info.isDir() ? QDir(info.absoluteFilePath()).filePath(QStringLiteral("config.json"))
+                                     : info.absoluteFilePath();
+    if (info.isDir() && !QFileInfo(abs).isFile())
+      throw Error(info.absoluteFilePath().toStdString(),
+                  "a folder without a config.json is not a model folder");
     s.base = s.inputs.model = presets::load_model_file(fspath(abs));
     s.source = {ModelSource::Kind::file, abs.toStdString()};
     s.inputs.deployment.weights.reset();
@@ -191,6 +228,7 @@ bool Controller::openModelFile(const QString& path) {
 }
 
 bool Controller::openFile(const QString& path) {
+  if (QFileInfo(path).isDir() || presets::is_gguf_file(fspath(path))) return openModelFile(path);
   try {
     if (is_scenario(presets::read_json_file(fspath(path)))) return loadScenario(path);
   } catch (const std::exception& e) {
@@ -424,6 +462,27 @@ void Controller::clearMeasuredPrefill() {
   } catch (const std::exception& e) {
     reject(qstr(e.what()));
   }
+}
+
+bool Controller::setStreamingWindow(std::uint64_t sink, std::uint64_t recent) {
+  const std::uint64_t old_sink = streaming_sink_, old_recent = streaming_recent_;
+  try {
+    (void)with_attention_sinks(ModelSpec{}, sink, recent);  // refuses a 0 window or an overflowing sum
+    if (sink == old_sink && recent == old_recent) return true;
+    streaming_sink_ = sink;
+    streaming_recent_ = recent;
+    series_key_.reset();
+    figures_ = compute(scenario_, figures_.measured);
+    error_.clear();
+    Q_EMIT planChanged();
+    Q_EMIT inputsChanged();
+    return true;
+  } catch (const std::exception& e) {
+    streaming_sink_ = old_sink;
+    streaming_recent_ = old_recent;
+    reject(qstr(e.what()));
+  }
+  return false;
 }
 
 QStringList Controller::commandArgs(QString* error) const {

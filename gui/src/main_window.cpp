@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -37,7 +38,9 @@
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
+#include "kvplan/gui/fit_view.hpp"
 #include "kvplan/gui/tables.hpp"
+#include "kvplan/hf_hub.hpp"
 
 namespace kvplan::gui {
 
@@ -117,6 +120,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   right_layout->addWidget(buildResults());
   charts_ = new ChartPanel;
   charts_->setObjectName(QStringLiteral("charts"));
+  right_layout->addWidget(buildStreamingRow());
   right_layout->addWidget(charts_, 1);
 
   auto* split = new QSplitter(Qt::Horizontal);
@@ -126,6 +130,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   split->setStretchFactor(1, 1);
   setCentralWidget(split);
   buildMenus();
+  buildFitDock();
 
   connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
   connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
@@ -151,7 +156,8 @@ QWidget* MainWindow::buildInputs() {
   model_layout->addWidget(model_title_);
   search_ = new QLineEdit;
   search_->setObjectName(QStringLiteral("search"));
-  search_->setPlaceholderText(QStringLiteral("search presets (id, name, Hugging Face repo)"));
+  search_->setPlaceholderText(
+      QStringLiteral("search presets (id, name, Hugging Face repo), or ORG/NAME + Enter for a cached repo"));
   search_->setClearButtonEnabled(true);
   model_layout->addWidget(search_);
   preset_filter_ = new QSortFilterProxyModel(this);
@@ -169,6 +175,7 @@ QWidget* MainWindow::buildInputs() {
   model_layout->addWidget(open);
   layout->addWidget(model_box);
   connect(search_, &QLineEdit::textChanged, preset_filter_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(search_, &QLineEdit::returnPressed, this, &MainWindow::searchEntered);
   const auto pick = [this](const QModelIndex& index) {
     if (index.isValid()) controller_->selectModel(index.data(PresetListModel::IdRole).toString());
   };
@@ -458,6 +465,9 @@ void MainWindow::buildMenus() {
   QAction* open = file->addAction(QStringLiteral("&Open (preset, config.json or scenario)..."), this,
                                   &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
+  file->addAction(QStringLiteral("Open &model (GGUF file or config.json)..."), this,
+                  &MainWindow::openModelDialog);
+  file->addAction(QStringLiteral("Open model &folder..."), this, &MainWindow::openFolderDialog);
   QAction* save = file->addAction(QStringLiteral("&Save scenario..."), this, &MainWindow::saveDialog);
   save->setShortcut(QKeySequence::Save);
   file->addSeparator();
@@ -733,6 +743,85 @@ void MainWindow::dropEvent(QDropEvent* event) {
   if (!m->hasUrls() || m->urls().isEmpty() || !m->urls().first().isLocalFile()) return;
   event->acceptProposedAction();
   controller_->openFile(m->urls().first().toLocalFile());
+}
+
+// The Fit view: a dock under the explorer, hidden until asked for; a chosen row loads as one action.
+void MainWindow::buildFitDock() {
+  fit_ = new FitView(controller_);
+  fit_dock_ = new QDockWidget(QStringLiteral("Fit: smallest deployments for this model and workload"), this);
+  fit_dock_->setObjectName(QStringLiteral("fit_dock"));
+  fit_dock_->setWidget(fit_);
+  addDockWidget(Qt::BottomDockWidgetArea, fit_dock_);
+  fit_dock_->hide();
+  QAction* show = fit_dock_->toggleViewAction();
+  show->setText(QStringLiteral("&Fit: search deployments"));
+  show->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+F")));
+  menuBar()->addMenu(QStringLiteral("&View"))->addAction(show);
+  connect(fit_, &FitView::deploymentChosen, this, &MainWindow::loadFitRow);
+}
+
+void MainWindow::showFitView() {
+  fit_dock_->show();
+  fit_dock_->raise();
+}
+
+void MainWindow::loadFitRow(const Scenario& scenario) {
+  if (controller_->applyScenario(scenario))
+    statusBar()->showMessage(QStringLiteral("Loaded the deployment from Fit"), 5000);
+}
+
+// StreamingLLM's sinks + recent window for the KV chart's curve (Controller::setStreamingWindow).
+QWidget* MainWindow::buildStreamingRow() {
+  auto* row = new QWidget;
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* sinks = spin("streaming_sinks", 0, 1 << 20);
+  auto* recent = spin("streaming_recent", 1, 1 << 30);
+  for (QSpinBox* s : {sinks, recent}) s->setKeyboardTracking(false);
+  layout->addWidget(new QLabel(QStringLiteral("StreamingLLM curve on the KV chart: attention sinks")));
+  layout->addWidget(sinks);
+  layout->addWidget(new QLabel(QStringLiteral("+ recent window")));
+  layout->addWidget(recent);
+  layout->addWidget(new QLabel(QStringLiteral("tokens per full-attention layer")));
+  layout->addStretch(1);
+  const auto show = [this, sinks, recent] {
+    const QSignalBlocker block_sinks(sinks), block_recent(recent);
+    sinks->setValue(clamp_int(controller_->streamingSinkTokens()));
+    recent->setValue(clamp_int(controller_->streamingRecentWindow()));
+  };
+  show();
+  connect(controller_, &Controller::inputsChanged, row, show);
+  const auto send = [this, sinks, recent] {
+    controller_->setStreamingWindow(static_cast<std::uint64_t>(sinks->value()),
+                                    static_cast<std::uint64_t>(recent->value()));
+  };
+  connect(sinks, &QSpinBox::valueChanged, row, send);
+  connect(recent, &QSpinBox::valueChanged, row, send);
+  return row;
+}
+
+// Model sources beyond presets: a GGUF file, a model folder, a Hugging Face repo id typed in the search box.
+void MainWindow::openModelDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open a model"), QString(),
+                                                    QStringLiteral("Models (*.gguf *.json);;All files (*)"));
+  if (!path.isEmpty()) controller_->openFile(path);
+}
+
+void MainWindow::openFolderDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, QStringLiteral("Open a model folder (config.json and safetensors)"));
+  if (!dir.isEmpty()) controller_->openModelFile(dir);
+}
+
+void MainWindow::searchEntered() {
+  const QString text = search_->text().trimmed();
+  if (text.isEmpty()) return;
+  // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); other text picks the
+  // first preset the filter shows, or says that nothing matches.
+  if (preset_filter_->rowCount() > 0 && !presets::is_hf_repo_id(text.toStdString()))
+    controller_->selectModel(preset_filter_->index(0, 0).data(PresetListModel::IdRole).toString());
+  else
+    controller_->selectModel(text);
 }
 
 }  // namespace kvplan::gui

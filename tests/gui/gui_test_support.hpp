@@ -1,7 +1,13 @@
 #pragma once
-// Shared helpers of the GUI tests: comparing plans field by field, and the fixture folders.
+// Shared helpers of the GUI tests: comparing plans field by field, dropping a file, the fixture folders.
+#include <QApplication>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QString>
 #include <QStringList>
+#include <QTest>
+#include <QUrl>
+#include <QWidget>
 
 #include "kvplan/plan.hpp"
 
@@ -13,6 +19,17 @@ inline QString gui_fixture(const char* name) {
 }
 inline QString fixture(const char* name) {
   return QStringLiteral(KVPLAN_TEST_FIXTURES "/") + QLatin1String(name);
+}
+
+/// Drops a local file or folder on `target`, as a file manager does: the drag is accepted, then dropped.
+inline void drop(QWidget& target, const QString& path) {
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(path)});
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&target, &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&target, &event);
 }
 
 /// Every figure of two plans that differs, one line each; empty when they are the same plan.

@@ -318,7 +318,8 @@ class ControllerTest : public QObject {
     QTest::newRow("unknown architecture")
         << test::fixture("unknown-arch.json") << QStringLiteral("/num_attention_heads");
     QTest::newRow("no such file") << test::fixture("no-such-file.json") << QStringLiteral("no such file");
-    QTest::newRow("a folder") << test::fixture("llama-like") << QStringLiteral("is a directory");
+    QTest::newRow("a folder without config.json")
+        << test::fixture("presets-other") << QStringLiteral("presets-other: a folder without a config.json");
     QTest::newRow("scenario that does not plan")
         << test::gui_fixture("scenario-bad-tp.json") << QStringLiteral("tp");
     QTest::newRow("scenario with an unknown preset")

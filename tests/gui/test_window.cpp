@@ -60,15 +60,7 @@ void set_line(QLineEdit* edit, const QString& text) {
   Q_EMIT edit->editingFinished();
 }
 
-void drop(QWidget& target, const QString& path) {
-  QMimeData mime;
-  mime.setUrls({QUrl::fromLocalFile(path)});
-  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  QApplication::sendEvent(&target, &enter);
-  QVERIFY(enter.isAccepted());
-  QDropEvent event(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  QApplication::sendEvent(&target, &event);
-}
+using test::drop;
 }  // namespace
 
 using Action = std::function<bool(Controller&)>;
@@ -84,8 +76,8 @@ class WindowTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.shownError().isEmpty());
-    // KV: the model and its 5 variants, the available line and the context marker.
-    QCOMPARE(w.charts()->seriesCount(ChartPanel::KvMemory), 8);
+    // KV: the model, its 5 variants and StreamingLLM's cap, the available line and the context marker.
+    QCOMPARE(w.charts()->seriesCount(ChartPanel::KvMemory), 9);
     QCOMPARE(w.charts()->seriesCount(ChartPanel::GpuMemory), 4);    // weights, KV, reserve, free
     QCOMPARE(w.charts()->seriesCount(ChartPanel::MaxUsers), 4);     // max users, asked, this context, marker
     QCOMPARE(w.charts()->seriesCount(ChartPanel::PrefillCost), 4);  // linear, attention, total, marker

@@ -25,11 +25,19 @@ inline constexpr std::uint64_t kMaxChartContext = 1ULL << 20;
 inline constexpr unsigned kChartPointsPerDoubling = 4;
 /// Prompt length the prefill chart is relative to (1 = the cost of a 1,024-token prompt).
 inline constexpr std::uint64_t kPrefillReferenceTokens = 1024;
+/// StreamingLLM's cache on the KV chart by default: 4 attention sinks and 1,020 recent tokens, the
+/// setting of Xiao et al. 2023 ("Efficient Streaming Language Models with Attention Sinks", table 1).
+inline constexpr std::uint64_t kStreamingSinkTokens = 4;
+inline constexpr std::uint64_t kStreamingRecentWindow = 1020;
 
 /// Everything the window shows, computed by core from one scenario.
 struct Figures {
   Plan plan;
-  KvMemorySeries kv;                      ///< KV per GPU against context: the model and its variants
+  KvMemorySeries kv;  ///< KV per GPU against context: the model and its variants
+  /// KV per GPU against kv.contexts with StreamingLLM's sinks + recent window on every full-attention
+  /// layer (kvplan::with_attention_sinks, as `kvplan compare --sink-tokens --recent-window`); nullopt
+  /// when the model has no full-attention layer to cap
+  std::optional<KvCurve> streaming;
   UsersSeries users;                      ///< max users against context
   PrefillSeries prefill;                  ///< relative to kPrefillReferenceTokens
   MeasuredSet measured;                   ///< measured points loaded for the overlay (may be empty)
@@ -78,11 +86,14 @@ class Controller : public QObject {
   [[nodiscard]] const QString& measuredPath() const { return measured_path_; }
 
   // The model.
-  /// A preset by id (or Hugging Face repo id); drops the architecture edits and the weights override.
+  /// A preset by id, or a Hugging Face repo id ORG/NAME as the CLI resolves it (presets::find_model: a
+  /// preset's repo, else the local Hub cache); drops the architecture edits and the weights override.
   bool selectModel(const QString& presetId);
-  /// A scenario file (has "kvplan_scenario"), a kvplan preset file or a Hugging Face config.json.
+  /// A scenario file (has "kvplan_scenario"), a kvplan preset file, a Hugging Face config.json, a GGUF
+  /// file or a model folder.
   bool openFile(const QString& path);
-  /// A kvplan preset file or a Hugging Face config.json (kept by absolute path for the command line).
+  /// A kvplan preset file, a Hugging Face config.json, a GGUF file (header only) or a model folder (its
+  /// config.json, exact weights from the safetensors headers beside it); kept by absolute path.
   bool openModelFile(const QString& path);
   /// One number of layer group `group` (0-based); a field the group's scheme lacks is refused.
   bool setGroupValue(int group, GroupField field, std::uint64_t value);
@@ -141,6 +152,12 @@ class Controller : public QObject {
   /// Removes the overlay.
   void clearMeasuredPrefill();
 
+  /// The StreamingLLM curve of the KV chart: `sink` attention-sink tokens plus `recent` recent ones.
+  /// Refused (kvplan::Error from with_attention_sinks) when recent is 0 or the sum overflows.
+  bool setStreamingWindow(std::uint64_t sink, std::uint64_t recent);
+  [[nodiscard]] std::uint64_t streamingSinkTokens() const { return streaming_sink_; }
+  [[nodiscard]] std::uint64_t streamingRecentWindow() const { return streaming_recent_; }
+
   /// The `kvplan size` arguments (without the program name) that print the current plan's figures;
   /// empty with `error` set when the CLI cannot express the architecture.
   [[nodiscard]] QStringList commandArgs(QString* error = nullptr) const;
@@ -177,6 +194,9 @@ class Controller : public QObject {
   std::optional<PlanInputs> series_key_;
   KvMemorySeries kv_cache_;
   UsersSeries users_cache_;
+  std::optional<KvCurve> streaming_cache_;
+  std::uint64_t streaming_sink_ = kStreamingSinkTokens;
+  std::uint64_t streaming_recent_ = kStreamingRecentWindow;
   std::optional<ModelSpec> prefill_key_;
   PrefillSeries prefill_cache_;
 };

@@ -10,6 +10,7 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QDockWidget;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -22,6 +23,7 @@ class QTableView;
 namespace kvplan::gui {
 
 class ChartPanel;
+class FitView;
 class LayerGroupsModel;
 class PresetListModel;
 class ResultsModel;
@@ -48,6 +50,12 @@ class MainWindow : public QMainWindow {
   /// Writes one chart as PNG (see ChartPanel::exportPng); errors go to the banner.
   bool exportChart(int chart, const QString& path);
 
+  /// The Fit view (a dock, hidden until View > Fit shows it) and showing it.
+  [[nodiscard]] FitView* fitView() const { return fit_; }
+  void showFitView();
+  /// Loads a deployment the Fit view chose into the explorer (Controller::applyScenario).
+  void loadFitRow(const Scenario& scenario);
+
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -56,6 +64,8 @@ class MainWindow : public QMainWindow {
   QWidget* buildInputs();
   QWidget* buildResults();
   void buildMenus();
+  void buildFitDock();
+  QWidget* buildStreamingRow();
   void syncInputs();
   /// The engine options group: rows for the current engine's options only, showing `in`.
   void syncEngineOptions(const PlanInputs& in);
@@ -64,6 +74,10 @@ class MainWindow : public QMainWindow {
   void showPlan();
   void showError(const QString& message);
   void openDialog();
+  void openModelDialog();
+  void openFolderDialog();
+  /// Enter in the search box: a Hugging Face repo id, or the first preset listed.
+  void searchEntered();
   void saveDialog();
   void measuredDialog();
   void exportDialog(int chart);
@@ -74,6 +88,8 @@ class MainWindow : public QMainWindow {
   PresetListModel* presets_ = nullptr;
   QSortFilterProxyModel* preset_filter_ = nullptr;
   ChartPanel* charts_ = nullptr;
+  FitView* fit_ = nullptr;
+  QDockWidget* fit_dock_ = nullptr;
 
   QLabel* error_banner_ = nullptr;
   QLabel* fits_banner_ = nullptr;  ///< "FITS" / "DOES NOT FIT", coloured
