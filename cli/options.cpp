@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "kvplan/options.hpp"
+
 #include <cmath>
 #include <cstdlib>
 
@@ -140,16 +142,15 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
                  "whose allocation rules: ideal (default), vllm, sglang, llamacpp, trtllm");
   app.add_option("--engine-version", o.version,
                  "vllm: v1 (default), v0; llamacpp: 2026 (default), 2025-11, 2025-08");
-  app.add_option("--block-size", o.block_size,
-                 "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)");
-  app.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
-                 "vLLM: sliding-window reserve (default 8192)");
-  app.add_option("--ubatch", o.ubatch, "llama.cpp n_ubatch (default 512)");
-  app.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size cache for sliding-window layers");
-  app.add_flag("--kv-unified", o.kv_unified, "llama.cpp: one KV stream shared by all sequences");
-  app.add_flag("--disable-hybrid-kv-cache-manager", o.disable_hybrid, "vLLM: every layer as full attention");
-  app.add_option("--swa-full-tokens-ratio", o.swa_full_tokens_ratio,
-                 "SGLang: SWA pool / full pool tokens (default 0.8)");
+  // Every engine option of core's table, with its flag and help.
+  for (const auto& spec : engine_option_table()) {
+    if (spec.capacity_only && !capacity) continue;
+    const std::string flag(spec.cli_flag), help(spec.help), key(spec.key);
+    if (spec.kind == OptionKind::flag)
+      app.add_flag(flag, o.flags[key], help);
+    else
+      app.add_option(flag, o.values[key], help);
+  }
   app.add_option(
       "--speculative-config", o.speculative_config,
       "vLLM's speculative decoding JSON: the drafter's layers share the KV pool "
@@ -157,7 +158,6 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   if (capacity) {
     app.add_option("--kv-memory", o.kv_memory,
                    "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...)");
-    app.add_option("--max-tokens", o.max_tokens, "TensorRT-LLM KvCacheConfig.max_tokens");
   }
 }
 
@@ -196,40 +196,30 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   EngineOptions e;
   e.engine = parse_engine(o.engine, "--engine");
   e.version = o.version;
-  if (!o.block_size.empty()) e.block_size = parse_count(o.block_size, "--block-size");
-  if (!o.max_num_batched_tokens.empty())
-    e.max_num_batched_tokens = parse_tokens(o.max_num_batched_tokens, "--max-num-batched-tokens").value;
-  if (!o.ubatch.empty()) e.ubatch = parse_count(o.ubatch, "--ubatch");
-  if (!o.max_tokens.empty()) e.max_tokens = parse_tokens(o.max_tokens, "--max-tokens").value;
-  e.swa_full = o.swa_full;
-  e.kv_unified = o.kv_unified;
-  e.disable_hybrid_kv_cache_manager = o.disable_hybrid;
-  if (!o.swa_full_tokens_ratio.empty()) {
-    char* end = nullptr;
-    const double v = std::strtod(o.swa_full_tokens_ratio.c_str(), &end);
-    if (end != o.swa_full_tokens_ratio.c_str() + o.swa_full_tokens_ratio.size() || !std::isfinite(v) ||
-        v <= 0.0 || v > 1.0)
-      throw Error("--swa-full-tokens-ratio",
-                  "must be a number in (0, 1], got '" + o.swa_full_tokens_ratio + "'");
-    e.swa_full_tokens_ratio = v;
-  }
-  const bool vllm = e.engine == Engine::vllm, llama = e.engine == Engine::llamacpp;
-  if (!vllm && !o.max_num_batched_tokens.empty())
-    throw Error("--max-num-batched-tokens", "applies to --engine vllm");
-  if (!vllm && o.disable_hybrid) throw Error("--disable-hybrid-kv-cache-manager", "applies to --engine vllm");
-  if (!llama && (o.swa_full || o.kv_unified || !o.ubatch.empty()))
-    throw Error(o.swa_full     ? "--swa-full"
-                : o.kv_unified ? "--kv-unified"
-                               : "--ubatch",
-                "applies to --engine llamacpp");
-  if (e.engine != Engine::trtllm && !o.max_tokens.empty())
-    throw Error("--max-tokens", "applies to --engine trtllm");
-  if (e.engine != Engine::sglang && !o.swa_full_tokens_ratio.empty())
-    throw Error("--swa-full-tokens-ratio", "applies to --engine sglang");
-  if ((e.engine == Engine::ideal || llama) && !o.block_size.empty())
-    throw Error("--block-size", "applies to --engine vllm, sglang or trtllm");
   if (e.engine == Engine::ideal && !o.version.empty())
     throw Error("--engine-version", "applies to an engine other than ideal");
+  // Each option given: parsed by its kind, and refused unless it applies to the engine (core's rule).
+  for (const auto& spec : engine_option_table()) {
+    const std::string key(spec.key), flag(spec.cli_flag);
+    const auto v = o.values.find(key);
+    const bool given = spec.kind == OptionKind::flag ? o.flags.count(key) != 0 && o.flags.at(key)
+                                                     : v != o.values.end() && !v->second.empty();
+    if (!given) continue;
+    require_engine_option_applies(spec, e);
+    if (spec.kind == OptionKind::flag) {
+      e.*std::get<bool EngineOptions::*>(spec.member) = true;
+    } else if (spec.kind == OptionKind::ratio) {
+      char* end = nullptr;
+      const double x = std::strtod(v->second.c_str(), &end);
+      if (end != v->second.c_str() + v->second.size() || !std::isfinite(x) || x <= 0.0 || x > 1.0)
+        throw Error(flag, "must be a number in (0, 1], got '" + v->second + "'");
+      e.*std::get<double EngineOptions::*>(spec.member) = x;
+    } else {
+      e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = spec.kind == OptionKind::tokens
+                                                                     ? parse_tokens(v->second, flag).value
+                                                                     : parse_count(v->second, flag);
+    }
+  }
   return e;
 }
 

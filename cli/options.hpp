@@ -2,6 +2,7 @@
 // Options of the kvplan subcommands: one struct per subcommand, filled by CLI11 as strings and
 // turned into core inputs by build_inputs(), so every bad value gets kvplan's one-line error.
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -28,9 +29,11 @@ struct DtypeOptions {
 
 /// Engine policy and the engine's own options (strings: parsed with kvplan's errors).
 struct EngineCliOptions {
-  std::string engine = "ideal", version, block_size, max_num_batched_tokens, ubatch, max_tokens, kv_memory,
-              swa_full_tokens_ratio, speculative_config;
-  bool swa_full = false, kv_unified = false, disable_hybrid = false;
+  std::string engine = "ideal", version, kv_memory, speculative_config;
+  /// The engine options of core's table (kvplan/options.hpp) as given, by key: the text of a valued
+  /// option, and whether a flag was given.
+  std::map<std::string, std::string, std::less<>> values;
+  std::map<std::string, bool, std::less<>> flags;
 };
 
 /// StreamingLLM's cap on full-attention layers: --sink-tokens S --recent-window W (both, or neither).

@@ -3,8 +3,13 @@
 // the tests check that the reported counts lie between the predictions at the two ends.
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <type_traits>
+
 #include "kvplan/engine.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/options.hpp"
+#include "kvplan/plan.hpp"
 #include "kvplan/presets.hpp"
 #include "test_support.hpp"
 
@@ -246,26 +251,26 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
   CHECK(engine_versions(Engine::sglang).empty());
   for (const Engine e : {Engine::vllm, Engine::llamacpp})
     for (const auto v : engine_versions(e)) CHECK_NOTHROW(run(engine(e, std::string(v))));
-  CHECK_THROWS_WITH(run(engine(Engine::vllm, "v2")), Catch::Contains("--engine-version"));
-  CHECK_THROWS_WITH(run(engine(Engine::ideal, "v1")), Catch::Contains("--engine-version"));
+  CHECK_THROWS_WITH(run(engine(Engine::vllm, "v2")), Catch::StartsWith("engine_version:"));
+  CHECK_THROWS_WITH(run(engine(Engine::ideal, "v1")), Catch::StartsWith("engine_version:"));
   CHECK_THROWS_AS(run(engine(Engine::sglang, "2025")), Error);
 
   // An option away from its default under another engine is refused, naming the option.
   EngineOptions o = engine(Engine::llamacpp);
   o.block_size = 16;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--block-size"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("block_size:"));
   o = engine(Engine::vllm);
   o.ubatch = 256;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--ubatch"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("ubatch:"));
   o = engine(Engine::sglang);
   o.max_num_batched_tokens = 4096;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-num-batched-tokens"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("max_num_batched_tokens:"));
   o = engine(Engine::vllm);
   o.max_tokens = 1000;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-tokens"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("max_tokens:"));
   o = engine(Engine::trtllm);
   o.swa_full_tokens_ratio = 0.5;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--swa-full-tokens-ratio"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("swa_full_tokens_ratio:"));
   o = engine(Engine::sglang);
   o.swa_full_tokens_ratio = 1.5;
   CHECK_THROWS_WITH(run(o), Catch::Contains("(0, 1]"));
@@ -273,28 +278,28 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
   CHECK_NOTHROW(run(o));
   o = engine(Engine::sglang);
   o.kv_unified = true;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--kv-unified"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("kv_unified:"));
   o = engine(Engine::llamacpp);
   o.kv_unified = o.swa_full = true;
   o.ubatch = 256;
   CHECK_NOTHROW(run(o));
   o.ubatch = (1 << 20) + 1;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--ubatch: must be at most 1,048,576"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("ubatch: must be at most 1,048,576"));
 
   // Bounds, and V1-only options under V0.
   o = engine(Engine::vllm);
   o.block_size = 1 << 20;
   CHECK_NOTHROW(run(o));
   o.block_size = (1 << 20) + 1;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--block-size: must be at most"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("block_size: must be at most"));
   o = engine(Engine::trtllm);
   o.max_tokens = 2147483647;
   CHECK_NOTHROW(run(o));
   o.max_tokens = 2147483648;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--max-tokens"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("max_tokens:"));
   o = engine(Engine::vllm, "v0");
   o.disable_hybrid_kv_cache_manager = true;
-  CHECK_THROWS_WITH(run(o), Catch::Contains("--disable-hybrid-kv-cache-manager"));
+  CHECK_THROWS_WITH(run(o), Catch::StartsWith("disable_hybrid_kv_cache_manager:"));
   o = engine(Engine::vllm, "v0");
   o.max_num_batched_tokens = 2048;
   CHECK_THROWS_WITH(run(o), Catch::Contains("V1 option"));
@@ -599,4 +604,54 @@ TEST_CASE("engine policies: the inverses agree with the allocations they invert"
       }
     }
   }
+}
+
+TEST_CASE("the engine option table: one record per option, keys worded at each edge", "[engine][options]") {
+  // Every record names a distinct key and flag, applies to at least one engine, and its member is what
+  // validate_engine_options checks: setting it away from the default under an engine it does not apply
+  // to is refused with the record's key.
+  const ModelSpec m = presets::find_model("llama-3.1-8b");
+  std::set<std::string_view> keys, flags;
+  for (const auto& spec : engine_option_table()) {
+    INFO(spec.key);
+    CHECK(keys.insert(spec.key).second);
+    CHECK(flags.insert(spec.cli_flag).second);
+    CHECK(spec.engines != 0);
+    CHECK(cli_flag_for(spec.key) == spec.cli_flag);
+    CHECK(gui_label_for(spec.key) == spec.gui_label);
+    CHECK(find_engine_option(spec.cli_flag) == &spec);
+    // An engine it does not apply to (ideal applies to none).
+    EngineOptions o;
+    o.engine = Engine::ideal;
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(o.*member)>;
+          if constexpr (std::is_same_v<T, bool>)
+            o.*member = true;
+          else if constexpr (std::is_same_v<T, double>)
+            o.*member = 0.5;
+          else
+            o.*member = 64;
+        },
+        spec.member);
+    CHECK(engine_option_set(spec, o));
+    CHECK_THROWS_WITH(validate_engine_options(o),
+                      Catch::StartsWith(std::string(spec.key) + ": applies to --engine"));
+  }
+  // The deployment inputs: core says "tp", the CLI "--tp", the GUI its label; a config field stays as is.
+  CHECK(cli_flag_for("tp") == "--tp");
+  CHECK(cli_flag_for("engine_version") == "--engine-version");
+  CHECK(gui_label_for("tp") == "tensor parallel (tp)");
+  CHECK(cli_flag_for("num_key_value_heads") == "num_key_value_heads");
+  CHECK(engine_list((1U << static_cast<unsigned>(Engine::vllm)) |
+                    (1U << static_cast<unsigned>(Engine::sglang)) |
+                    (1U << static_cast<unsigned>(Engine::trtllm))) == "vllm, sglang or trtllm");
+  // The same bad tp is "tp" from core whoever asks.
+  PlanInputs in;
+  in.model = m;
+  in.deployment.parallel.tp = 3;
+  CHECK_THROWS_WITH(make_plan(in), Catch::StartsWith("tp: 3 does not divide"));
+  in.deployment.parallel.tp = 2;
+  in.engine.engine = Engine::llamacpp;
+  CHECK_THROWS_WITH(make_plan(in), Catch::StartsWith("tp: llama.cpp does not split"));
 }

@@ -6,6 +6,7 @@
 #include "engine_common.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/options.hpp"
 #include "kvplan/plan.hpp"
 
 namespace kvplan {
@@ -42,49 +43,33 @@ std::vector<std::string_view> engine_versions(Engine e) {
 }
 
 void validate_engine_options(const EngineOptions& o) {
-  const Engine e = o.engine;
-  const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp;
-  const EngineOptions d;
-  // Bounds: beyond them a figure would overflow and the error would name the bytes, not the option.
-  const auto at_most = [](std::uint64_t v, std::uint64_t top, const char* flag) {
-    if (v > top) throw Error(flag, "must be at most " + format_count(top) + ", got " + format_count(v));
-  };
-  at_most(o.block_size, kMaxEngineBlockSize, "--block-size");
-  at_most(o.max_num_batched_tokens, kMaxEngineBatchedTokens, "--max-num-batched-tokens");
-  at_most(o.ubatch, kMaxEngineUbatch, "--ubatch");
-  at_most(o.max_tokens, kMaxEngineMaxTokens, "--max-tokens");
-  if (o.block_size != d.block_size && (e == Engine::ideal || llama))
-    throw Error("--block-size", "applies to --engine vllm, sglang or trtllm");
-  if (o.max_num_batched_tokens != d.max_num_batched_tokens && !vllm)
-    throw Error("--max-num-batched-tokens", "applies to --engine vllm");
-  if (o.disable_hybrid_kv_cache_manager && !vllm)
-    throw Error("--disable-hybrid-kv-cache-manager", "applies to --engine vllm");
-  if (o.fp8_ds_mla && !vllm)
-    throw Error("--kv-dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
-  if (o.ubatch != d.ubatch && !llama) throw Error("--ubatch", "applies to --engine llamacpp");
-  if (o.swa_full && !llama) throw Error("--swa-full", "applies to --engine llamacpp");
-  if (o.kv_unified && !llama) throw Error("--kv-unified", "applies to --engine llamacpp");
-  if (o.max_tokens != d.max_tokens && e != Engine::trtllm)
-    throw Error("--max-tokens", "applies to --engine trtllm");
-  if (!(o.swa_full_tokens_ratio > 0.0 && o.swa_full_tokens_ratio <= 1.0))  // false for NaN too
-    throw Error("--swa-full-tokens-ratio", "must be a number in (0, 1]");
-  if (o.swa_full_tokens_ratio != d.swa_full_tokens_ratio && e != Engine::sglang)
-    throw Error("--swa-full-tokens-ratio", "applies to --engine sglang");
-  if (vllm && o.version == "v0") {
-    if (o.max_num_batched_tokens != d.max_num_batched_tokens)
-      throw Error("--max-num-batched-tokens", "has no effect under vLLM V0's rules (a V1 option)");
-    if (o.disable_hybrid_kv_cache_manager)
-      throw Error("--disable-hybrid-kv-cache-manager", "has no effect under vLLM V0's rules (a V1 option)");
+  // Each option from the table (options.hpp): its bound, and whether it applies to this engine and version.
+  for (const auto& spec : engine_option_table()) {
+    if (spec.kind == OptionKind::ratio) {
+      const double v = o.*std::get<double EngineOptions::*>(spec.member);
+      if (!(v > 0.0 && v <= 1.0))  // false for NaN too
+        throw Error(std::string(spec.key), "must be a number in (0, 1]");
+    } else if (spec.kind != OptionKind::flag) {
+      // Beyond the bound a figure would overflow and the error would name the bytes, not the option.
+      const std::uint64_t v = o.*std::get<std::uint64_t EngineOptions::*>(spec.member);
+      if (v > spec.max)
+        throw Error(std::string(spec.key),
+                    "must be at most " + format_count(spec.max) + ", got " + format_count(v));
+    }
   }
+  for (const auto& spec : engine_option_table())
+    if (engine_option_set(spec, o)) require_engine_option_applies(spec, o);
+  if (o.fp8_ds_mla && o.engine != Engine::vllm)
+    throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
   if (o.version.empty()) return;
-  if (e == Engine::ideal) throw Error("--engine-version", "applies to an engine other than ideal");
-  const auto versions = engine_versions(e);
+  if (o.engine == Engine::ideal) throw Error("engine_version", "applies to an engine other than ideal");
+  const auto versions = engine_versions(o.engine);
   if (versions.empty()) return;  // the engine's own check says which single version it models
   if (std::find(versions.begin(), versions.end(), o.version) != versions.end()) return;
   std::string list;
   for (const auto v : versions) list += (list.empty() ? "" : ", ") + std::string(v);
-  throw Error("--engine-version", std::string(name(e)) + " versions: " + list +
-                                      " (the first is the default); got '" + o.version + "'");
+  throw Error("engine_version", std::string(name(o.engine)) + " versions: " + list +
+                                    " (the first is the default); got '" + o.version + "'");
 }
 
 std::string mib(Bytes b, int decimals) {
@@ -136,10 +121,10 @@ void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow
     }
   };
   if (!ok(t.k) || !ok(t.v))
-    throw Error("--kv-dtype",
+    throw Error("kv_dtype",
                 std::string(engine) + " has no KV cache type " + std::string(name(ok(t.k) ? t.v : t.k)));
   if (t.k != t.v && !allow_block_types)
-    throw Error("--k-dtype", std::string(engine) + " uses one KV cache type for K and V");
+    throw Error("k_dtype", std::string(engine) + " uses one KV cache type for K and V");
 }
 
 std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field) {
@@ -336,7 +321,7 @@ std::unique_ptr<EnginePolicy> engine_detail::make_validated_policy(const ModelSp
     case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o);
     case Engine::trtllm: return make_trtllm_policy(m, t, p, o);
   }
-  throw Error("--engine", "unknown engine");
+  throw Error("engine", "unknown engine");
 }
 
 EngineResult ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,

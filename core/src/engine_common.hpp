@@ -13,7 +13,7 @@ namespace kvplan::engine_detail {
 
 /// Some layer is Mamba or linear attention.
 bool has_recurrent(const ModelSpec& m);
-/// Throws kvplan::Error("--kv-dtype", ...) for KV types the engine lacks (block types unless allowed).
+/// Throws kvplan::Error("kv_dtype", ...) for KV types the engine lacks (block types unless allowed).
 void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types);
 /// a / b where b is a figure of the model (a page, a cell, a block): throws kvplan::Error(field,
 /// "is 0 B ...") instead of dividing by zero.

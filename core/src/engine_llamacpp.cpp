@@ -88,7 +88,7 @@ Device make_device(const Groups& groups, const KvDtypes& t, bool mla_v) {
     // Layers that reuse an earlier layer's K/V get no cache (llama_kv_cache: n_layer_kv_from_start).
     if (!has_attention(k) || a.kv_shared) continue;
     if (a.indexer_head_dim != 0)
-      throw Error("--engine",
+      throw Error("engine",
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
                   "kvplan; use --engine vllm, sglang or ideal");
     const auto [kr, vr] = rows(a, t, mla_v);
@@ -155,11 +155,11 @@ Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, con
 
 void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
   if (p.tp > 1)
-    throw Error("--tp",
+    throw Error("tp",
                 "llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices");
   if (t.k == DType::fp8_e4m3 || t.k == DType::fp8_e5m2 || t.k == DType::int4 || t.k == DType::int8 ||
       t.v == DType::fp8_e4m3 || t.v == DType::fp8_e5m2 || t.v == DType::int4 || t.v == DType::int8)
-    throw Error("--kv-dtype", "llama.cpp cache types are f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1");
+    throw Error("kv_dtype", "llama.cpp cache types are f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1");
 }
 
 /// llama.cpp as a policy: it allocates what it is asked (n_seq_max streams of the padded context), so

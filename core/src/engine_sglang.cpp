@@ -137,7 +137,7 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
   r.kv_bytes_total = c_.cell * context.value;
   if (!kv_memory) return r;
   if (c_.cell == Bytes{0})
-    throw Error("--engine",
+    throw Error("engine",
                 "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
   std::string swa_line;
   const std::uint64_t tokens = sglang_tokens(c_, kv_memory->value, page, o_.swa_full_tokens_ratio, &swa_line);
@@ -148,7 +148,7 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
   r.max_requests = tokens / page / ceil_div(context.value, page);  // whole pages per request (full pool)
   const auto gb = [](Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); };
   if (!hybrid_swa) {
-    const std::uint64_t slots = checked_add(tokens, page, "--block-size");
+    const std::uint64_t slots = checked_add(tokens, page, "block_size");
     if (c_.mla)
       r.log_lines.push_back("KV Cache is allocated. #tokens: " + std::to_string(tokens) +
                             ", KV size: " + gb(c_.k_pt * slots) + " GB");
@@ -166,7 +166,7 @@ namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                                  const EngineOptions& o) {
   require_plain_dtypes(t, "SGLang", false);
-  if (!o.version.empty()) throw Error("--engine-version", "sglang has one version of its rules (2025)");
+  if (!o.version.empty()) throw Error("engine_version", "sglang has one version of its rules (2025)");
   return std::make_unique<SglangPolicy>(m, t, p, o);
 }
 }  // namespace engine_detail

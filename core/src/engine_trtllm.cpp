@@ -27,7 +27,7 @@ std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, con
       const auto& a = g.attention;
       if (!has_attention(a.kind) || a.kv_shared) continue;
       if (a.indexer_head_dim != 0)
-        throw Error("--engine",
+        throw Error("engine",
                     "TensorRT-LLM's sparse-attention indexer cache (DeepSeek-V3.2) is not modelled by "
                     "kvplan; use --engine vllm, sglang or ideal");
       if (a.kind == AttentionKind::mla) {
@@ -129,9 +129,9 @@ std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDty
                                                  const EngineOptions& o) {
   require_plain_dtypes(t, "TensorRT-LLM", false);
   if (!o.version.empty())
-    throw Error("--engine-version", "trtllm has one version of its rules (PyTorch backend, 2025)");
+    throw Error("engine_version", "trtllm has one version of its rules (PyTorch backend, 2025)");
   if (has_recurrent(m))
-    throw Error("--engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
+    throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
   return std::make_unique<TrtllmPolicy>(m, t, p, o);
 }
 }  // namespace engine_detail

@@ -142,10 +142,10 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
     const Bytes page = e.first.page();
     if (page == Bytes{0}) throw Error("page_size_bytes", "is 0 B for a layer: vLLM cannot page it");
     if (max_page.value % page.value != 0)
-      throw Error("--engine", "vLLM cannot unify the page sizes of this model's layers (" +
+      throw Error("engine", "vLLM cannot unify the page sizes of this model's layers (" +
                                   std::to_string(page.value) + " B and " + std::to_string(max_page.value) +
                                   " B)");
-    e.first.block_size = checked_mul(bs, max_page.value / page.value, "--block-size");
+    e.first.block_size = checked_mul(bs, max_page.value / page.value, "block_size");
   }
   std::uint64_t fewest = ~0ULL, most = 0;
   for (const auto& e : by_type) {
@@ -263,7 +263,7 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
   Bytes mamba_page{0};
   if (has_recurrent(m)) {
     if (o.disable_hybrid_kv_cache_manager)
-      throw Error("--disable-hybrid-kv-cache-manager",
+      throw Error("disable_hybrid_kv_cache_manager",
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
     for (const auto& g : m.layers) {
@@ -271,7 +271,7 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
       if (has_attention(g.attention.kind) && !g.attention.kv_shared)
         attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
     }
-    if (attn_1 == Bytes{0}) throw Error("--engine", "vLLM: a model without attention layers is not modelled");
+    if (attn_1 == Bytes{0}) throw Error("engine", "vLLM: a model without attention layers is not modelled");
     if (state == Bytes{0})
       throw Error("recurrent", "the Mamba / linear-attention state is 0 B: no state fields");
     const std::uint64_t align = 16;
@@ -305,13 +305,13 @@ void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) 
   if (o.fp8_ds_mla) {
     bool mla = false;
     for (const auto& g : m.layers) mla = mla || g.attention.kind == AttentionKind::mla;
-    if (!mla) throw Error("--kv-dtype", "fp8_ds_mla applies to MLA models only");
+    if (!mla) throw Error("kv_dtype", "fp8_ds_mla applies to MLA models only");
   }
   require_plain_dtypes(t, "vLLM", false);
   if (o.version == "v0" && has_recurrent(m))
-    throw Error("--engine-version", "vLLM V0's Mamba cache is not modelled; use v1");
+    throw Error("engine_version", "vLLM V0's Mamba cache is not modelled; use v1");
   if (!o.version.empty() && o.version != "v1" && o.version != "v0")
-    throw Error("--engine-version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
+    throw Error("engine_version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
 }
 
 /// vLLM V1's questions over its KV cache groups: a request needs stage_pages pages of each stage's

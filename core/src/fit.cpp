@@ -16,17 +16,17 @@ bool speed_known(const Gpu& g, std::uint64_t tp) {
          (tp == 1 || g.link_bandwidth_bytes_per_s != 0);
 }
 
-/// tp sizes the model takes: the requested ones (each must pass validate_parallelism, else "--tp"), or
+/// tp sizes the model takes: the requested ones (each must pass validate_parallelism, else "tp"), or
 /// every size up to max_gpus that does.
 std::vector<std::uint64_t> tp_sizes(const FitRequest& r) {
   std::vector<std::uint64_t> out;
   if (!r.tp.empty()) {
     for (const std::uint64_t tp : r.tp) {
-      if (tp == 0) throw Error("--tp", "must be positive");
+      if (tp == 0) throw Error("tp", "must be positive");
       try {
         validate_parallelism(r.model, Parallelism{tp, 1, 1});
       } catch (const Error& e) {
-        throw Error("--tp", std::to_string(tp) + ": " + e.reason());
+        throw Error("tp", std::to_string(tp) + ": " + e.reason());
       }
       out.push_back(tp);
     }
@@ -47,11 +47,11 @@ std::vector<std::uint64_t> pp_sizes(const FitRequest& r, std::uint64_t tp, std::
   if (!r.pp.empty()) {
     std::vector<std::uint64_t> out;
     for (const std::uint64_t pp : r.pp) {
-      if (pp == 0) throw Error("--pp", "must be positive");
+      if (pp == 0) throw Error("pp", "must be positive");
       if (pp > layers)
-        throw Error("--pp",
+        throw Error("pp",
                     std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
-      if (checked_mul(tp, pp, "--pp") <= r.max_gpus) out.push_back(pp);
+      if (checked_mul(tp, pp, "pp") <= r.max_gpus) out.push_back(pp);
     }
     return out;
   }
@@ -188,16 +188,16 @@ std::string launch_command(const Plan& p) {
 }
 
 FitResult fit(const FitRequest& r) {
-  if (r.gpus.empty()) throw Error("--gpu", "no GPU to search");
-  if (r.max_gpus == 0) throw Error("--max-gpus", "must be positive");
+  if (r.gpus.empty()) throw Error("gpu", "no GPU to search");
+  if (r.max_gpus == 0) throw Error("max_gpus", "must be positive");
   // Every GPU count up to the limit is searched: past real clusters the search would only take minutes.
   if (r.max_gpus > kMaxFitGpus)
-    throw Error("--max-gpus", std::to_string(r.max_gpus) + ": at most " + std::to_string(kMaxFitGpus) +
+    throw Error("max_gpus", std::to_string(r.max_gpus) + ": at most " + std::to_string(kMaxFitGpus) +
                                   " GPUs are searched");
-  if (r.users == 0) throw Error("--users", "must be positive");
-  if (r.context.value == 0) throw Error("--context", "must be positive");
+  if (r.users == 0) throw Error("users", "must be positive");
+  if (r.context.value == 0) throw Error("context", "must be positive");
   if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))
-    throw Error("--price-per-gpu-hour", "must be a positive number");
+    throw Error("price_per_gpu_hour", "must be a positive number");
   validate(r.model);
   const std::uint64_t layers = num_layers(r.model);
   const std::vector<std::uint64_t> tps = tp_sizes(r);

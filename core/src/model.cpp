@@ -139,7 +139,7 @@ void validate(const ModelSpec& m) {
 }
 
 ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft) {
-  if (draft.layers.empty()) throw Error("--speculative-config", "the draft model has no layers");
+  if (draft.layers.empty()) throw Error("speculative_config", "the draft model has no layers");
   ModelSpec m = target;
   for (const auto& g : draft.layers) m.layers.push_back(g);
   m.layers = compress(std::move(m.layers));
@@ -149,7 +149,7 @@ ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft) {
 
 ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n) {
   if (n == 0)
-    throw Error("--speculative-config", "the model has no MTP layers (num_nextn_predict_layers is 0)");
+    throw Error("speculative_config", "the model has no MTP layers (num_nextn_predict_layers is 0)");
   if (target.layers.empty()) throw Error("layers", "the model has no layers");
   ModelSpec m = target;
   LayerGroup g = target.layers.back();

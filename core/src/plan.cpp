@@ -136,7 +136,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   if (!m.weights_unknown.empty()) {
     // KV figures never need the MLP or the vocabulary; capacity does need the weights.
     if (!given && in.gpu && !in.kv_memory)
-      throw Error("--weights", "the model's weights are unknown (" + m.weights_unknown +
+      throw Error("weights", "the model's weights are unknown (" + m.weights_unknown +
                                    "): give the weights' size (--weights SIZE) for a capacity plan");
     if (!given)
       p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +

@@ -5,8 +5,8 @@
 namespace kvplan {
 
 ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t recent) {
-  if (recent == 0) throw Error("--recent-window", "must be positive");
-  const std::uint64_t window = checked_add(sink, recent, "--sink-tokens");
+  if (recent == 0) throw Error("recent_window", "must be positive");
+  const std::uint64_t window = checked_add(sink, recent, "sink_tokens");
   bool capped = false, mla = false;
   for (auto& g : m.layers) {
     if (g.attention.kind == AttentionKind::full) {

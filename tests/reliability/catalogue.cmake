@@ -111,7 +111,7 @@ kvplan_bad("gpu-util infinity" "--gpu-util: must be a number in \\(0, 1\\], got 
 kvplan_bad("gpu-util 1e400" "--gpu-util: must be a number in \\(0, 1\\], got '1e400'\n$" size llama-3.1-8b --gpu h100-sxm --gpu-util 1e400)
 kvplan_bad("tp zero" "--tp: must be positive, got 0\n$" size llama-3.1-8b --tp 0)
 # core/src/kv.cpp pipeline_stages: every figure walks the stages; 4e9 of them used to end in std::bad_alloc.
-kvplan_bad("pp past any deployment" "^kvplan: error: pp: 4000000000 stages: kvplan plans at most 4096\n$"
+kvplan_bad("pp past any deployment" "^kvplan: error: --pp: 4000000000 stages: kvplan plans at most 4096\n$"
   size --layers 4096 --heads 1 --head-dim 1 --pp 4000000000)
 # core/include/kvplan/limits.hpp kMaxLayers (core/src/model.cpp validate).
 kvplan_bad("layers past the limit" "^kvplan: error: layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
@@ -158,18 +158,18 @@ kvplan_bad("users overflow the total" "kv_bytes_total: overflows 64-bit arithmet
 # Prefill (core/src/prefill.cpp): 2 x heads x (head_dim_k + head_dim_v) FLOPs per causal pair; 2 x 2^63
 # heads used to wrap to 0 FLOPs. A 2^64 - 1-token prompt has (2^64 - 1) x 2^63 causal pairs; k + 1 used to
 # wrap and give 0 pairs.
-kvplan_bad("prefill heads overflow" "^kvplan: error: prompt: overflows 64-bit arithmetic\n$"
+kvplan_bad("prefill heads overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
   prefill --layers 1 --heads 9223372036854775808 --kv-heads 1 --head-dim 1 --prompt 1000)
-kvplan_bad("prefill prompt overflow" "^kvplan: error: prompt: overflows 64-bit arithmetic\n$"
+kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
   prefill --layers 1 --heads 4 --head-dim 1 --prompt 18446744073709551615)
 
 # --- Regressions of wrong numbers found while hardening (engines' own arithmetic).
 # One 8-token window: exact KV is 8 x 4 B; TensorRT-LLM counts windowed layers in full,
 # ceil((2^64 - 1) / 32) x 32 = 2^64 tokens: an overflow, it used to wrap to 0 B.
-kvplan_bad("trtllm context wrap" "context: overflows 64-bit arithmetic\n$"
+kvplan_bad("trtllm context wrap" "--context: overflows 64-bit arithmetic\n$"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine trtllm)
 # llama.cpp pads n_ctx to 256: ceil((2^64 - 1) / 256) x 256 = 2^64; it used to wrap to 0 cells.
-kvplan_bad("llamacpp context wrap" "context: overflows 64-bit arithmetic\n$"
+kvplan_bad("llamacpp context wrap" "--context: overflows 64-bit arithmetic\n$"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine llamacpp)
 # Every layer Mamba (period 8, offset 4, 2 layers): SGLang's token pool divided by a zero cell size.
 kvplan_bad("sglang without attention layers" "--engine: SGLang's token pool is for attention layers and this model has none"

@@ -24,7 +24,7 @@ enum class Engine { ideal, vllm, sglang, llamacpp, trtllm };
 std::string_view name(Engine e);
 /// Parses an engine name (case-insensitive; "llama.cpp", "tensorrt-llm" accepted).
 /// Throws kvplan::Error(field, ...) naming the known engines.
-Engine parse_engine(std::string_view text, std::string_view field = "--engine");
+Engine parse_engine(std::string_view text, std::string_view field = "engine");
 
 /// Engine options, each defaulting to the engine's own default (0 or empty = that default).
 struct EngineOptions {

@@ -179,12 +179,12 @@ void validate(const RecurrentSpec& r);
 /// target's, so they share its block pool (vllm/v1/worker/gpu_model_runner.py
 /// initialize_kv_cache / get_kv_cache_spec over every Attention layer, the drafter's included;
 /// vllm/v1/spec_decode/eagle.py). The draft's embeddings and LM head are not added (EAGLE shares the
-/// target's). Throws kvplan::Error("--speculative-config", ...) when the draft has no layers.
+/// target's). Throws kvplan::Error("speculative_config", ...) when the draft has no layers.
 ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft);
 
 /// The target with `n` multi-token-prediction layers appended, each a copy of its last layer (DeepSeek /
 /// Qwen MTP: num_nextn_predict_layers decoder layers of the target's shape, vllm/model_executor/models/
-/// deepseek_mtp.py). Throws kvplan::Error("--speculative-config", ...) when n is 0.
+/// deepseek_mtp.py). Throws kvplan::Error("speculative_config", ...) when n is 0.
 ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n);
 
 /// Total number of layers.

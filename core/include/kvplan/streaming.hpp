@@ -14,8 +14,8 @@ namespace kvplan {
 /// is a sliding window of sink + recent tokens for every byte figure, so the layer becomes one (attention
 /// FLOPs then count sink + recent keys per query too). Sliding and chunked layers already hold fewer and
 /// are left alone; MLA layers are left uncapped, with a warning in the model's warnings, as are models
-/// with no full-attention layer. Throws kvplan::Error("--recent-window", ...) when recent is 0, or
-/// ("--sink-tokens", ...) when sink + recent overflows.
+/// with no full-attention layer. Throws kvplan::Error("recent_window", ...) when recent is 0, or
+/// ("sink_tokens", ...) when sink + recent overflows.
 ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t recent);
 
 }  // namespace kvplan

@@ -1,0 +1,121 @@
+// The engine option table and the names of kvplan's inputs (options.hpp).
+#include "kvplan/options.hpp"
+
+#include <array>
+#include <cmath>
+
+#include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
+
+namespace kvplan {
+
+namespace {
+constexpr std::uint32_t bit(Engine e) { return 1U << static_cast<unsigned>(e); }
+
+// One record per engine option; the engines' own defaults are in each help text (and in the policies:
+// core/src/engine_<name>.cpp).
+const std::array<EngineOptionSpec, 8> kEngineOptions{{
+    {"block_size", "--block-size", "Block / page size",
+     "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)", OptionKind::count,
+     &EngineOptions::block_size, kMaxEngineBlockSize,
+     bit(Engine::vllm) | bit(Engine::sglang) | bit(Engine::trtllm), ""},
+    {"max_num_batched_tokens", "--max-num-batched-tokens", "Max batched tokens",
+     "vLLM: sliding-window reserve (default 8192)", OptionKind::tokens,
+     &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0"},
+    {"ubatch", "--ubatch", "Micro-batch (n_ubatch)", "llama.cpp n_ubatch (default 512)", OptionKind::count,
+     &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), ""},
+    {"swa_full", "--swa-full", "Full-size SWA cache", "llama.cpp: full-size cache for sliding-window layers",
+     OptionKind::flag, &EngineOptions::swa_full, 0, bit(Engine::llamacpp), ""},
+    {"kv_unified", "--kv-unified", "Unified KV stream", "llama.cpp: one KV stream shared by all sequences",
+     OptionKind::flag, &EngineOptions::kv_unified, 0, bit(Engine::llamacpp), ""},
+    {"disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", "No hybrid KV cache manager",
+     "vLLM: every layer as full attention", OptionKind::flag, &EngineOptions::disable_hybrid_kv_cache_manager,
+     0, bit(Engine::vllm), "v0"},
+    {"max_tokens", "--max-tokens", "Max tokens (KvCacheConfig)", "TensorRT-LLM KvCacheConfig.max_tokens",
+     OptionKind::tokens, &EngineOptions::max_tokens, kMaxEngineMaxTokens, bit(Engine::trtllm), "", true},
+    {"swa_full_tokens_ratio", "--swa-full-tokens-ratio", "SWA / full tokens ratio",
+     "SGLang: SWA pool / full pool tokens (default 0.8)", OptionKind::ratio,
+     &EngineOptions::swa_full_tokens_ratio, 0, bit(Engine::sglang), ""},
+}};
+
+// The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
+const std::array<InputName, 24> kInputs{{
+    {"tp", "--tp", "tensor parallel (tp)"},
+    {"pp", "--pp", "pipeline stages (pp)"},
+    {"gpus", "--gpus", "GPUs"},
+    {"gpu", "--gpu", "GPU"},
+    {"context", "--context", "context"},
+    {"users", "--users", "users"},
+    {"gpu_util", "--gpu-util", "utilisation"},
+    {"weights", "--weights", "weights override"},
+    {"reserve", "--overhead", "reserve"},
+    {"engine", "--engine", "engine rules"},
+    {"engine_version", "--engine-version", "engine version"},
+    {"kv_dtype", "--kv-dtype", "KV cache dtype"},
+    {"k_dtype", "--k-dtype", "K cache dtype"},
+    {"v_dtype", "--v-dtype", "V cache dtype"},
+    {"kv_memory", "--kv-memory", "KV memory"},
+    {"speculative_config", "--speculative-config", "speculative decoding"},
+    {"sink_tokens", "--sink-tokens", "sink tokens"},
+    {"recent_window", "--recent-window", "recent window"},
+    {"max_gpus", "--max-gpus", "most GPUs"},
+    {"price_per_gpu_hour", "--price-per-gpu-hour", "price per GPU hour"},
+    {"prompt", "--prompt", "prompt"},
+    {"vs", "--vs", "compared with"},
+    {"efficiency", "--efficiency", "efficiency"},
+    {"calibration", "--calibration", "calibration"},
+}};
+}  // namespace
+
+std::span<const EngineOptionSpec> engine_option_table() { return kEngineOptions; }
+
+const EngineOptionSpec* find_engine_option(std::string_view key_or_flag) {
+  for (const auto& o : kEngineOptions)
+    if (o.key == key_or_flag || o.cli_flag == key_or_flag) return &o;
+  return nullptr;
+}
+
+bool engine_option_set(const EngineOptionSpec& o, const EngineOptions& e) {
+  static const EngineOptions d;
+  return std::visit([&](auto member) { return e.*member != d.*member; }, o.member);
+}
+
+std::string engine_list(std::uint32_t engines) {
+  std::vector<std::string> names;
+  for (const Engine e : {Engine::ideal, Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm})
+    if ((engines & bit(e)) != 0) names.emplace_back(name(e));
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+void require_engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e) {
+  if ((o.engines & bit(e.engine)) == 0)
+    throw Error(std::string(o.key), "applies to --engine " + engine_list(o.engines));
+  if (!o.not_under_version.empty() && e.version == o.not_under_version)
+    throw Error(std::string(o.key), "has no effect under vLLM V0's rules (a V1 option)");
+}
+
+std::span<const InputName> input_names() {
+  static const std::vector<InputName> all = [] {
+    std::vector<InputName> v(kInputs.begin(), kInputs.end());
+    for (const auto& o : kEngineOptions) v.push_back({o.key, o.cli_flag, o.gui_label});
+    return v;
+  }();
+  return all;
+}
+
+std::string_view cli_flag_for(std::string_view key) {
+  for (const auto& n : input_names())
+    if (n.key == key) return n.cli_flag;
+  return key;
+}
+
+std::string_view gui_label_for(std::string_view key) {
+  for (const auto& n : input_names())
+    if (n.key == key) return n.gui_label;
+  return key;
+}
+
+}  // namespace kvplan
