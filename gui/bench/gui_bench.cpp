@@ -6,7 +6,6 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSlider>
-#include <QSpinBox>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
 #include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/main_window.hpp"
 
 namespace {
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   window.show();
   settle();
   auto* slider = window.findChild<QSlider*>(QStringLiteral("context_slider"));
-  auto* users = window.findChild<QSpinBox*>(QStringLiteral("users"));
+  auto* users = window.findChild<kvplan::gui::CountBox*>(QStringLiteral("users"));
   if (slider == nullptr || users == nullptr) return 1;
   std::printf("model: %s, window %dx%d, platform %s\n", qPrintable(controller.modelTitle()), window.width(),
               window.height(), qPrintable(QGuiApplication::platformName()));
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   slider->setValue(0);
   report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
   report("users: recompute all series + repaint all 4 charts",
-         sweep(window, kSteps, true, [&](int i) { users->setValue(1 + i); }));
+         sweep(window, kSteps, true, [&](int i) { Q_EMIT users->textCommitted(QString::number(1 + i)); }));
   Times compute;
   for (int i = 0; i < kSteps; ++i) {
     QElapsedTimer t;

@@ -1,6 +1,9 @@
 #include "kvplan/gui/controller.hpp"
 
 #include <QFileInfo>
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/gui/measured.hpp"
@@ -29,6 +32,42 @@ ModelSpec fallback_model() {
   return m;
 }
 
+/// `text` without the thousands separators of its leading number ("131,072" -> "131072", "1,024k" ->
+/// "1024k"), for core's parsers; a comma anywhere else is an Error naming `field`.
+std::string ungrouped(const QString& text, const char* field) {
+  const QString t = text.trimmed();
+  if (!t.contains(',')) return t.toStdString();
+  static const QRegularExpression grouped(QStringLiteral("^(\\d{1,3}(?:,\\d{3})+)(?![\\d,])"));
+  const QRegularExpressionMatch m = grouped.match(t);
+  if (!m.hasMatch())
+    throw Error(field,
+                "'" + t.toStdString() + "': a thousands separator goes between groups of three digits");
+  return (m.captured(1).remove(',') + t.mid(m.capturedLength(1))).toStdString();
+}
+
+/// Whether core refused the KV cache type itself (the engine has no such cache, or one type for K and V).
+bool kv_dtype_error(const Error& e) { return e.field() == "--kv-dtype" || e.field() == "--k-dtype"; }
+
+/// Bits per value of a type (q8_0: 34 B per 32 values = 8.5), to find an engine's nearest type.
+double bits_per_value(DType t) {
+  const DTypeInfo& i = info(t);
+  return 8.0 * static_cast<double>(i.block_bytes) / static_cast<double>(i.block_values);
+}
+
+/// Whether `in` plans, or fails for a reason other than its KV cache type.
+bool kv_dtype_plans(const PlanInputs& in) {
+  try {
+    (void)make_plan(in);
+  } catch (const Error& e) {
+    return !kv_dtype_error(e);
+  } catch (const std::exception&) {
+    return true;
+  }
+  return true;
+}
+
+QString dtype_name(DType t) { return qstr(std::string(name(t))); }
+const QString kArrow = QStringLiteral(" \u2192 ");
 }  // namespace
 
 Controller::Controller(QObject* parent) : QObject(parent) {
@@ -135,6 +174,8 @@ bool Controller::commit(Scenario next, MeasuredSet measured, const QString& meas
   figures_ = std::move(f);
   measured_path_ = measured_path;
   error_.clear();
+  notice_ = changes_.join(QStringLiteral("; "));
+  changes_.clear();
   Q_EMIT planChanged();
   Q_EMIT inputsChanged();
   return true;
@@ -147,6 +188,7 @@ void Controller::reject(const QString& message) {
 }
 
 bool Controller::apply(const std::function<void(Scenario&)>& edit) {
+  changes_.clear();
   try {
     Scenario next = scenario_;
     edit(next);
@@ -282,6 +324,16 @@ bool Controller::resetArchitecture() {
   });
 }
 
+bool Controller::setKvDtype(DType t) {
+  return apply([t](Scenario& s) { s.inputs.kv.k = s.inputs.kv.v = t; });
+}
+
+bool Controller::kvDtypeAccepted(DType t) const {
+  PlanInputs in = scenario_.inputs;
+  in.kv.k = in.kv.v = t;
+  return kv_dtype_plans(in);
+}
+
 bool Controller::setKDtype(DType t) {
   return apply([t](Scenario& s) { s.inputs.kv.k = t; });
 }
@@ -324,12 +376,36 @@ bool Controller::setGpuCount(std::uint64_t gpus) {
   });
 }
 
+void Controller::setSplit(Scenario& s, std::uint64_t tp, std::uint64_t pp) {
+  if (tp == 0) throw Error("tp", "must be positive");
+  if (pp == 0) throw Error("pp", "must be positive");
+  Parallelism& p = s.inputs.deployment.parallel;
+  const std::uint64_t gpus = checked_mul(checked_mul(p.tp, p.pp, "GPUs"), p.dp, "GPUs");
+  const std::uint64_t replica = checked_mul(tp, pp, "GPUs");
+  if (gpus < replica) {
+    p.dp = 1;
+    changes_ << QStringLiteral("GPUs %1%2%3 (one replica of tp %4 x pp %5)")
+                    .arg(gpus)
+                    .arg(kArrow)
+                    .arg(replica)
+                    .arg(tp)
+                    .arg(pp);
+  } else if (gpus % replica != 0) {
+    throw Error("GPUs", std::to_string(gpus) + " GPUs are no multiple of tp x pp = " + std::to_string(tp) +
+                            " x " + std::to_string(pp) + ": change the GPU count first");
+  } else {
+    p.dp = gpus / replica;
+  }
+  p.tp = tp;
+  p.pp = pp;
+}
+
 bool Controller::setTensorParallel(std::uint64_t tp) {
-  return apply([tp](Scenario& s) { s.inputs.deployment.parallel.tp = tp; });
+  return apply([&](Scenario& s) { setSplit(s, tp, s.inputs.deployment.parallel.pp); });
 }
 
 bool Controller::setPipelineParallel(std::uint64_t pp) {
-  return apply([pp](Scenario& s) { s.inputs.deployment.parallel.pp = pp; });
+  return apply([&](Scenario& s) { setSplit(s, s.inputs.deployment.parallel.tp, pp); });
 }
 
 bool Controller::setUtilization(double fraction) {
@@ -356,7 +432,68 @@ bool Controller::setEngine(const QString& engine) {
   return apply([&](Scenario& s) {
     s.inputs.engine = EngineOptions{};
     s.inputs.engine.engine = parse_engine(engine.toStdString(), "engine");
+    fitToEngine(s);
   });
+}
+
+void Controller::fitToEngine(Scenario& s) {
+  PlanInputs& in = s.inputs;
+  const QString engine = qstr(std::string(name(in.engine.engine)));
+  // Each round fixes the one thing core refused, until it plans (one KV fix and one tp fix at most).
+  for (int round = 0; round < 3; ++round) {
+    try {
+      (void)make_plan(in);
+      return;
+    } catch (const Error& e) {
+      Parallelism& p = in.deployment.parallel;
+      if (e.field() == "--tp" && p.tp > 1) {
+        // llama.cpp splits layers across GPUs, not heads: the same GPUs per replica, as pipeline stages.
+        const std::uint64_t tp = p.tp, pp = p.pp;
+        p.pp = checked_mul(tp, pp, "pp");
+        p.tp = 1;
+        changes_ << QStringLiteral(
+                        "tensor parallel (tp) %1%2%3, pipeline parallel (pp) %4%5%6 (%7 splits "
+                        "layers, not heads)")
+                        .arg(tp)
+                        .arg(kArrow)
+                        .arg(1)
+                        .arg(pp)
+                        .arg(kArrow)
+                        .arg(p.pp)
+                        .arg(engine);
+        continue;
+      }
+      if (!kv_dtype_error(e)) throw;
+      // The engine's type nearest in bits per value to K's (ties: kvplan's order, fp8_e4m3 first).
+      std::vector<DType> order;
+      for (const auto& t : all_dtypes()) order.push_back(t.type);
+      const double bits = bits_per_value(in.kv.k);
+      std::stable_sort(order.begin(), order.end(), [bits](DType a, DType b) {
+        return std::abs(bits_per_value(a) - bits) < std::abs(bits_per_value(b) - bits);
+      });
+      const KvDtypes was = in.kv;
+      bool mapped = false;
+      for (const DType t : order) {
+        in.kv.k = in.kv.v = t;
+        if (kv_dtype_plans(in)) {
+          mapped = true;
+          break;
+        }
+      }
+      if (!mapped) {
+        in.kv = was;
+        throw;
+      }
+      const QString from = was.k == was.v ? QStringLiteral("KV cache dtype %1").arg(dtype_name(was.k))
+                                          : QStringLiteral("K cache %1, V cache %2 \u2192 KV cache dtype")
+                                                .arg(dtype_name(was.k), dtype_name(was.v));
+      changes_ << (was.k == was.v ? from + kArrow + dtype_name(in.kv.k) : from + ' ' + dtype_name(in.kv.k)) +
+                      QStringLiteral(" (%1 has %2)")
+                          .arg(engine, was.k == was.v ? QStringLiteral("no %1 cache").arg(dtype_name(was.k))
+                                                      : QStringLiteral("one type for K and V"));
+    }
+  }
+  (void)make_plan(in);  // what is still refused is the engine's to say
 }
 
 bool Controller::setEngineOptions(const EngineOptions& options) {
@@ -382,8 +519,16 @@ bool Controller::setContext(std::uint64_t tokens) {
   return apply([tokens](Scenario& s) { s.inputs.context = Tokens{tokens}; });
 }
 
+bool Controller::setContextText(const QString& text) {
+  return apply([&](Scenario& s) { s.inputs.context = parse_tokens(ungrouped(text, "context"), "context"); });
+}
+
 bool Controller::setUsers(std::uint64_t users) {
   return apply([users](Scenario& s) { s.inputs.users = users; });
+}
+
+bool Controller::setUsersText(const QString& text) {
+  return apply([&](Scenario& s) { s.inputs.users = parse_count(ungrouped(text, "users"), "users"); });
 }
 
 bool Controller::loadScenario(const QString& path) {

@@ -27,16 +27,19 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <climits>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
+#include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/tables.hpp"
 
 namespace kvplan::gui {
@@ -80,6 +83,35 @@ int clamp_int(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT_MAX) ? INT_MAX : static_cast<int>(v);
 }
 
+/// Sends the mouse wheel only to a focused widget: over an unfocused combo, spin box or slider it goes
+/// on to the scroll area around it instead of editing a value the pointer merely passed over.
+class WheelGuard : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (event->type() == QEvent::Wheel && w != nullptr && !w->hasFocus()) {
+      event->ignore();  // the parent (the scroll area) gets it
+      return true;
+    }
+    return QObject::eventFilter(watched, event);
+  }
+};
+
+/// Every combo box, spin box and slider under `root` takes focus by click or Tab only (not by the
+/// wheel) and takes the wheel only when focused.
+void guard_wheel(QWidget* root) {
+  auto* guard = new WheelGuard(root);
+  QList<QWidget*> boxes;
+  for (QComboBox* w : root->findChildren<QComboBox*>()) boxes << w;
+  for (QAbstractSpinBox* w : root->findChildren<QAbstractSpinBox*>()) boxes << w;
+  for (QAbstractSlider* w : root->findChildren<QSlider*>()) boxes << w;
+  for (QWidget* w : boxes) {
+    w->setFocusPolicy(Qt::StrongFocus);
+    w->installEventFilter(guard);
+  }
+}
+
 /// The combo's type; its items are all_dtypes() names, so the lookup cannot fail.
 DType dtype_of(const QComboBox* box) {
   const auto types = all_dtypes();
@@ -114,6 +146,15 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   error_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_banner_->hide();
   right_layout->addWidget(error_banner_);
+  notice_ = new QLabel;
+  notice_->setObjectName(QStringLiteral("notice"));
+  notice_->setWordWrap(true);
+  notice_->setTextFormat(Qt::PlainText);
+  notice_->setFrameShape(QFrame::StyledPanel);
+  notice_->setMargin(4);
+  notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notice_->hide();
+  right_layout->addWidget(notice_);
   right_layout->addWidget(buildResults());
   charts_ = new ChartPanel;
   charts_->setObjectName(QStringLiteral("charts"));
@@ -126,6 +167,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   split->setStretchFactor(1, 1);
   setCentralWidget(split);
   buildMenus();
+  guard_wheel(this);
 
   connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
   connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
@@ -207,13 +249,33 @@ QWidget* MainWindow::buildInputs() {
   // Element types.
   auto* dtype_box = new QGroupBox(QStringLiteral("Element types"));
   auto* dtype_form = new QFormLayout(dtype_box);
+  dtype_form_ = dtype_form;
+  kv_dtype_ = dtype_combo("kv_dtype");
+  kv_dtype_->setToolTip(
+      QStringLiteral("The element type of the KV cache, K and V alike; types the engine "
+                     "has no cache for are greyed out."));
+  split_kv_ = new QCheckBox(QStringLiteral("K and V apart (ideal, llama.cpp)"));
+  split_kv_->setObjectName(QStringLiteral("split_kv"));
+  split_kv_->setToolTip(
+      QStringLiteral("Give the K and V caches different types; vLLM, SGLang and "
+                     "TensorRT-LLM use one type for both."));
   k_dtype_ = dtype_combo("k_dtype");
   v_dtype_ = dtype_combo("v_dtype");
   weight_dtype_ = dtype_combo("weight_dtype");
+  dtype_form->addRow(QStringLiteral("KV cache dtype"), kv_dtype_);
+  dtype_form->addRow(QString(), split_kv_);
   dtype_form->addRow(QStringLiteral("K cache"), k_dtype_);
   dtype_form->addRow(QStringLiteral("V cache"), v_dtype_);
   dtype_form->addRow(QStringLiteral("weights"), weight_dtype_);
   layout->addWidget(dtype_box);
+  connect(kv_dtype_, &QComboBox::currentTextChanged, this,
+          [this] { controller_->setKvDtype(dtype_of(kv_dtype_)); });
+  connect(split_kv_, &QCheckBox::toggled, this, [this](bool apart) {
+    // Together again: V takes K's type. Apart: the K and V rows show (nothing else changes).
+    if (!apart && controller_->inputs().kv.k != controller_->inputs().kv.v)
+      controller_->setKvDtype(controller_->inputs().kv.k);
+    syncKvDtypes(controller_->inputs());
+  });
   connect(k_dtype_, &QComboBox::currentTextChanged, this,
           [this] { controller_->setKDtype(dtype_of(k_dtype_)); });
   connect(v_dtype_, &QComboBox::currentTextChanged, this,
@@ -258,9 +320,21 @@ QWidget* MainWindow::buildInputs() {
   context_slider_->setObjectName(QStringLiteral("context_slider"));
   context_slider_->setRange(0, kContextSliderMax);
   context_slider_->setPageStep(kContextStepsPerDoubling);
-  context_ = spin("context", 1, 1 << 30);
+  // Typed as the CLI takes them ("128k", "32Ki", "131,072"); sent on Enter, parsed by the controller.
+  context_ = new CountBox;
+  context_->setObjectName(QStringLiteral("context"));
+  context_->setRange(1, 1ULL << 40);
+  context_->setSingleStep(1024);
   context_->setSuffix(QStringLiteral(" tokens"));
-  users_ = spin("users", 1, 10'000'000);
+  context_->setToolTip(
+      QStringLiteral("Tokens per sequence, as --context takes them: 131072, 128k (x 1000), "
+                     "128Ki (x 1024) or 131,072; Enter applies."));
+  users_ = new CountBox;
+  users_->setObjectName(QStringLiteral("users"));
+  users_->setRange(1, 1ULL << 40);
+  users_->setToolTip(
+      QStringLiteral("Sequences served at once, as --users takes them: 64 or 1,024; "
+                     "Enter applies."));
   auto* context_row = new QHBoxLayout;
   context_row->addWidget(context_slider_, 1);
   context_row->addWidget(context_);
@@ -363,10 +437,8 @@ QWidget* MainWindow::buildInputs() {
   connect(engine_, &QComboBox::currentTextChanged, controller_, &Controller::setEngine);
   connect(context_slider_, &QSlider::valueChanged, this,
           [this](int pos) { controller_->setContext(context_for_slider(pos)); });
-  connect(context_, &QSpinBox::valueChanged, this,
-          [this](int v) { controller_->setContext(static_cast<std::uint64_t>(v)); });
-  connect(users_, &QSpinBox::valueChanged, this,
-          [this](int v) { controller_->setUsers(static_cast<std::uint64_t>(v)); });
+  connect(context_, &CountBox::textCommitted, controller_, &Controller::setContextText);
+  connect(users_, &CountBox::textCommitted, controller_, &Controller::setUsersText);
   return panel;
 }
 
@@ -500,8 +572,7 @@ void MainWindow::syncInputs() {
     const QSignalBlocker block(box);
     box->setCurrentText(text);
   };
-  set_combo(k_dtype_, qstr(name(in.kv.k)));
-  set_combo(v_dtype_, qstr(name(in.kv.v)));
+  syncKvDtypes(in);
   set_combo(weight_dtype_, qstr(name(in.model.weight_dtype)));
   set_combo(engine_, qstr(name(in.engine.engine)));
   syncEngineOptions(in);
@@ -525,8 +596,16 @@ void MainWindow::syncInputs() {
   set_spin(gpus_, p.tp * p.pp * p.dp);
   set_spin(tp_, p.tp);
   set_spin(pp_, p.pp);
-  set_spin(context_, in.context.value);
-  set_spin(users_, in.users);
+  context_->setValue(in.context.value);
+  users_->setValue(in.users);
+  // llama.cpp has no tensor parallelism (core refuses --tp there); an engine switch moves tp to pp.
+  const bool tp_ok = in.engine.engine != Engine::llamacpp;
+  if (tp_->isEnabled() != tp_ok) {
+    tp_->setEnabled(tp_ok);
+    tp_->setToolTip(tp_ok ? QString()
+                          : QStringLiteral("llama.cpp splits layers across GPUs, not heads: use pipeline "
+                                           "parallel (pp)."));
+  }
   {
     const QSignalBlocker block(util_);
     util_->setValue(in.deployment.gpu_memory_utilization);
@@ -604,6 +683,40 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
   }
 }
 
+void MainWindow::syncKvDtypes(const PlanInputs& in) {
+  const auto set_combo = [](QComboBox* box, const QString& text) {
+    const QSignalBlocker block(box);
+    box->setCurrentText(text);
+  };
+  set_combo(kv_dtype_, qstr(name(in.kv.k)));
+  set_combo(k_dtype_, qstr(name(in.kv.k)));
+  set_combo(v_dtype_, qstr(name(in.kv.v)));
+  // K and V apart only where the engine takes two types, and always when they differ.
+  const bool two_types = in.engine.engine == Engine::ideal || in.engine.engine == Engine::llamacpp;
+  const bool apart = in.kv.k != in.kv.v || (two_types && split_kv_->isChecked());
+  {
+    const QSignalBlocker block(split_kv_);
+    split_kv_->setChecked(apart);
+  }
+  split_kv_->setEnabled(two_types || apart);
+  kv_dtype_->setEnabled(!apart);
+  dtype_form_->setRowVisible(k_dtype_, apart);
+  dtype_form_->setRowVisible(v_dtype_, apart);
+  // The types the engine has no cache for, greyed out: checked again when the engine, its version or
+  // the model changes (one make_plan per type).
+  const QString key = qstr(name(in.engine.engine)) + '|' + qstr(in.engine.version) + '|' + qstr(in.model.id) +
+                      '|' + controller_->modelTitle();
+  if (key == kv_dtypes_key_) return;
+  kv_dtypes_key_ = key;
+  const auto types = all_dtypes();
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const bool ok = controller_->kvDtypeAccepted(types[i].type);
+    for (QComboBox* box : {kv_dtype_, k_dtype_, v_dtype_})
+      if (auto* items = qobject_cast<QStandardItemModel*>(box->model()))
+        if (QStandardItem* item = items->item(static_cast<int>(i))) item->setEnabled(ok);
+  }
+}
+
 EngineOptions MainWindow::engineOptionsShown() const {
   EngineOptions o;
   o.engine = controller_->inputs().engine.engine;
@@ -650,6 +763,13 @@ void MainWindow::showPlan() {
     palette.setColor(QPalette::WindowText, foreground);
     fits_banner_->setPalette(palette);
     fits_banner_->setText(text);
+  }
+  const QString notice = controller_->notice().isEmpty()
+                             ? QString()
+                             : QStringLiteral("Changed to match: ") + controller_->notice();
+  if (notice_->text() != notice) {
+    notice_->setText(notice);
+    notice_->setVisible(!notice.isEmpty());
   }
   const QString limit = QString::fromStdString(p.limit);
   if (limit_->text() != limit) limit_->setText(limit);

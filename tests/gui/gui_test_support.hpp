@@ -1,7 +1,9 @@
 #pragma once
 // Shared helpers of the GUI tests: comparing plans field by field, and the fixture folders.
+#include <QLineEdit>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
 #include "kvplan/plan.hpp"
 
@@ -13,6 +15,20 @@ inline QString gui_fixture(const char* name) {
 }
 inline QString fixture(const char* name) {
   return QStringLiteral(KVPLAN_TEST_FIXTURES "/") + QLatin1String(name);
+}
+
+/// Clicks into a box (a line edit, or a spin box's), selects what it holds (Ctrl+A), types `text` and
+/// presses Enter, as a person does. The window must be active (QTest::qWaitForWindowActive).
+inline void type_into(QWidget* box, const QString& text) {
+  auto* edit = qobject_cast<QLineEdit*>(box);
+  if (edit == nullptr) edit = box->findChild<QLineEdit*>();
+  QVERIFY(edit != nullptr);
+  QTest::mouseClick(edit, Qt::LeftButton, Qt::NoModifier, QPoint(edit->width() / 2, edit->height() / 2));
+  QTRY_VERIFY(box->hasFocus());
+  // Keys go to the focus widget: a spin box itself (its line edit's focus proxy), or the line edit.
+  QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+  QTest::keyClicks(box, text);
+  QTest::keyClick(box, Qt::Key_Return);
 }
 
 /// Every figure of two plans that differs, one line each; empty when they are the same plan.

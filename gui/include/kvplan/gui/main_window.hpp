@@ -22,6 +22,7 @@ class QTableView;
 namespace kvplan::gui {
 
 class ChartPanel;
+class CountBox;
 class LayerGroupsModel;
 class PresetListModel;
 class ResultsModel;
@@ -61,6 +62,8 @@ class MainWindow : public QMainWindow {
   void syncEngineOptions(const PlanInputs& in);
   /// The engine options as the widgets show them, for the current engine.
   [[nodiscard]] EngineOptions engineOptionsShown() const;
+  /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
+  void syncKvDtypes(const PlanInputs& in);
   void showPlan();
   void showError(const QString& message);
   void openDialog();
@@ -112,8 +115,13 @@ class MainWindow : public QMainWindow {
   QCheckBox* fp8_ds_mla_ = nullptr;
   QLineEdit* kv_memory_ = nullptr;
   QSlider* context_slider_ = nullptr;
-  QSpinBox* context_ = nullptr;
-  QSpinBox* users_ = nullptr;
+  CountBox* context_ = nullptr;
+  CountBox* users_ = nullptr;
+  QComboBox* kv_dtype_ = nullptr;      ///< one type for K and V
+  QCheckBox* split_kv_ = nullptr;      ///< "K and V apart": shows the K and V rows
+  QFormLayout* dtype_form_ = nullptr;  ///< the element types group
+  QString kv_dtypes_key_;              ///< the engine and model the dtype items were checked for
+  QLabel* notice_ = nullptr;           ///< Controller::notice(): what an action changed besides its own
 };
 
 }  // namespace kvplan::gui
