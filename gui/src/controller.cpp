@@ -144,7 +144,30 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     f.users = users_cache_;
   } else {
     f.kv = kv_memory_series(s.inputs, contexts_);
-    if (s.inputs.gpu) f.users = max_users_series(s.inputs, contexts_);
+    const bool rules = s.inputs.engine.engine != Engine::ideal && f.plan.has_gpu;
+    if (rules) {
+      // Under an engine's rules the model's KV per GPU is the engine's (whole pages, vLLM's window
+      // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one plan
+      // per context gives that curve and max users both. The variants stay the exact layout's.
+      KvCurve& model = f.kv.curves.front();
+      model.per_gpu.clear();
+      model.error.clear();
+      f.users = UsersSeries{};
+      f.users.contexts = contexts_;
+      try {
+        for (const Tokens ctx : contexts_) {
+          PlanInputs at = s.inputs;
+          at.context = ctx;
+          const Plan p = make_plan(at, false);
+          model.per_gpu.push_back(p.per_gpu.kv_bytes_total);
+          f.users.max_users.push_back(p.max_users);
+        }
+      } catch (const Error& e) {
+        model.error = e.what();  // a longer context overflows, or the engine refuses it: the curve stops
+      }
+    } else if (s.inputs.gpu) {
+      f.users = max_users_series(s.inputs, contexts_);
+    }
   }
   const bool prefill_hit = prefill_key_ && *prefill_key_ == s.inputs.model;
   f.prefill =

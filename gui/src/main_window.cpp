@@ -10,6 +10,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -20,6 +21,7 @@
 #include <QListView>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
@@ -519,6 +521,22 @@ QWidget* MainWindow::buildResults() {
   measured_label_ = new QLabel;
   measured_label_->setWordWrap(true);
   side->addWidget(measured_label_);
+  // The lines the engine itself prints for this plan (as `kvplan size --engine` does): what to hold
+  // against a running server's log.
+  engine_log_ = new QPlainTextEdit;
+  engine_log_->setObjectName(QStringLiteral("engine_log"));
+  engine_log_->setReadOnly(true);
+  engine_log_->setTabChangesFocus(true);
+  engine_log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  engine_log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  engine_log_->setPlaceholderText(
+      QStringLiteral("The engine's own log lines show here under vllm, sglang, "
+                     "llamacpp or trtllm rules."));
+  engine_log_->setToolTip(
+      QStringLiteral("What the engine itself logs for this plan: compare it with a running "
+                     "server's log."));
+  engine_log_->setFixedHeight(engine_log_->fontMetrics().lineSpacing() * 4 + 12);
+  side->addWidget(engine_log_);
   side->addStretch(1);
   row->addLayout(side, 2);
   connect(copy, &QPushButton::clicked, this, &MainWindow::copyCommand);
@@ -771,6 +789,10 @@ void MainWindow::showPlan() {
     notice_->setText(notice);
     notice_->setVisible(!notice.isEmpty());
   }
+  QStringList log;
+  for (const auto& line : p.engine.log_lines) log << QString::fromStdString(line);
+  const QString log_text = log.join('\n');
+  if (engine_log_->toPlainText() != log_text) engine_log_->setPlainText(log_text);
   const QString limit = QString::fromStdString(p.limit);
   if (limit_->text() != limit) limit_->setText(limit);
   QStringList warnings;

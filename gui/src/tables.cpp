@@ -51,18 +51,30 @@ void ResultsModel::refresh() {
                            std::optional<bool> good = std::nullopt) {
     rows.push_back({QLatin1String(key), label, value, good});
   };
-  add("bytes_per_token", QStringLiteral("bytes per token (%1 layers)").arg(count(p.layers)),
+  // Under an engine's rules the first rows stay the exact layout's (what the model needs, token by
+  // token); the per-GPU KV, free memory and capacity are the engine's. Each row says which it is.
+  const bool rules = in.engine.engine != Engine::ideal;
+  const QString exact = rules ? QStringLiteral("exact layout, ") : QString();
+  const QString engine_rules = QStringLiteral("%1 rules").arg(qstr(std::string(name(in.engine.engine))));
+  add("bytes_per_token", QStringLiteral("bytes per token (%1%2 layers)").arg(exact, count(p.layers)),
       bytes_text(p.bytes_per_token));
-  add("full_bytes_per_token", QStringLiteral("full bytes per token (never cap)"),
+  add("full_bytes_per_token", QStringLiteral("full bytes per token (%1never cap)").arg(exact),
       bytes_text(p.full_bytes_per_token));
-  add("kv_bytes_per_sequence", QStringLiteral("per sequence (%1 tokens)").arg(count(in.context.value)),
+  add("kv_bytes_per_sequence",
+      QStringLiteral("per sequence (%1%2 tokens)").arg(exact, count(in.context.value)),
       bytes_text(p.kv_bytes_per_sequence));
   if (p.state_bytes_per_sequence != Bytes{0})
     add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
         bytes_text(p.state_bytes_per_sequence));
-  add("kv_bytes_total", QStringLiteral("total (%1 users, all %2 GPUs)").arg(count(in.users), count(p.gpus)),
+  // llama.cpp's total is its buffers (make_plan), another engine's total stays the exact layout's.
+  const bool engine_total = in.engine.engine == Engine::llamacpp && p.has_gpu;
+  add("kv_bytes_total",
+      QStringLiteral("total (%1%2 users, all %3 GPUs)")
+          .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users), count(p.gpus)),
       bytes_text(p.kv_bytes_total));
-  add("per_gpu.kv_bytes_total", QStringLiteral("KV per GPU (%1 users per replica)").arg(count(g.users)),
+  add("per_gpu.kv_bytes_total",
+      QStringLiteral("KV per GPU (%1 users per replica%2)")
+          .arg(count(g.users), rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
       bytes_text(g.kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")

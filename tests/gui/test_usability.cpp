@@ -2,22 +2,31 @@
 // switched with the combo box. Each case is a way the GUI planned something other than what was asked
 // (issue 16, "Inputs that silently change the plan"); every expected value is worked out from the
 // inputs typed, not read back from the program.
+#include <QAbstractButton>
+#include <QAbstractItemView>
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
+#include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTest>
 #include <QWheelEvent>
+#include <cmath>
 
 #include "gui_test_support.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
+#include "kvplan/gui/tables.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;
@@ -234,6 +243,73 @@ class UsabilityTest : public QObject {
     QVERIFY2(win.w.shownError().contains(QStringLiteral("GPUs")), qPrintable(win.w.shownError()));
     QVERIFY(win.c.scenario() == before);
     QCOMPARE(tp->value(), 1);
+  }
+
+  // Issue 16, "every chart and row follows the engine": Gemma 3 27B (5 of 6 layers sliding-window),
+  // fp8, vLLM with the hybrid KV cache manager off, where every layer gets a full-size cache.
+  void theKvChartTableAndLogFollowTheEngine() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    test::type_into(win.find<QLineEdit>("search"), QStringLiteral("gemma-3-27b"));
+    auto* list = win.find<QListView>("presets");
+    QCOMPARE(list->model()->rowCount(), 1);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      list->visualRect(list->model()->index(0, 0)).center());
+    QCOMPARE(win.c.scenario().source.ref, std::string("gemma-3-27b"));
+    win.find<QComboBox>("engine")->setCurrentText(QStringLiteral("vllm"));
+    win.find<QComboBox>("kv_dtype")->setCurrentText(QStringLiteral("fp8_e4m3"));
+    auto* hybrid = win.find<QCheckBox>("disable_hybrid_kv_cache_manager");
+    QTest::mouseClick(hybrid, Qt::LeftButton, Qt::NoModifier, QPoint(6, hybrid->height() / 2));
+    QVERIFY(win.c.inputs().engine.disable_hybrid_kv_cache_manager);
+    test::type_into(win.find<QAbstractSpinBox>("context"), QStringLiteral("65536"));  // a chart point
+    QVERIFY2(win.w.shownError().isEmpty(), qPrintable(win.w.shownError()));
+
+    // The chart's model curve at 65,536 tokens is the table's KV per GPU: the engine's figure.
+    const Plan& plan = win.c.plan();
+    const ChartsData d = describe_charts(win.c.figures(), win.c.modelTitle());
+    const ChartLine* model = nullptr;
+    for (const auto& l : d.kv_memory.lines)
+      if (l.name.startsWith(QStringLiteral("this model"))) model = &l;
+    QVERIFY(model != nullptr);
+    bool found = false;
+    for (const QPointF& pt : model->points)
+      if (pt.x() == 65536.0) {
+        found = true;
+        QCOMPARE(pt.y(), to_gib(plan.per_gpu.kv_bytes_total));
+      }
+    QVERIFY(found);
+    QVERIFY2(model->name.contains(QStringLiteral("vllm")), qPrintable(model->name));
+    // Rows of the exact layout say so; the per-GPU row says whose rules it follows.
+    ResultsModel& r = *win.w.results();
+    QVERIFY2(r.label(QStringLiteral("kv_bytes_total")).contains(QStringLiteral("exact layout")),
+             qPrintable(r.label(QStringLiteral("kv_bytes_total"))));
+    QVERIFY(r.label(QStringLiteral("kv_bytes_per_sequence")).contains(QStringLiteral("exact layout")));
+    QVERIFY(r.label(QStringLiteral("per_gpu.kv_bytes_total")).contains(QStringLiteral("vllm rules")));
+    // The engine's own log lines, as the CLI prints them.
+    auto* log = win.find<QPlainTextEdit>("engine_log");
+    QVERIFY(log != nullptr);
+    QVERIFY(!plan.engine.log_lines.empty());
+    for (const auto& line : plan.engine.log_lines)
+      QVERIFY2(log->toPlainText().contains(QString::fromStdString(line)), line.c_str());
+  }
+
+  // The memory bar's labels: reserve "1" beside free "12.7" read as "112.7", "30.5" was clipped to
+  // "0.5", 1,050 GiB showed as "1.05e+03".
+  void memoryBarLabelsCanBeRead() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    // Llama 3.1 8B on one H100 (79.6 GiB): weights 15.0 GiB, KV 8.00 GiB, reserve 1 GiB (1.3% of the
+    // axis: too narrow for a label), the rest free.
+    const Plan& p = win.c.plan();
+    ChartsData d = describe_charts(win.c.figures(), win.c.modelTitle());
+    QCOMPARE(d.memory.labelled, (QList<bool>{true, true, false, true}));
+    QCOMPARE(d.memory.values[2], 1.0);
+    QCOMPARE(d.memory.values[3], std::round(to_gib(p.per_gpu.free_bytes) * 10) / 10);  // one decimal
+    // A GPU of 2 TiB (custom memory): 1,000+ GiB free, printed as a plain number by its label format.
+    test::type_into(win.find<QLineEdit>("gpu_memory"), QStringLiteral("2TiB"));
+    d = describe_charts(win.c.figures(), win.c.modelTitle());
+    QVERIFY(d.memory.values[3] > 1000);
+    QCOMPARE(QString::number(d.memory.values[3], 'g', 12), QString::number(d.memory.values[3], 'f', 1));
   }
 };
 

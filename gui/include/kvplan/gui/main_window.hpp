@@ -14,6 +14,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QListView;
+class QPlainTextEdit;
 class QSlider;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -117,11 +118,12 @@ class MainWindow : public QMainWindow {
   QSlider* context_slider_ = nullptr;
   CountBox* context_ = nullptr;
   CountBox* users_ = nullptr;
-  QComboBox* kv_dtype_ = nullptr;      ///< one type for K and V
-  QCheckBox* split_kv_ = nullptr;      ///< "K and V apart": shows the K and V rows
-  QFormLayout* dtype_form_ = nullptr;  ///< the element types group
-  QString kv_dtypes_key_;              ///< the engine and model the dtype items were checked for
-  QLabel* notice_ = nullptr;           ///< Controller::notice(): what an action changed besides its own
+  QComboBox* kv_dtype_ = nullptr;         ///< one type for K and V
+  QCheckBox* split_kv_ = nullptr;         ///< "K and V apart": shows the K and V rows
+  QFormLayout* dtype_form_ = nullptr;     ///< the element types group
+  QString kv_dtypes_key_;                 ///< the engine and model the dtype items were checked for
+  QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
+  QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
 };
 
 }  // namespace kvplan::gui
