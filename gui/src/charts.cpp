@@ -49,7 +49,7 @@ QChartView* make_view(QChart* chart, QWidget* parent) {
   view->setRenderHint(QPainter::Antialiasing);
   // A moving marker dirties a few thin strips; one bounding rect repaints faster than their region.
   view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
-  view->setMinimumSize(360, 260);
+  view->setMinimumSize(300, 220);  // two by two, within a 1280 x 720 screen beside the inputs
   return view;
 }
 

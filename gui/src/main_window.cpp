@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -23,7 +24,9 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSortFilterProxyModel>
@@ -132,10 +135,10 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   presets_ = new PresetListModel(controller_->modelPresets(), this);
 
   auto* inputs = new QScrollArea;
+  inputs->setObjectName(QStringLiteral("inputs_scroll"));
   inputs->setWidget(buildInputs());
   inputs->setWidgetResizable(true);
-  inputs->setMinimumWidth(560);
-  inputs->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  inputs->setMinimumWidth(340);
 
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
@@ -157,12 +160,34 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   notice_->hide();
   right_layout->addWidget(notice_);
-  right_layout->addWidget(buildResults());
+  // Results above, charts below, each scrolling in its own pane: the window fits a 1280 x 720 screen
+  // and the splitter gives either pane the room.
+  auto* results_scroll = new QScrollArea;
+  results_scroll->setObjectName(QStringLiteral("results_scroll"));
+  results_scroll->setWidget(buildResults());
+  results_scroll->setWidgetResizable(true);
+  results_scroll->setFrameShape(QFrame::NoFrame);
+  results_scroll->setMinimumHeight(120);
   charts_ = new ChartPanel;
   charts_->setObjectName(QStringLiteral("charts"));
-  right_layout->addWidget(charts_, 1);
+  auto* charts_scroll = new QScrollArea;
+  charts_scroll->setObjectName(QStringLiteral("charts_scroll"));
+  charts_scroll->setWidget(charts_);
+  charts_scroll->setWidgetResizable(true);
+  charts_scroll->setFrameShape(QFrame::NoFrame);
+  charts_scroll->setMinimumHeight(160);
+  auto* right_split = new QSplitter(Qt::Vertical);
+  right_split->setObjectName(QStringLiteral("right_split"));
+  right_split->addWidget(results_scroll);
+  right_split->addWidget(charts_scroll);
+  right_split->setStretchFactor(0, 0);
+  right_split->setStretchFactor(1, 1);
+  right_split->setChildrenCollapsible(false);
+  right_layout->addWidget(right_split, 1);
 
   auto* split = new QSplitter(Qt::Horizontal);
+  split->setObjectName(QStringLiteral("main_split"));
+  split->setChildrenCollapsible(false);
   split->addWidget(inputs);
   split->addWidget(right);
   split->setStretchFactor(0, 0);
@@ -177,7 +202,32 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
-  resize(1800, 1150);
+  // Within the screen: at most 1600 x 1000, at most 92% of the space the screen leaves free.
+  const QRect screen =
+      this->screen() != nullptr ? this->screen()->availableGeometry() : QRect(0, 0, 1366, 768);
+  resize(std::min(1600, screen.width() * 92 / 100), std::min(1000, screen.height() * 92 / 100));
+  move(screen.center() - rect().center());
+}
+
+void MainWindow::restoreSettings() {
+  remember_ = true;
+  const QSettings settings;
+  const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
+  // restoreGeometry moves a window saved on a screen that is gone back onto one that is there.
+  if (!geometry.isEmpty()) restoreGeometry(geometry);
+  const QByteArray state = settings.value(QStringLiteral("window/splitters")).toByteArray();
+  if (auto* split = findChild<QSplitter*>(QStringLiteral("main_split")); split != nullptr && !state.isEmpty())
+    split->restoreState(state);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (remember_) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (auto* split = findChild<QSplitter*>(QStringLiteral("main_split")))
+      settings.setValue(QStringLiteral("window/splitters"), split->saveState());
+  }
+  QMainWindow::closeEvent(event);
 }
 
 MainWindow::~MainWindow() = default;

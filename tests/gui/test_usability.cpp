@@ -311,6 +311,54 @@ class UsabilityTest : public QObject {
     QVERIFY(d.memory.values[3] > 1000);
     QCOMPARE(QString::number(d.memory.values[3], 'g', 12), QString::number(d.memory.values[3], 'f', 1));
   }
+
+  // Issue 16, "a window people can use": it fits a 1366 x 768 and a 1280 x 720 laptop screen, and
+  // every input can be scrolled into view there.
+  void fitsALaptopScreenAndEveryInputCanBeReached_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<QString>("engine");
+    QTest::newRow("1366x768") << QSize(1366, 768) << QStringLiteral("ideal");
+    QTest::newRow("1366x768, vllm options") << QSize(1366, 768) << QStringLiteral("vllm");
+    QTest::newRow("1280x720, llamacpp options") << QSize(1280, 720) << QStringLiteral("llamacpp");
+  }
+  void fitsALaptopScreenAndEveryInputCanBeReached() {
+    QFETCH(QSize, size);
+    QFETCH(QString, engine);
+    Window win;
+    win.find<QComboBox>("engine")->setCurrentText(engine);
+    win.w.resize(size);
+    QVERIFY(QTest::qWaitForWindowExposed(&win.w));
+    QCoreApplication::processEvents();
+    QCOMPARE(win.w.size(), size);
+    QList<QWidget*> inputs;
+    for (QWidget* x : win.w.findChildren<QWidget*>()) {
+      const bool input = qobject_cast<QComboBox*>(x) || qobject_cast<QAbstractSpinBox*>(x) ||
+                         qobject_cast<QCheckBox*>(x) || qobject_cast<QSlider*>(x) ||
+                         qobject_cast<QAbstractButton*>(x) || qobject_cast<QAbstractItemView*>(x) ||
+                         qobject_cast<QLineEdit*>(x);
+      // A spin box's or combo box's own line edit, a view's own parts and the charts are not inputs.
+      const bool part = qobject_cast<QAbstractSpinBox*>(x->parentWidget()) ||
+                        qobject_cast<QComboBox*>(x->parentWidget()) ||
+                        qobject_cast<QAbstractItemView*>(x->parentWidget()) || x->inherits("QScrollBar");
+      if (input && !part && x->isVisibleTo(&win.w)) inputs << x;
+    }
+    QVERIFY(inputs.size() >= 20);
+    for (QWidget* x : inputs) {
+      for (QWidget* up = x->parentWidget(); up != nullptr; up = up->parentWidget())
+        if (auto* area =
+                qobject_cast<QScrollArea*>(up->parentWidget() ? up->parentWidget()->parentWidget() : nullptr);
+            area != nullptr && area->widget() == up)
+          area->ensureWidgetVisible(x, 0, 0);
+      QCoreApplication::processEvents();
+      const QString what =
+          x->objectName().isEmpty() ? QString::fromLatin1(x->metaObject()->className()) : x->objectName();
+      QVERIFY2(!x->visibleRegion().isEmpty(),
+               qPrintable(what + QStringLiteral(" cannot be scrolled into view")));
+      const QRect on_window(x->mapTo(&win.w, QPoint(0, 0)), x->size());
+      QVERIFY2(win.w.rect().contains(on_window.center()),
+               qPrintable(what + QStringLiteral(" outside the window")));
+    }
+  }
 };
 
 QTEST_MAIN(UsabilityTest)

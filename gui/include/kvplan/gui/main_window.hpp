@@ -49,10 +49,15 @@ class MainWindow : public QMainWindow {
   void copyCommand();
   /// Writes one chart as PNG (see ChartPanel::exportPng); errors go to the banner.
   bool exportChart(int chart, const QString& path);
+  /// Restores the size, place and splitter of the last session (QSettings), and saves them on close
+  /// from now on. Without this call (tests, --screenshot) the window opens within the screen, at most
+  /// 1600 x 1000, and saves nothing.
+  void restoreSettings();
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   QWidget* buildInputs();
@@ -124,6 +129,7 @@ class MainWindow : public QMainWindow {
   QString kv_dtypes_key_;                 ///< the engine and model the dtype items were checked for
   QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
   QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
+  bool remember_ = false;                 ///< restoreSettings() was called: save the geometry on close
 };
 
 }  // namespace kvplan::gui
