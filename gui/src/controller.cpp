@@ -10,6 +10,24 @@
 
 namespace kvplan::gui {
 
+/// One applied change: undo restores the scenario before it, redo the one after (the first redo, on
+/// push, is the change already applied).
+class ScenarioStep : public QUndoCommand {
+ public:
+  ScenarioStep(Controller* c, Scenario before, Scenario after)
+      : QUndoCommand(QStringLiteral("edit")), c_(c), before_(std::move(before)), after_(std::move(after)) {}
+  void undo() override { c_->restore(before_); }
+  void redo() override {
+    if (pushed_) c_->restore(after_);
+    pushed_ = true;
+  }
+
+ private:
+  Controller* c_;
+  Scenario before_, after_;
+  bool pushed_ = false;
+};
+
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 std::filesystem::path fspath(const QString& p) { return std::filesystem::path(p.toStdString()); }
@@ -70,7 +88,7 @@ QString dtype_name(DType t) { return qstr(std::string(name(t))); }
 const QString kArrow = QStringLiteral(" \u2192 ");
 }  // namespace
 
-Controller::Controller(QObject* parent) : QObject(parent) {
+Controller::Controller(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
   for (const std::uint64_t n : log_lengths(kMinChartContext, kMaxChartContext, kChartPointsPerDoubling)) {
     contexts_.push_back(Tokens{n});
     prompts_.push_back(n);
@@ -193,6 +211,7 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
 bool Controller::commit(Scenario next, MeasuredSet measured, const QString& measured_path) {
   if (next == scenario_ && measured == figures_.measured && measured_path == measured_path_) return true;
   Figures f = compute(next, measured);
+  if (!restoring_ && !(next == scenario_)) undo_->push(new ScenarioStep(this, scenario_, next));
   scenario_ = std::move(next);
   figures_ = std::move(f);
   measured_path_ = measured_path;
@@ -202,6 +221,12 @@ bool Controller::commit(Scenario next, MeasuredSet measured, const QString& meas
   Q_EMIT planChanged();
   Q_EMIT inputsChanged();
   return true;
+}
+
+void Controller::restore(const Scenario& s) {
+  restoring_ = true;
+  apply([&](Scenario& now) { now = s; });
+  restoring_ = false;
 }
 
 void Controller::reject(const QString& message) {
@@ -453,8 +478,14 @@ bool Controller::setWeights(const QString& sizeOrAuto) {
 
 bool Controller::setEngine(const QString& engine) {
   return apply([&](Scenario& s) {
-    s.inputs.engine = EngineOptions{};
-    s.inputs.engine.engine = parse_engine(engine.toStdString(), "engine");
+    const Engine e = parse_engine(engine.toStdString(), "engine");
+    // Another engine: this one's options are kept for a switch back. The same engine again: its
+    // defaults.
+    const bool same = e == s.inputs.engine.engine;
+    if (!same) engine_options_[s.inputs.engine.engine] = s.inputs.engine;
+    const auto kept = engine_options_.find(e);
+    s.inputs.engine = !same && kept != engine_options_.end() ? kept->second : EngineOptions{};
+    s.inputs.engine.engine = e;
     fitToEngine(s);
   });
 }
@@ -555,12 +586,17 @@ bool Controller::setUsersText(const QString& text) {
 }
 
 bool Controller::loadScenario(const QString& path) {
-  return apply([&](Scenario& s) { s = load_scenario(fspath(path)); });
+  if (!apply([&](Scenario& s) { s = load_scenario(fspath(path)); })) return false;
+  scenario_path_ = QFileInfo(path).absoluteFilePath();
+  undo_->setClean();
+  return true;
 }
 
 bool Controller::saveScenario(const QString& path) {
   try {
     save_scenario(scenario_, fspath(path));
+    scenario_path_ = QFileInfo(path).absoluteFilePath();
+    undo_->setClean();
     return true;
   } catch (const std::exception& e) {
     reject(qstr(e.what()));

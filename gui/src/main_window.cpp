@@ -21,12 +21,14 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSortFilterProxyModel>
@@ -36,9 +38,11 @@
 #include <QStatusBar>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <climits>
+#include <tuple>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
@@ -127,7 +131,7 @@ DType dtype_of(const QComboBox* box) {
 
 MainWindow::MainWindow(Controller* controller, QWidget* parent)
     : QMainWindow(parent), controller_(controller) {
-  setWindowTitle(QStringLiteral("kvplan: KV-cache planner"));
+  setWindowTitle(QStringLiteral("kvplan: KV-cache planner[*]"));
   setAcceptDrops(true);
 
   results_ = new ResultsModel(controller_, this);
@@ -199,6 +203,16 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
   connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
   connect(controller_, &Controller::errorOccurred, this, &MainWindow::showError);
+  // The title: the scenario file, and "*" while the scenario differs from it (or from the start).
+  const auto title = [this] {
+    const QString file = controller_->scenarioPath();
+    setWindowTitle((file.isEmpty() ? QStringLiteral("untitled") : QFileInfo(file).fileName()) +
+                   QStringLiteral("[*] - kvplan: KV-cache planner"));
+    setWindowModified(!controller_->undoStack()->isClean());
+  };
+  connect(controller_->undoStack(), &QUndoStack::cleanChanged, this, title);
+  connect(controller_, &Controller::planChanged, this, title);
+  title();
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
@@ -221,6 +235,23 @@ void MainWindow::restoreSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (isWindowModified()) {
+    const auto answer = QMessageBox::question(
+        this, QStringLiteral("kvplan"),
+        QStringLiteral("The scenario has changes that are not saved. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Save) {
+      saveDialog();
+      if (isWindowModified()) {  // the dialog was cancelled or the file not written
+        event->ignore();
+        return;
+      }
+    }
+  }
   if (remember_) {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -256,6 +287,7 @@ QWidget* MainWindow::buildInputs() {
   preset_list_->setObjectName(QStringLiteral("presets"));
   preset_list_->setModel(preset_filter_);
   preset_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  preset_list_->setTabKeyNavigation(false);
   preset_list_->setMinimumHeight(130);
   preset_list_->setMaximumHeight(170);
   model_layout->addWidget(preset_list_);
@@ -268,6 +300,21 @@ QWidget* MainWindow::buildInputs() {
   };
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
+  // Enter in the search box loads the one preset left; with several, it goes to the list to pick one.
+  connect(search_, &QLineEdit::returnPressed, this, [this, pick] {
+    if (preset_filter_->rowCount() == 1)
+      pick(preset_filter_->index(0, 0));
+    else if (preset_filter_->rowCount() > 1) {
+      preset_list_->setFocus(Qt::ShortcutFocusReason);
+      preset_list_->setCurrentIndex(preset_filter_->index(0, 0));
+    }
+  });
+  auto* find = new QShortcut(QKeySequence::Find, this);
+  connect(find, &QShortcut::activated, this, [this] {
+    search_->setFocus(Qt::ShortcutFocusReason);
+    search_->selectAll();
+  });
+  search_->setPlaceholderText(QStringLiteral("search presets (Ctrl+F; Enter loads a single match)"));
   connect(open, &QPushButton::clicked, this, &MainWindow::openDialog);
 
   // The architecture, group by group.
@@ -281,6 +328,7 @@ QWidget* MainWindow::buildInputs() {
   groups_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   groups_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   groups_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  groups_view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
   groups_view_->setMinimumHeight(110);
   groups_view_->setMaximumHeight(150);
   arch_layout->addWidget(groups_view_);
@@ -314,11 +362,11 @@ QWidget* MainWindow::buildInputs() {
   k_dtype_ = dtype_combo("k_dtype");
   v_dtype_ = dtype_combo("v_dtype");
   weight_dtype_ = dtype_combo("weight_dtype");
-  dtype_form->addRow(QStringLiteral("KV cache dtype"), kv_dtype_);
+  dtype_form->addRow(QStringLiteral("&KV cache dtype"), kv_dtype_);
   dtype_form->addRow(QString(), split_kv_);
   dtype_form->addRow(QStringLiteral("K cache"), k_dtype_);
   dtype_form->addRow(QStringLiteral("V cache"), v_dtype_);
-  dtype_form->addRow(QStringLiteral("weights"), weight_dtype_);
+  dtype_form->addRow(QStringLiteral("&weight dtype"), weight_dtype_);
   layout->addWidget(dtype_box);
   connect(kv_dtype_, &QComboBox::currentTextChanged, this,
           [this] { controller_->setKvDtype(dtype_of(kv_dtype_)); });
@@ -390,17 +438,36 @@ QWidget* MainWindow::buildInputs() {
   auto* context_row = new QHBoxLayout;
   context_row->addWidget(context_slider_, 1);
   context_row->addWidget(context_);
-  form->addRow(QStringLiteral("GPU"), gpu_);
-  form->addRow(QStringLiteral("memory per GPU"), gpu_memory_);
-  form->addRow(QStringLiteral("GPUs"), gpus_);
-  form->addRow(QStringLiteral("tensor parallel (tp)"), tp_);
-  form->addRow(QStringLiteral("pipeline parallel (pp)"), pp_);
-  form->addRow(QStringLiteral("utilisation"), util_);
-  form->addRow(QStringLiteral("reserve per GPU"), reserve_);
-  form->addRow(QStringLiteral("weights"), weights_);
-  form->addRow(QStringLiteral("engine rules"), engine_);
-  form->addRow(QStringLiteral("context"), context_row);
-  form->addRow(QStringLiteral("concurrent users"), users_);
+  form->addRow(QStringLiteral("&GPU"), gpu_);
+  form->addRow(QStringLiteral("&memory per GPU"), gpu_memory_);
+  form->addRow(QStringLiteral("GPUs in &all"), gpus_);
+  form->addRow(QStringLiteral("&tensor parallel (tp)"), tp_);
+  form->addRow(QStringLiteral("&pipeline parallel (pp)"), pp_);
+  form->addRow(QStringLiteral("utili&sation"), util_);
+  form->addRow(QStringLiteral("&reserve per GPU"), reserve_);
+  form->addRow(QStringLiteral("weights si&ze"), weights_);
+  form->addRow(QStringLiteral("e&ngine rules"), engine_);
+  form->addRow(QStringLiteral("&context"), context_row);
+  if (auto* label = qobject_cast<QLabel*>(form->labelForField(context_row))) label->setBuddy(context_);
+  form->addRow(QStringLiteral("concurrent &users"), users_);
+  // One sentence for each term (issue 16, "words").
+  gpus_->setToolTip(
+      QStringLiteral("GPUs in all: each replica of tp x pp GPUs serves its own share of the "
+                     "users, so GPUs / (tp x pp) replicas."));
+  tp_->setToolTip(QStringLiteral("Tensor parallel: each layer's heads split across this many GPUs."));
+  pp_->setToolTip(QStringLiteral("Pipeline parallel: the layers split into this many stages, one GPU each."));
+  util_->setToolTip(
+      QStringLiteral("The share of each GPU's memory the engine may use (vLLM's "
+                     "gpu_memory_utilization; 0.9 = 90%)."));
+  reserve_->setToolTip(
+      QStringLiteral("Memory per GPU the runtime keeps outside the KV cache: CUDA context, "
+                     "activations and CUDA graphs."));
+  weights_->setToolTip(
+      QStringLiteral("The whole model's weights in bytes (\"auto\": from the architecture "
+                     "and the weight dtype), split over tp x pp."));
+  engine_->setToolTip(
+      QStringLiteral("Whose allocation rules size the KV cache: ideal is the exact layout, "
+                     "the others follow each engine's own source (pages, windows, buffers)."));
   layout->addWidget(deploy_box);
 
   // The engine's options: only the rows of the chosen engine are shown (syncEngineOptions).
@@ -439,8 +506,8 @@ QWidget* MainWindow::buildInputs() {
   kv_memory_->setToolTip(
       QStringLiteral("KV-cache memory per GPU as the engine logs it (vLLM: \"Available KV cache memory\"): "
                      "a size, or auto"));
-  engine_form_->addRow(QStringLiteral("version"), engine_version_);
-  engine_form_->addRow(QStringLiteral("block / page size"), block_size_);
+  engine_form_->addRow(QStringLiteral("&version"), engine_version_);
+  engine_form_->addRow(QStringLiteral("&block / page size"), block_size_);
   engine_form_->addRow(QStringLiteral("max_num_batched_tokens"), max_num_batched_tokens_);
   engine_form_->addRow(QStringLiteral("n_ubatch"), ubatch_);
   engine_form_->addRow(QStringLiteral("max_tokens"), max_tokens_);
@@ -509,6 +576,7 @@ QWidget* MainWindow::buildResults() {
   table->horizontalHeader()->setStretchLastSection(true);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
   table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table->setTabKeyNavigation(false);
   row->addWidget(table, 3);
   // Every row in sight: the table is as tall as its rows (they change only with the kind of plan).
   const auto fit_rows = [table] {
@@ -614,6 +682,13 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QAction* undo = controller_->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = controller_->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
+  redo->setShortcuts({QKeySequence::Redo, QKeySequence(QStringLiteral("Ctrl+Shift+Z"))});
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
   QAction* copy = edit->addAction(QStringLiteral("&Copy as command"), this, &MainWindow::copyCommand);
   copy->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+C")));
 }
@@ -816,16 +891,14 @@ void MainWindow::showPlan() {
   // Colours by palette: a style sheet change would re-polish the widget (a frame's worth of time).
   QString text = QStringLiteral("NO GPU");
   QColor background(0xee, 0xee, 0xee), foreground(0x20, 0x20, 0x20);
-  if (p.has_gpu && p.fits) {
-    text = QStringLiteral("FITS");
-    background = QColor(0xd8, 0xf5, 0xd0);
-    foreground = QColor(0x1e, 0x5a, 0x12);
-  } else if (p.has_gpu) {
-    text = QStringLiteral("DOES NOT FIT");
-    background = QColor(0xfa, 0xd4, 0xd4);
-    foreground = QColor(0x8a, 0x1f, 0x11);
+  if (p.has_gpu) {
+    text = p.fits ? QStringLiteral("FITS") : QStringLiteral("DOES NOT FIT");
+    std::tie(background, foreground) = verdict_colors(p.fits, is_dark(palette()));
+  } else {
+    background = palette().color(QPalette::AlternateBase);
+    foreground = palette().color(QPalette::WindowText);
   }
-  if (fits_banner_->text() != text) {
+  if (fits_banner_->text() != text || fits_banner_->palette().color(QPalette::Window) != background) {
     QPalette palette = fits_banner_->palette();
     palette.setColor(QPalette::Window, background);
     palette.setColor(QPalette::WindowText, foreground);

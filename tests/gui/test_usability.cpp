@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QPalette>
 #include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSlider>
@@ -358,6 +359,116 @@ class UsabilityTest : public QObject {
       QVERIFY2(win.w.rect().contains(on_window.center()),
                qPrintable(what + QStringLiteral(" outside the window")));
     }
+  }
+
+  // Issue 16, "keyboard": Tab reaches the inputs in order and leaves the tables (it cycled inside the
+  // layer table and the results table); Ctrl+F goes to the search box, Enter loads its single match;
+  // the labels' mnemonics go to their fields.
+  void theKeyboardReachesEveryInput() {
+    Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier);
+    auto* search = win.find<QLineEdit>("search");
+    QTRY_VERIFY(search->hasFocus());
+    QStringList order;
+    for (int i = 0; i < 60; ++i) {
+      QWidget* now = QApplication::focusWidget();
+      QVERIFY(now != nullptr);
+      const QString name = now->objectName();
+      if (!name.isEmpty() && (order.isEmpty() || order.back() != name)) order << name;
+      QTest::keyClick(now, Qt::Key_Tab);
+    }
+    // Each in the order of the panel, none left out by a table that kept the focus.
+    QStringList wanted = {
+        QStringLiteral("search"),   QStringLiteral("presets"),      QStringLiteral("groups"),
+        QStringLiteral("kv_dtype"), QStringLiteral("weight_dtype"), QStringLiteral("gpu"),
+        QStringLiteral("gpus"),     QStringLiteral("tp"),           QStringLiteral("engine"),
+        QStringLiteral("context"),  QStringLiteral("users"),        QStringLiteral("results")};
+    qsizetype at = 0;
+    for (const QString& w : wanted) {
+      const qsizetype found = order.indexOf(w, at);
+      QVERIFY2(found >= 0, qPrintable(w + QStringLiteral(" not reached in order: ") + order.join(' ')));
+      at = found + 1;
+    }
+    // A mnemonic: Alt+U goes to "concurrent users".
+    QTest::keyClick(&win.w, Qt::Key_U, Qt::AltModifier);
+    QTRY_VERIFY(win.find<QWidget>("users")->hasFocus());
+    // Ctrl+F, a search with one match, Enter: that model is loaded.
+    QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(search->hasFocus());
+    QTest::keyClicks(search, QStringLiteral("qwen3-32b"));
+    QTest::keyClick(search, Qt::Key_Return);
+    QCOMPARE(win.c.scenario().source.ref, std::string("qwen3-32b"));
+  }
+
+  // Issue 16, "dark themes": the verdict was white text on pale green or pink.
+  void verdictsCanBeReadInADarkTheme() {
+    const QPalette light = QApplication::palette();
+    QPalette dark = light;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+    dark.setColor(QPalette::WindowText, Qt::white);
+    dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
+    dark.setColor(QPalette::Text, Qt::white);
+    for (const QPalette& palette : {dark, light}) {
+      QApplication::setPalette(palette);
+      Window win;
+      ResultsModel& r = *win.w.results();
+      int row = -1;
+      for (int i = 0; i < r.rowCount(); ++i)
+        if (r.index(i, 0).data(ResultsModel::KeyRole).toString() == QLatin1String("fits")) row = i;
+      QVERIFY(row >= 0);
+      const QModelIndex cell = r.index(row, 1);
+      const QColor fill = cell.data(Qt::BackgroundRole).value<QBrush>().color();
+      const QVariant fg = cell.data(Qt::ForegroundRole);
+      const QColor text = fg.isValid() ? fg.value<QBrush>().color() : palette.color(QPalette::Text);
+      QVERIFY2(std::abs(fill.lightness() - text.lightness()) >= 100,
+               qPrintable(QStringLiteral("row: %1 on %2").arg(text.name(), fill.name())));
+      auto* banner = win.find<QLabel>("fits");
+      const QColor b_fill = banner->palette().color(QPalette::Window);
+      const QColor b_text = banner->palette().color(QPalette::WindowText);
+      QVERIFY2(std::abs(b_fill.lightness() - b_text.lightness()) >= 100,
+               qPrintable(QStringLiteral("banner: %1 on %2").arg(b_text.name(), b_fill.name())));
+    }
+    QApplication::setPalette(light);
+  }
+
+  // Issue 16, "work is not lost": undo and redo every input (Ctrl+Z, Ctrl+Shift+Z), the title's
+  // modified mark, and an engine's options kept across a switch to another engine and back.
+  void editsCanBeUndoneAndTheTitleSaysSo() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    QVERIFY(!win.w.isWindowModified());
+    QVERIFY(win.w.windowTitle().contains(QStringLiteral("[*]")));
+    auto* users = win.find<QAbstractSpinBox>("users");
+    test::type_into(users, QStringLiteral("12345"));
+    auto* engine = win.find<QComboBox>("engine");
+    engine->setCurrentText(QStringLiteral("vllm"));
+    QCOMPARE(win.c.inputs().users, 12345ULL);
+    QVERIFY(win.w.isWindowModified());
+    auto* list = win.find<QListView>("presets");
+    list->setFocus(Qt::MouseFocusReason);  // out of the text box, whose own Ctrl+Z undoes typing
+    QTRY_VERIFY(list->hasFocus());
+    QTest::keyClick(list, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(win.c.inputs().engine.engine, Engine::ideal);
+    QCOMPARE(engine->currentText(), QStringLiteral("ideal"));
+    QTest::keyClick(list, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(win.c.inputs().users, 8ULL);  // the opening scenario's
+    QVERIFY(!win.w.isWindowModified());
+    QTest::keyClick(list, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(win.c.inputs().users, 12345ULL);
+    QVERIFY(win.w.isWindowModified());
+    QVERIFY2(shown_text(users).startsWith(QStringLiteral("12,345")), qPrintable(shown_text(users)));
+
+    // vLLM's block size survives a switch to llama.cpp and back.
+    engine->setCurrentText(QStringLiteral("vllm"));
+    test::type_into(win.find<QSpinBox>("block_size"), QStringLiteral("32"));
+    QCOMPARE(win.c.inputs().engine.block_size, 32ULL);
+    engine->setCurrentText(QStringLiteral("llamacpp"));
+    QCOMPARE(win.c.inputs().engine.block_size, 0ULL);  // not a llama.cpp option
+    engine->setCurrentText(QStringLiteral("vllm"));
+    QCOMPARE(win.c.inputs().engine.block_size, 32ULL);
+    QCOMPARE(win.find<QSpinBox>("block_size")->value(), 32);
   }
 };
 

@@ -6,8 +6,10 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QUndoStack>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -74,6 +76,11 @@ class Controller : public QObject {
   [[nodiscard]] static QStringList engines();
   /// "Llama 3.1 70B", with " (edited)" once the architecture differs from the file or preset.
   [[nodiscard]] QString modelTitle() const;
+  /// Every applied change of the scenario, undoable (Edit > Undo): each step restores the scenario
+  /// before it, figures recomputed. Clean when the scenario is as last loaded or saved.
+  [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
+  /// The scenario file last loaded or saved; empty before one is.
+  [[nodiscard]] const QString& scenarioPath() const { return scenario_path_; }
   /// Path of the loaded measured prefill points; empty when none.
   [[nodiscard]] const QString& measuredPath() const { return measured_path_; }
 
@@ -123,7 +130,8 @@ class Controller : public QObject {
   bool setReserve(const QString& size);
   /// Whole-model weights: a size, or "auto" / empty for the architecture's.
   bool setWeights(const QString& sizeOrAuto);
-  /// The engine whose allocation rules apply (a kvplan::Engine name), with its default options.
+  /// The engine whose allocation rules apply (a kvplan::Engine name), with the options it had when it
+  /// was last left (its defaults the first time, or when it is the current engine already).
   /// What the engine cannot take is mapped, and said in notice(): a KV dtype it has no cache for
   /// becomes its type nearest in bits per value (fp8 -> q8_0 for llama.cpp, q8_0 -> fp8_e4m3 for
   /// vLLM), K and V one type where the engine needs it, and tp moves to pp under llama.cpp (which
@@ -184,6 +192,9 @@ class Controller : public QObject {
   /// error and keeps the current ones.
   bool apply(const std::function<void(Scenario&)>& edit);
   bool commit(Scenario next, MeasuredSet measured, const QString& measured_path);
+  /// Replaces the scenario with `s` without a new undo step (the undo stack's own undo and redo).
+  void restore(const Scenario& s);
+  friend class ScenarioStep;
   void reject(const QString& message);
   Figures compute(const Scenario& s, const MeasuredSet& measured);
   AttentionLayer& group(Scenario& s, int index) const;
@@ -197,6 +208,10 @@ class Controller : public QObject {
   QString error_;
   QString measured_path_;
   QString notice_;
+  QUndoStack* undo_ = nullptr;
+  bool restoring_ = false;  ///< restore() is running: no undo step for it
+  QString scenario_path_;
+  std::map<Engine, EngineOptions> engine_options_;  ///< each engine's options when it was last left
   QStringList changes_;  ///< what the running action changed besides what was asked (notice())
   std::vector<presets::ModelPreset> model_presets_;
   std::vector<Gpu> gpu_presets_;
