@@ -75,7 +75,7 @@ double bits_per_value(DType t) {
 /// Whether `in` plans, or fails for a reason other than its KV cache type.
 bool kv_dtype_plans(const PlanInputs& in) {
   try {
-    (void)make_plan(in);
+    (void)make_plan(in, false);  // the max-context search is not needed to see a refusal
   } catch (const Error& e) {
     return !kv_dtype_error(e);
   } catch (const std::exception&) {
@@ -496,7 +496,7 @@ void Controller::fitToEngine(Scenario& s) {
   // Each round fixes the one thing core refused, until it plans (one KV fix and one tp fix at most).
   for (int round = 0; round < 3; ++round) {
     try {
-      (void)make_plan(in);
+      (void)make_plan(in, false);
       return;
     } catch (const Error& e) {
       Parallelism& p = in.deployment.parallel;
