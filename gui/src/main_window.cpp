@@ -803,6 +803,13 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const QSignalBlocker block(box);
     box->setValue(clamp_int(v));
   };
+  // At 0 the box says which block the engine then uses (Plan::engine.block_size: vLLM 16, TRT-LLM 32).
+  const std::uint64_t block_used = controller_->plan().engine.block_size;
+  const QString block_default =
+      block_used > 0 && o.block_size == 0
+          ? QStringLiteral("engine default (%1)").arg(QString::fromStdString(format_count(block_used)))
+          : QStringLiteral("engine default");
+  if (block_size_->specialValueText() != block_default) block_size_->setSpecialValueText(block_default);
   set_spin(block_size_, o.block_size);
   set_spin(max_num_batched_tokens_, o.max_num_batched_tokens);
   set_spin(ubatch_, o.ubatch);

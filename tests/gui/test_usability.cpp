@@ -460,8 +460,12 @@ class UsabilityTest : public QObject {
     QVERIFY(win.w.isWindowModified());
     QVERIFY2(shown_text(users).startsWith(QStringLiteral("12,345")), qPrintable(shown_text(users)));
 
-    // vLLM's block size survives a switch to llama.cpp and back.
+    // vLLM's block size survives a switch to llama.cpp and back. Unset, the box says vLLM's default
+    // block_size, 16 tokens (vllm/config/cache.py), and TensorRT-LLM's tokens_per_block, 32.
+    engine->setCurrentText(QStringLiteral("trtllm"));
+    QCOMPARE(shown_text(win.find<QSpinBox>("block_size")), QStringLiteral("engine default (32)"));
     engine->setCurrentText(QStringLiteral("vllm"));
+    QCOMPARE(shown_text(win.find<QSpinBox>("block_size")), QStringLiteral("engine default (16)"));
     test::type_into(win.find<QSpinBox>("block_size"), QStringLiteral("32"));
     QCOMPARE(win.c.inputs().engine.block_size, 32ULL);
     engine->setCurrentText(QStringLiteral("llamacpp"));
