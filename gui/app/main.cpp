@@ -12,8 +12,8 @@
 
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
-#include "kvplan/presets.hpp"
 #include "kvplan/gui/save_file.hpp"
+#include "kvplan/presets.hpp"
 
 namespace {
 void settle(int ms) {
@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       qputenv("QT_QPA_PLATFORM", "offscreen");
   }
   QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("kvplan"));  // QSettings: ~/.config/kvplan/kvplan-gui.conf
   QApplication::setApplicationName(QStringLiteral("kvplan-gui"));
   QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     }
 
   if (!shot) {
+    window.restoreSettings();
     window.show();
     return QApplication::exec();
   }

@@ -1,10 +1,14 @@
 // kvplan-gui-bench: how long the window takes to follow a moving context slider. Moves the slider
 // through 100 positions across its range, each time letting the controller recompute and the window
 // (results and all four charts) repaint, and prints the median and the worst time. Then the same for
-// 100 user counts, which recompute every chart series (the context sweep reuses them).
+// 100 user counts, which recompute every chart series (the context sweep reuses them), and then each
+// other kind of input as a person changes it in the window: GPU, KV cache dtype, weight dtype, tp, the
+// engine and the model (every step recomputes the series; each is measured with the paint the app does).
 // Usage: kvplan-gui-bench [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
+#include <QListView>
 #include <QSlider>
 #include <QSpinBox>
 #include <algorithm>
@@ -17,6 +21,7 @@
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
 #include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/main_window.hpp"
 
 namespace {
@@ -81,10 +86,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   kvplan::gui::MainWindow window(&controller);
+  window.resize(1366, 768);  // a laptop screen (the window opens within the screen otherwise)
   window.show();
   settle();
   auto* slider = window.findChild<QSlider*>(QStringLiteral("context_slider"));
-  auto* users = window.findChild<QSpinBox*>(QStringLiteral("users"));
+  auto* users = window.findChild<kvplan::gui::CountBox*>(QStringLiteral("users"));
   if (slider == nullptr || users == nullptr) return 1;
   std::printf("model: %s, window %dx%d, platform %s\n", qPrintable(controller.modelTitle()), window.width(),
               window.height(), qPrintable(QGuiApplication::platformName()));
@@ -95,7 +101,7 @@ int main(int argc, char** argv) {
   slider->setValue(0);
   report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
   report("users: recompute all series + repaint all 4 charts",
-         sweep(window, kSteps, true, [&](int i) { users->setValue(1 + i); }));
+         sweep(window, kSteps, true, [&](int i) { Q_EMIT users->textCommitted(QString::number(1 + i)); }));
   Times compute;
   for (int i = 0; i < kSteps; ++i) {
     QElapsedTimer t;
@@ -106,5 +112,38 @@ int main(int argc, char** argv) {
     compute.cpu.push_back(cpu_ms() - c0);
   }
   report("users: recompute and window update, no repaint", compute);
+
+  // Every other kind of input, through its widget, as the app paints (no forced repaint).
+  const auto cycle = [&](const char* what, const char* object, int steps) {
+    auto* box = window.findChild<QComboBox*>(QLatin1String(object));
+    if (box == nullptr || box->count() < 2) return;
+    const int start = box->currentIndex();
+    report(what, sweep(window, steps, false, [&](int i) {
+             // The next enabled item (types the engine has no cache for are disabled).
+             int next = (start + i + 1) % box->count();
+             for (int k = 0; k < box->count() &&
+                             !(box->model()->flags(box->model()->index(next, 0)) & Qt::ItemIsEnabled);
+                  ++k)
+               next = (next + 1) % box->count();
+             box->setCurrentIndex(next);
+           }));
+    box->setCurrentIndex(start);
+  };
+  cycle("GPU preset: recompute all series + paint", "gpu", 40);
+  cycle("KV cache dtype: recompute all series + paint", "kv_dtype", 40);
+  cycle("weight dtype: recompute all series + paint", "weight_dtype", 40);
+  if (auto* tp = window.findChild<QSpinBox*>(QStringLiteral("tp"))) {
+    static constexpr int kTp[] = {1, 2, 4, 8};
+    report("tp (1, 2, 4, 8): recompute all series + paint",
+           sweep(window, 40, false, [&](int i) { tp->setValue(kTp[i % 4]); }));
+    tp->setValue(1);
+  }
+  cycle("engine: recompute all series + paint", "engine", 40);
+  if (auto* list = window.findChild<QListView*>(QStringLiteral("presets"));
+      list && list->model()->rowCount() > 1) {
+    const int models = std::min(40, list->model()->rowCount());
+    report("model preset: load, recompute all series + paint",
+           sweep(window, models, false, [&](int i) { Q_EMIT list->activated(list->model()->index(i, 0)); }));
+  }
   return 0;
 }

@@ -15,6 +15,8 @@ QString human(Bytes b) { return qstr(format_bytes(b, UnitSystem::iec)); }
 
 const QColor kAvailable(0x20, 0x20, 0x20);
 const QColor kMarker(0x90, 0x90, 0x90);
+/// Share of the memory bar's axis a part needs for a value label inside it ("47.7" at the chart's size).
+constexpr double kBarLabelShare = 0.08;
 
 /// Sets the y range of a log chart to its positive points, with some room, and the x range to the
 /// charts' contexts widened to `x`.
@@ -67,7 +69,14 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
     const KvCurve& c = f.kv.curves[(k + 1) % f.kv.curves.size()];
     const bool model = (k + 1) % f.kv.curves.size() == 0;
     ChartLine l;
-    l.name = model ? QStringLiteral("this model") : qstr(c.label);
+    // Under an engine's rules with a GPU the model's curve is the engine's (Controller::compute), the
+    // variants' the exact layout's: the legend says which.
+    const bool rules = in.engine.engine != Engine::ideal && p.has_gpu;
+    if (model)
+      l.name = rules ? QStringLiteral("this model (%1 rules)").arg(qstr(std::string(name(in.engine.engine))))
+                     : QStringLiteral("this model");
+    else
+      l.name = rules ? qstr(c.label) + QStringLiteral(" (exact)") : qstr(c.label);
     if (!c.error.empty())
       l.name += c.per_gpu.empty() ? QStringLiteral(" (n/a: ") + qstr(c.error) + QStringLiteral(")")
                                   : QStringLiteral(" (stops: overflow)");
@@ -127,6 +136,15 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   for (const double v : bar.values) total += v;
   bar.value_max = std::max(total, in.gpu ? to_gib(in.gpu->memory) : 0.0) * 1.05;
   if (bar.value_max <= 0) bar.value_max = 1;
+  // Each part's label is its value, so it is rounded for reading (one decimal, two under 10 GiB: a
+  // length change of at most 0.05 GiB) and never scientific; a part too narrow for its label gets
+  // none, or it would run into the next one (reserve "1" beside free "12.7" read "112.7").
+  for (double& v : bar.values) {
+    const double scale = v >= 10 ? 10 : 100;
+    const bool labelled = v >= kBarLabelShare * bar.value_max;
+    v = std::round(v * scale) / scale;
+    bar.labelled.push_back(labelled);
+  }
 
   // 3. Max users against context.
   XYChart& users = d.max_users;

@@ -49,7 +49,7 @@ QChartView* make_view(QChart* chart, QWidget* parent) {
   view->setRenderHint(QPainter::Antialiasing);
   // A moving marker dirties a few thin strips; one bounding rect repaints faster than their region.
   view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
-  view->setMinimumSize(360, 260);
+  view->setMinimumSize(300, 220);  // two by two, within a 1280 x 720 screen beside the inputs
   return view;
 }
 
@@ -163,6 +163,8 @@ void display_bar(BarView& v, const StackedBar& b) {
     if (v.sets[i]->label() != b.parts[i]) v.sets[i]->setLabel(b.parts[i]);
     const double value = i < b.values.size() ? b.values[i] : 0.0;
     if (v.sets[i]->at(0) != value) v.sets[i]->replace(0, value);
+    const QColor label = i < b.labelled.size() && b.labelled[i] ? QColor(Qt::white) : QColor(Qt::transparent);
+    if (v.sets[i]->labelColor() != label) v.sets[i]->setLabelColor(label);
   }
   if (v.category->categories() != QStringList{b.category}) v.category->setCategories({b.category});
   if (v.value->titleText() != b.value_title) v.value->setTitleText(b.value_title);
@@ -202,7 +204,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
   b.series = new QHorizontalStackedBarSeries;
   b.series->setLabelsVisible(true);
   b.series->setLabelsFormat(QStringLiteral("@value"));
-  b.series->setLabelsPrecision(3);
+  b.series->setLabelsPrecision(12);  // the values come rounded (describe_charts): print them as they are
   b.series->setBarWidth(0.6);
   b.chart->addSeries(b.series);
   b.category = new QBarCategoryAxis;

@@ -2,14 +2,36 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gguf.hpp"
 #include "kvplan/gui/measured.hpp"
+#include "kvplan/options.hpp"
 #include "kvplan/streaming.hpp"
 
 namespace kvplan::gui {
+
+/// One applied change: undo restores the scenario before it, redo the one after (the first redo, on
+/// push, is the change already applied).
+class ScenarioStep : public QUndoCommand {
+ public:
+  ScenarioStep(Controller* c, Scenario before, Scenario after)
+      : QUndoCommand(QStringLiteral("edit")), c_(c), before_(std::move(before)), after_(std::move(after)) {}
+  void undo() override { c_->restore(before_); }
+  void redo() override {
+    if (pushed_) c_->restore(after_);
+    pushed_ = true;
+  }
+
+ private:
+  Controller* c_;
+  Scenario before_, after_;
+  bool pushed_ = false;
+};
 
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
@@ -52,14 +74,50 @@ std::optional<KvCurve> streaming_curve(const PlanInputs& in, const std::vector<T
       c.per_gpu.push_back(make_plan(capped, false).per_gpu.kv_bytes_total);
     }
   } catch (const Error& e) {
-    c.error = e.what();
+    c.error = error_text(e).toStdString();
   }
   return c;
 }
 
+/// `text` without the thousands separators of its leading number ("131,072" -> "131072", "1,024k" ->
+/// "1024k"), for core's parsers; a comma anywhere else is an Error naming `field`.
+std::string ungrouped(const QString& text, const char* field) {
+  const QString t = text.trimmed();
+  if (!t.contains(',')) return t.toStdString();
+  static const QRegularExpression grouped(QStringLiteral("^(\\d{1,3}(?:,\\d{3})+)(?![\\d,])"));
+  const QRegularExpressionMatch m = grouped.match(t);
+  if (!m.hasMatch())
+    throw Error(field,
+                "'" + t.toStdString() + "': a thousands separator goes between groups of three digits");
+  return (m.captured(1).remove(',') + t.mid(m.capturedLength(1))).toStdString();
+}
+
+/// Whether core refused the KV cache type itself (the engine has no such cache, or one type for K and V).
+bool kv_dtype_error(const Error& e) { return e.field() == "kv_dtype" || e.field() == "k_dtype"; }
+
+/// Bits per value of a type (q8_0: 34 B per 32 values = 8.5), to find an engine's nearest type.
+double bits_per_value(DType t) {
+  const DTypeInfo& i = info(t);
+  return 8.0 * static_cast<double>(i.block_bytes) / static_cast<double>(i.block_values);
+}
+
+/// Whether `in` plans, or fails for a reason other than its KV cache type.
+bool kv_dtype_plans(const PlanInputs& in) {
+  try {
+    (void)make_plan(in, false);  // the max-context search is not needed to see a refusal
+  } catch (const Error& e) {
+    return !kv_dtype_error(e);
+  } catch (const std::exception&) {
+    return true;
+  }
+  return true;
+}
+
+QString dtype_name(DType t) { return qstr(std::string(name(t))); }
+const QString kArrow = QStringLiteral(" \u2192 ");
 }  // namespace
 
-Controller::Controller(QObject* parent) : QObject(parent) {
+Controller::Controller(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
   for (const std::uint64_t n : log_lengths(kMinChartContext, kMaxChartContext, kChartPointsPerDoubling)) {
     contexts_.push_back(Tokens{n});
     prompts_.push_back(n);
@@ -68,12 +126,12 @@ Controller::Controller(QObject* parent) : QObject(parent) {
   try {
     model_presets_ = presets::list_models();
   } catch (const std::exception& e) {
-    problems << qstr(e.what());
+    problems << error_text(e);
   }
   try {
     gpu_presets_ = presets::list_gpus();
   } catch (const std::exception& e) {
-    problems << qstr(e.what());
+    problems << error_text(e);
   }
 
   Scenario s;
@@ -83,7 +141,7 @@ Controller::Controller(QObject* parent) : QObject(parent) {
     s.base = presets::find_model("llama-3.1-8b");
     s.source = {ModelSource::Kind::preset, "llama-3.1-8b"};
   } catch (const std::exception& e) {
-    if (problems.isEmpty()) problems << qstr(e.what());
+    if (problems.isEmpty()) problems << error_text(e);
     s.base = fallback_model();
     s.source = {ModelSource::Kind::custom, ""};
   }
@@ -98,7 +156,7 @@ Controller::Controller(QObject* parent) : QObject(parent) {
     figures_ = compute(s, {});
   } catch (const std::exception& e) {
     // A preset that does not plan: start on the built-in model, which does.
-    problems << qstr(e.what());
+    problems << error_text(e);
     s.base = s.inputs.model = fallback_model();
     s.source = {ModelSource::Kind::custom, ""};
     figures_ = compute(s, {});
@@ -134,7 +192,32 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     f.streaming = streaming_cache_;
   } else {
     f.kv = kv_memory_series(s.inputs, contexts_);
-    if (s.inputs.gpu) f.users = max_users_series(s.inputs, contexts_);
+    const bool rules = s.inputs.engine.engine != Engine::ideal && f.plan.has_gpu;
+    if (rules) {
+      // Under an engine's rules the model's KV per GPU is the engine's (whole pages, vLLM's window
+      // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one plan
+      // per context gives that curve and max users both. The variants stay the exact layout's.
+      KvCurve& model = f.kv.curves.front();
+      model.per_gpu.clear();
+      model.error.clear();
+      f.users = UsersSeries{};
+      f.users.contexts = contexts_;
+      try {
+        for (const Tokens ctx : contexts_) {
+          PlanInputs at = s.inputs;
+          at.context = ctx;
+          const Plan p = make_plan(at, false);
+          model.per_gpu.push_back(p.per_gpu.kv_bytes_total);
+          f.users.max_users.push_back(p.max_users);
+        }
+      } catch (const Error& e) {
+        model.error =
+            error_text(e)
+                .toStdString();  // a longer context overflows, or the engine refuses it: the curve stops
+      }
+    } else if (s.inputs.gpu) {
+      f.users = max_users_series(s.inputs, contexts_);
+    }
     f.streaming = streaming_curve(s.inputs, contexts_, streaming_sink_, streaming_recent_);
   }
   const bool prefill_hit = prefill_key_ && *prefill_key_ == s.inputs.model;
@@ -162,13 +245,22 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
 bool Controller::commit(Scenario next, MeasuredSet measured, const QString& measured_path) {
   if (next == scenario_ && measured == figures_.measured && measured_path == measured_path_) return true;
   Figures f = compute(next, measured);
+  if (!restoring_ && !(next == scenario_)) undo_->push(new ScenarioStep(this, scenario_, next));
   scenario_ = std::move(next);
   figures_ = std::move(f);
   measured_path_ = measured_path;
   error_.clear();
+  notice_ = changes_.join(QStringLiteral("; "));
+  changes_.clear();
   Q_EMIT planChanged();
   Q_EMIT inputsChanged();
   return true;
+}
+
+void Controller::restore(const Scenario& s) {
+  restoring_ = true;
+  apply([&](Scenario& now) { now = s; });
+  restoring_ = false;
 }
 
 void Controller::reject(const QString& message) {
@@ -178,12 +270,13 @@ void Controller::reject(const QString& message) {
 }
 
 bool Controller::apply(const std::function<void(Scenario&)>& edit) {
+  changes_.clear();
   try {
     Scenario next = scenario_;
     edit(next);
     return commit(std::move(next), figures_.measured, measured_path_);
   } catch (const std::exception& e) {
-    reject(qstr(e.what()));
+    reject(error_text(e));
   }
   return false;
 }
@@ -232,7 +325,7 @@ bool Controller::openFile(const QString& path) {
   try {
     if (is_scenario(presets::read_json_file(fspath(path)))) return loadScenario(path);
   } catch (const std::exception& e) {
-    reject(qstr(e.what()));
+    reject(error_text(e));
     return false;
   }
   return openModelFile(path);
@@ -320,6 +413,16 @@ bool Controller::resetArchitecture() {
   });
 }
 
+bool Controller::setKvDtype(DType t) {
+  return apply([t](Scenario& s) { s.inputs.kv.k = s.inputs.kv.v = t; });
+}
+
+bool Controller::kvDtypeAccepted(DType t) const {
+  PlanInputs in = scenario_.inputs;
+  in.kv.k = in.kv.v = t;
+  return kv_dtype_plans(in);
+}
+
 bool Controller::setKDtype(DType t) {
   return apply([t](Scenario& s) { s.inputs.kv.k = t; });
 }
@@ -362,12 +465,36 @@ bool Controller::setGpuCount(std::uint64_t gpus) {
   });
 }
 
+void Controller::setSplit(Scenario& s, std::uint64_t tp, std::uint64_t pp) {
+  if (tp == 0) throw Error("tp", "must be positive");
+  if (pp == 0) throw Error("pp", "must be positive");
+  Parallelism& p = s.inputs.deployment.parallel;
+  const std::uint64_t gpus = checked_mul(checked_mul(p.tp, p.pp, "GPUs"), p.dp, "GPUs");
+  const std::uint64_t replica = checked_mul(tp, pp, "GPUs");
+  if (gpus < replica) {
+    p.dp = 1;
+    changes_ << QStringLiteral("GPUs %1%2%3 (one replica of tp %4 x pp %5)")
+                    .arg(gpus)
+                    .arg(kArrow)
+                    .arg(replica)
+                    .arg(tp)
+                    .arg(pp);
+  } else if (gpus % replica != 0) {
+    throw Error("GPUs", std::to_string(gpus) + " GPUs are no multiple of tp x pp = " + std::to_string(tp) +
+                            " x " + std::to_string(pp) + ": change the GPU count first");
+  } else {
+    p.dp = gpus / replica;
+  }
+  p.tp = tp;
+  p.pp = pp;
+}
+
 bool Controller::setTensorParallel(std::uint64_t tp) {
-  return apply([tp](Scenario& s) { s.inputs.deployment.parallel.tp = tp; });
+  return apply([&](Scenario& s) { setSplit(s, tp, s.inputs.deployment.parallel.pp); });
 }
 
 bool Controller::setPipelineParallel(std::uint64_t pp) {
-  return apply([pp](Scenario& s) { s.inputs.deployment.parallel.pp = pp; });
+  return apply([&](Scenario& s) { setSplit(s, s.inputs.deployment.parallel.tp, pp); });
 }
 
 bool Controller::setUtilization(double fraction) {
@@ -392,9 +519,76 @@ bool Controller::setWeights(const QString& sizeOrAuto) {
 
 bool Controller::setEngine(const QString& engine) {
   return apply([&](Scenario& s) {
-    s.inputs.engine = EngineOptions{};
-    s.inputs.engine.engine = parse_engine(engine.toStdString(), "engine");
+    const Engine e = parse_engine(engine.toStdString(), "engine");
+    // Another engine: this one's options are kept for a switch back. The same engine again: its
+    // defaults.
+    const bool same = e == s.inputs.engine.engine;
+    if (!same) engine_options_[s.inputs.engine.engine] = s.inputs.engine;
+    const auto kept = engine_options_.find(e);
+    s.inputs.engine = !same && kept != engine_options_.end() ? kept->second : EngineOptions{};
+    s.inputs.engine.engine = e;
+    fitToEngine(s);
   });
+}
+
+void Controller::fitToEngine(Scenario& s) {
+  PlanInputs& in = s.inputs;
+  const QString engine = qstr(std::string(name(in.engine.engine)));
+  // Each round fixes the one thing core refused, until it plans (one KV fix and one tp fix at most).
+  for (int round = 0; round < 3; ++round) {
+    try {
+      (void)make_plan(in, false);
+      return;
+    } catch (const Error& e) {
+      Parallelism& p = in.deployment.parallel;
+      if (e.field() == "tp" && p.tp > 1) {
+        // llama.cpp splits layers across GPUs, not heads: the same GPUs per replica, as pipeline stages.
+        const std::uint64_t tp = p.tp, pp = p.pp;
+        p.pp = checked_mul(tp, pp, "pp");
+        p.tp = 1;
+        changes_ << QStringLiteral(
+                        "tensor parallel (tp) %1%2%3, pipeline parallel (pp) %4%5%6 (%7 splits "
+                        "layers, not heads)")
+                        .arg(tp)
+                        .arg(kArrow)
+                        .arg(1)
+                        .arg(pp)
+                        .arg(kArrow)
+                        .arg(p.pp)
+                        .arg(engine);
+        continue;
+      }
+      if (!kv_dtype_error(e)) throw;
+      // The engine's type nearest in bits per value to K's (ties: kvplan's order, fp8_e4m3 first).
+      std::vector<DType> order;
+      for (const auto& t : all_dtypes()) order.push_back(t.type);
+      const double bits = bits_per_value(in.kv.k);
+      std::stable_sort(order.begin(), order.end(), [bits](DType a, DType b) {
+        return std::abs(bits_per_value(a) - bits) < std::abs(bits_per_value(b) - bits);
+      });
+      const KvDtypes was = in.kv;
+      bool mapped = false;
+      for (const DType t : order) {
+        in.kv.k = in.kv.v = t;
+        if (kv_dtype_plans(in)) {
+          mapped = true;
+          break;
+        }
+      }
+      if (!mapped) {
+        in.kv = was;
+        throw;
+      }
+      const QString from = was.k == was.v ? QStringLiteral("KV cache dtype %1").arg(dtype_name(was.k))
+                                          : QStringLiteral("K cache %1, V cache %2 \u2192 KV cache dtype")
+                                                .arg(dtype_name(was.k), dtype_name(was.v));
+      changes_ << (was.k == was.v ? from + kArrow + dtype_name(in.kv.k) : from + ' ' + dtype_name(in.kv.k)) +
+                      QStringLiteral(" (%1 has %2)")
+                          .arg(engine, was.k == was.v ? QStringLiteral("no %1 cache").arg(dtype_name(was.k))
+                                                      : QStringLiteral("one type for K and V"));
+    }
+  }
+  (void)make_plan(in);  // what is still refused is the engine's to say
 }
 
 bool Controller::setEngineOptions(const EngineOptions& options) {
@@ -420,20 +614,33 @@ bool Controller::setContext(std::uint64_t tokens) {
   return apply([tokens](Scenario& s) { s.inputs.context = Tokens{tokens}; });
 }
 
+bool Controller::setContextText(const QString& text) {
+  return apply([&](Scenario& s) { s.inputs.context = parse_tokens(ungrouped(text, "context"), "context"); });
+}
+
 bool Controller::setUsers(std::uint64_t users) {
   return apply([users](Scenario& s) { s.inputs.users = users; });
 }
 
+bool Controller::setUsersText(const QString& text) {
+  return apply([&](Scenario& s) { s.inputs.users = parse_count(ungrouped(text, "users"), "users"); });
+}
+
 bool Controller::loadScenario(const QString& path) {
-  return apply([&](Scenario& s) { s = load_scenario(fspath(path)); });
+  if (!apply([&](Scenario& s) { s = load_scenario(fspath(path)); })) return false;
+  scenario_path_ = QFileInfo(path).absoluteFilePath();
+  undo_->setClean();
+  return true;
 }
 
 bool Controller::saveScenario(const QString& path) {
   try {
     save_scenario(scenario_, fspath(path));
+    scenario_path_ = QFileInfo(path).absoluteFilePath();
+    undo_->setClean();
     return true;
   } catch (const std::exception& e) {
-    reject(qstr(e.what()));
+    reject(error_text(e));
   }
   return false;
 }
@@ -451,7 +658,7 @@ bool Controller::loadMeasuredPrefill(const QString& path) {
     return commit(scenario_, load_measured_prefill(fspath(path), head_dim),
                   QFileInfo(path).absoluteFilePath());
   } catch (const std::exception& e) {
-    reject(qstr(e.what()));
+    reject(error_text(e));
   }
   return false;
 }
@@ -460,7 +667,7 @@ void Controller::clearMeasuredPrefill() {
   try {
     commit(scenario_, {}, {});
   } catch (const std::exception& e) {
-    reject(qstr(e.what()));
+    reject(error_text(e));
   }
 }
 
@@ -480,7 +687,7 @@ bool Controller::setStreamingWindow(std::uint64_t sink, std::uint64_t recent) {
   } catch (const std::exception& e) {
     streaming_sink_ = old_sink;
     streaming_recent_ = old_recent;
-    reject(qstr(e.what()));
+    reject(error_text(e));
   }
   return false;
 }
@@ -491,7 +698,7 @@ QStringList Controller::commandArgs(QString* error) const {
     for (const auto& a : size_command_args(scenario_, figures_.plan)) out << qstr(a);
     return out;
   } catch (const std::exception& e) {
-    if (error != nullptr) *error = qstr(e.what());
+    if (error != nullptr) *error = error_text(e);
   }
   return {};
 }
@@ -502,9 +709,16 @@ QString Controller::commandLine(QString* error) const {
     for (auto& a : size_command_args(scenario_, figures_.plan)) args.push_back(std::move(a));
     return qstr(shell_join(args));
   } catch (const std::exception& e) {
-    if (error != nullptr) *error = qstr(e.what());
+    if (error != nullptr) *error = error_text(e);
   }
   return {};
+}
+
+QString error_text(const std::exception& e) {
+  const auto* err = dynamic_cast<const Error*>(&e);
+  if (err == nullptr) return QString::fromStdString(e.what());
+  const std::string_view label = gui_label_for(err->field());
+  return QString::fromStdString(label.empty() ? err->reason() : std::string(label) + ": " + err->reason());
 }
 
 }  // namespace kvplan::gui

@@ -12,6 +12,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "kvplan/format.hpp"
+#include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
 
 namespace kvplan::gui {
@@ -36,7 +37,7 @@ FitOutcome run_fit(const FitRequest& request, std::uint64_t id) {
   try {
     out.result = fit(request);
   } catch (const std::exception& e) {
-    out.error = QString::fromStdString(e.what());
+    out.error = error_text(e);
   }
   out.seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
   return out;
@@ -247,7 +248,7 @@ void FitView::start() {
     request = fit_request(controller_->scenario(), k.choices, controller_->gpuPresets());
   } catch (const std::exception& e) {
     shown_ = k;
-    outcome_ = FitOutcome{{}, QString::fromStdString(e.what()), 0, ++next_id_};
+    outcome_ = FitOutcome{{}, error_text(e), 0, ++next_id_};
     model_->setRows({});
     status_->setText(QStringLiteral("Fit: ") + outcome_.error);
     Q_EMIT searched();

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -11,6 +12,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -20,24 +22,34 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
+#include <QSettings>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QUndoStack>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <climits>
+#include <tuple>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
+#include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/fit_view.hpp"
 #include "kvplan/gui/tables.hpp"
 #include "kvplan/hf_hub.hpp"
@@ -83,6 +95,35 @@ int clamp_int(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT_MAX) ? INT_MAX : static_cast<int>(v);
 }
 
+/// Sends the mouse wheel only to a focused widget: over an unfocused combo, spin box or slider it goes
+/// on to the scroll area around it instead of editing a value the pointer merely passed over.
+class WheelGuard : public QObject {
+ public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (event->type() == QEvent::Wheel && w != nullptr && !w->hasFocus()) {
+      event->ignore();  // the parent (the scroll area) gets it
+      return true;
+    }
+    return QObject::eventFilter(watched, event);
+  }
+};
+
+/// Every combo box, spin box and slider under `root` takes focus by click or Tab only (not by the
+/// wheel) and takes the wheel only when focused.
+void guard_wheel(QWidget* root) {
+  auto* guard = new WheelGuard(root);
+  QList<QWidget*> boxes;
+  for (QComboBox* w : root->findChildren<QComboBox*>()) boxes << w;
+  for (QAbstractSpinBox* w : root->findChildren<QAbstractSpinBox*>()) boxes << w;
+  for (QAbstractSlider* w : root->findChildren<QSlider*>()) boxes << w;
+  for (QWidget* w : boxes) {
+    w->setFocusPolicy(Qt::StrongFocus);
+    w->installEventFilter(guard);
+  }
+}
+
 /// The combo's type; its items are all_dtypes() names, so the lookup cannot fail.
 DType dtype_of(const QComboBox* box) {
   const auto types = all_dtypes();
@@ -93,7 +134,7 @@ DType dtype_of(const QComboBox* box) {
 
 MainWindow::MainWindow(Controller* controller, QWidget* parent)
     : QMainWindow(parent), controller_(controller) {
-  setWindowTitle(QStringLiteral("kvplan: KV-cache planner"));
+  setWindowTitle(QStringLiteral("kvplan: KV-cache planner[*]"));
   setAcceptDrops(true);
 
   results_ = new ResultsModel(controller_, this);
@@ -101,10 +142,10 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   presets_ = new PresetListModel(controller_->modelPresets(), this);
 
   auto* inputs = new QScrollArea;
+  inputs->setObjectName(QStringLiteral("inputs_scroll"));
   inputs->setWidget(buildInputs());
   inputs->setWidgetResizable(true);
-  inputs->setMinimumWidth(560);
-  inputs->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  inputs->setMinimumWidth(340);
 
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
@@ -117,13 +158,44 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   error_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_banner_->hide();
   right_layout->addWidget(error_banner_);
-  right_layout->addWidget(buildResults());
+  notice_ = new QLabel;
+  notice_->setObjectName(QStringLiteral("notice"));
+  notice_->setWordWrap(true);
+  notice_->setTextFormat(Qt::PlainText);
+  notice_->setFrameShape(QFrame::StyledPanel);
+  notice_->setMargin(4);
+  notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notice_->hide();
+  right_layout->addWidget(notice_);
+  // Results above, charts below, each scrolling in its own pane: the window fits a 1280 x 720 screen
+  // and the splitter gives either pane the room.
+  auto* results_scroll = new QScrollArea;
+  results_scroll->setObjectName(QStringLiteral("results_scroll"));
+  results_scroll->setWidget(buildResults());
+  results_scroll->setWidgetResizable(true);
+  results_scroll->setFrameShape(QFrame::NoFrame);
+  results_scroll->setMinimumHeight(120);
   charts_ = new ChartPanel;
   charts_->setObjectName(QStringLiteral("charts"));
+  auto* charts_scroll = new QScrollArea;
+  charts_scroll->setObjectName(QStringLiteral("charts_scroll"));
+  charts_scroll->setWidget(charts_);
+  charts_scroll->setWidgetResizable(true);
+  charts_scroll->setFrameShape(QFrame::NoFrame);
+  charts_scroll->setMinimumHeight(160);
+  auto* right_split = new QSplitter(Qt::Vertical);
+  right_split->setObjectName(QStringLiteral("right_split"));
+  right_split->addWidget(results_scroll);
+  right_split->addWidget(charts_scroll);
+  right_split->setStretchFactor(0, 0);
+  right_split->setStretchFactor(1, 1);
+  right_split->setChildrenCollapsible(false);
   right_layout->addWidget(buildStreamingRow());
-  right_layout->addWidget(charts_, 1);
+  right_layout->addWidget(right_split, 1);
 
   auto* split = new QSplitter(Qt::Horizontal);
+  split->setObjectName(QStringLiteral("main_split"));
+  split->setChildrenCollapsible(false);
   split->addWidget(inputs);
   split->addWidget(right);
   split->setStretchFactor(0, 0);
@@ -131,14 +203,67 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   setCentralWidget(split);
   buildMenus();
   buildFitDock();
+  guard_wheel(this);
 
   connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
   connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
   connect(controller_, &Controller::errorOccurred, this, &MainWindow::showError);
+  // The title: the scenario file, and "*" while the scenario differs from it (or from the start).
+  const auto title = [this] {
+    const QString file = controller_->scenarioPath();
+    setWindowTitle((file.isEmpty() ? QStringLiteral("untitled") : QFileInfo(file).fileName()) +
+                   QStringLiteral("[*] - kvplan: KV-cache planner"));
+    setWindowModified(!controller_->undoStack()->isClean());
+  };
+  connect(controller_->undoStack(), &QUndoStack::cleanChanged, this, title);
+  connect(controller_, &Controller::planChanged, this, title);
+  title();
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
-  resize(1800, 1150);
+  // Within the screen: at most 1600 x 1000, at most 92% of the space the screen leaves free.
+  const QRect screen =
+      this->screen() != nullptr ? this->screen()->availableGeometry() : QRect(0, 0, 1366, 768);
+  resize(std::min(1600, screen.width() * 92 / 100), std::min(1000, screen.height() * 92 / 100));
+  move(screen.center() - rect().center());
+}
+
+void MainWindow::restoreSettings() {
+  remember_ = true;
+  const QSettings settings;
+  const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
+  // restoreGeometry moves a window saved on a screen that is gone back onto one that is there.
+  if (!geometry.isEmpty()) restoreGeometry(geometry);
+  const QByteArray state = settings.value(QStringLiteral("window/splitters")).toByteArray();
+  if (auto* split = findChild<QSplitter*>(QStringLiteral("main_split")); split != nullptr && !state.isEmpty())
+    split->restoreState(state);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (isWindowModified()) {
+    const auto answer = QMessageBox::question(
+        this, QStringLiteral("kvplan"),
+        QStringLiteral("The scenario has changes that are not saved. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Save) {
+      saveDialog();
+      if (isWindowModified()) {  // the dialog was cancelled or the file not written
+        event->ignore();
+        return;
+      }
+    }
+  }
+  if (remember_) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    if (auto* split = findChild<QSplitter*>(QStringLiteral("main_split")))
+      settings.setValue(QStringLiteral("window/splitters"), split->saveState());
+  }
+  QMainWindow::closeEvent(event);
 }
 
 MainWindow::~MainWindow() = default;
@@ -168,6 +293,7 @@ QWidget* MainWindow::buildInputs() {
   preset_list_->setObjectName(QStringLiteral("presets"));
   preset_list_->setModel(preset_filter_);
   preset_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  preset_list_->setTabKeyNavigation(false);
   preset_list_->setMinimumHeight(130);
   preset_list_->setMaximumHeight(170);
   model_layout->addWidget(preset_list_);
@@ -181,6 +307,21 @@ QWidget* MainWindow::buildInputs() {
   };
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
+  // Enter in the search box loads the one preset left; with several, it goes to the list to pick one.
+  connect(search_, &QLineEdit::returnPressed, this, [this, pick] {
+    if (preset_filter_->rowCount() == 1)
+      pick(preset_filter_->index(0, 0));
+    else if (preset_filter_->rowCount() > 1) {
+      preset_list_->setFocus(Qt::ShortcutFocusReason);
+      preset_list_->setCurrentIndex(preset_filter_->index(0, 0));
+    }
+  });
+  auto* find = new QShortcut(QKeySequence::Find, this);
+  connect(find, &QShortcut::activated, this, [this] {
+    search_->setFocus(Qt::ShortcutFocusReason);
+    search_->selectAll();
+  });
+  search_->setPlaceholderText(QStringLiteral("search presets (Ctrl+F; Enter loads a single match)"));
   connect(open, &QPushButton::clicked, this, &MainWindow::openDialog);
 
   // The architecture, group by group.
@@ -194,6 +335,7 @@ QWidget* MainWindow::buildInputs() {
   groups_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   groups_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   groups_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  groups_view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
   groups_view_->setMinimumHeight(110);
   groups_view_->setMaximumHeight(150);
   arch_layout->addWidget(groups_view_);
@@ -214,13 +356,33 @@ QWidget* MainWindow::buildInputs() {
   // Element types.
   auto* dtype_box = new QGroupBox(QStringLiteral("Element types"));
   auto* dtype_form = new QFormLayout(dtype_box);
+  dtype_form_ = dtype_form;
+  kv_dtype_ = dtype_combo("kv_dtype");
+  kv_dtype_->setToolTip(
+      QStringLiteral("The element type of the KV cache, K and V alike; types the engine "
+                     "has no cache for are greyed out."));
+  split_kv_ = new QCheckBox(QStringLiteral("K and V apart (ideal, llama.cpp)"));
+  split_kv_->setObjectName(QStringLiteral("split_kv"));
+  split_kv_->setToolTip(
+      QStringLiteral("Give the K and V caches different types; vLLM, SGLang and "
+                     "TensorRT-LLM use one type for both."));
   k_dtype_ = dtype_combo("k_dtype");
   v_dtype_ = dtype_combo("v_dtype");
   weight_dtype_ = dtype_combo("weight_dtype");
+  dtype_form->addRow(QStringLiteral("&KV cache dtype"), kv_dtype_);
+  dtype_form->addRow(QString(), split_kv_);
   dtype_form->addRow(QStringLiteral("K cache"), k_dtype_);
   dtype_form->addRow(QStringLiteral("V cache"), v_dtype_);
-  dtype_form->addRow(QStringLiteral("weights"), weight_dtype_);
+  dtype_form->addRow(QStringLiteral("&weight dtype"), weight_dtype_);
   layout->addWidget(dtype_box);
+  connect(kv_dtype_, &QComboBox::currentTextChanged, this,
+          [this] { controller_->setKvDtype(dtype_of(kv_dtype_)); });
+  connect(split_kv_, &QCheckBox::toggled, this, [this](bool apart) {
+    // Together again: V takes K's type. Apart: the K and V rows show (nothing else changes).
+    if (!apart && controller_->inputs().kv.k != controller_->inputs().kv.v)
+      controller_->setKvDtype(controller_->inputs().kv.k);
+    syncKvDtypes(controller_->inputs());
+  });
   connect(k_dtype_, &QComboBox::currentTextChanged, this,
           [this] { controller_->setKDtype(dtype_of(k_dtype_)); });
   connect(v_dtype_, &QComboBox::currentTextChanged, this,
@@ -265,23 +427,54 @@ QWidget* MainWindow::buildInputs() {
   context_slider_->setObjectName(QStringLiteral("context_slider"));
   context_slider_->setRange(0, kContextSliderMax);
   context_slider_->setPageStep(kContextStepsPerDoubling);
-  context_ = spin("context", 1, 1 << 30);
+  // Typed as the CLI takes them ("128k", "32Ki", "131,072"); sent on Enter, parsed by the controller.
+  context_ = new CountBox;
+  context_->setObjectName(QStringLiteral("context"));
+  context_->setRange(1, 1ULL << 40);
+  context_->setSingleStep(1024);
   context_->setSuffix(QStringLiteral(" tokens"));
-  users_ = spin("users", 1, 10'000'000);
+  context_->setToolTip(
+      QStringLiteral("Tokens per sequence, as --context takes them: 131072, 128k (x 1000), "
+                     "128Ki (x 1024) or 131,072; Enter applies."));
+  users_ = new CountBox;
+  users_->setObjectName(QStringLiteral("users"));
+  users_->setRange(1, 1ULL << 40);
+  users_->setToolTip(
+      QStringLiteral("Sequences served at once, as --users takes them: 64 or 1,024; "
+                     "Enter applies."));
   auto* context_row = new QHBoxLayout;
   context_row->addWidget(context_slider_, 1);
   context_row->addWidget(context_);
-  form->addRow(QStringLiteral("GPU"), gpu_);
-  form->addRow(QStringLiteral("memory per GPU"), gpu_memory_);
-  form->addRow(QStringLiteral("GPUs"), gpus_);
-  form->addRow(QStringLiteral("tensor parallel (tp)"), tp_);
-  form->addRow(QStringLiteral("pipeline parallel (pp)"), pp_);
-  form->addRow(QStringLiteral("utilisation"), util_);
-  form->addRow(QStringLiteral("reserve per GPU"), reserve_);
-  form->addRow(QStringLiteral("weights"), weights_);
-  form->addRow(QStringLiteral("engine rules"), engine_);
-  form->addRow(QStringLiteral("context"), context_row);
-  form->addRow(QStringLiteral("concurrent users"), users_);
+  form->addRow(QStringLiteral("&GPU"), gpu_);
+  form->addRow(QStringLiteral("&memory per GPU"), gpu_memory_);
+  form->addRow(QStringLiteral("GPUs in &all"), gpus_);
+  form->addRow(QStringLiteral("&tensor parallel (tp)"), tp_);
+  form->addRow(QStringLiteral("&pipeline parallel (pp)"), pp_);
+  form->addRow(QStringLiteral("utili&sation"), util_);
+  form->addRow(QStringLiteral("&reserve per GPU"), reserve_);
+  form->addRow(QStringLiteral("weights si&ze"), weights_);
+  form->addRow(QStringLiteral("e&ngine rules"), engine_);
+  form->addRow(QStringLiteral("&context"), context_row);
+  if (auto* label = qobject_cast<QLabel*>(form->labelForField(context_row))) label->setBuddy(context_);
+  form->addRow(QStringLiteral("concurrent &users"), users_);
+  // One sentence for each term (issue 16, "words").
+  gpus_->setToolTip(
+      QStringLiteral("GPUs in all: each replica of tp x pp GPUs serves its own share of the "
+                     "users, so GPUs / (tp x pp) replicas."));
+  tp_->setToolTip(QStringLiteral("Tensor parallel: each layer's heads split across this many GPUs."));
+  pp_->setToolTip(QStringLiteral("Pipeline parallel: the layers split into this many stages, one GPU each."));
+  util_->setToolTip(
+      QStringLiteral("The share of each GPU's memory the engine may use (vLLM's "
+                     "gpu_memory_utilization; 0.9 = 90%)."));
+  reserve_->setToolTip(
+      QStringLiteral("Memory per GPU the runtime keeps outside the KV cache: CUDA context, "
+                     "activations and CUDA graphs."));
+  weights_->setToolTip(
+      QStringLiteral("The whole model's weights in bytes (\"auto\": from the architecture "
+                     "and the weight dtype), split over tp x pp."));
+  engine_->setToolTip(
+      QStringLiteral("Whose allocation rules size the KV cache: ideal is the exact layout, "
+                     "the others follow each engine's own source (pages, windows, buffers)."));
   layout->addWidget(deploy_box);
 
   // The engine's options: only the rows of the chosen engine are shown (syncEngineOptions).
@@ -320,8 +513,8 @@ QWidget* MainWindow::buildInputs() {
   kv_memory_->setToolTip(
       QStringLiteral("KV-cache memory per GPU as the engine logs it (vLLM: \"Available KV cache memory\"): "
                      "a size, or auto"));
-  engine_form_->addRow(QStringLiteral("version"), engine_version_);
-  engine_form_->addRow(QStringLiteral("block / page size"), block_size_);
+  engine_form_->addRow(QStringLiteral("&version"), engine_version_);
+  engine_form_->addRow(QStringLiteral("&block / page size"), block_size_);
   engine_form_->addRow(QStringLiteral("max_num_batched_tokens"), max_num_batched_tokens_);
   engine_form_->addRow(QStringLiteral("n_ubatch"), ubatch_);
   engine_form_->addRow(QStringLiteral("max_tokens"), max_tokens_);
@@ -370,10 +563,8 @@ QWidget* MainWindow::buildInputs() {
   connect(engine_, &QComboBox::currentTextChanged, controller_, &Controller::setEngine);
   connect(context_slider_, &QSlider::valueChanged, this,
           [this](int pos) { controller_->setContext(context_for_slider(pos)); });
-  connect(context_, &QSpinBox::valueChanged, this,
-          [this](int v) { controller_->setContext(static_cast<std::uint64_t>(v)); });
-  connect(users_, &QSpinBox::valueChanged, this,
-          [this](int v) { controller_->setUsers(static_cast<std::uint64_t>(v)); });
+  connect(context_, &CountBox::textCommitted, controller_, &Controller::setContextText);
+  connect(users_, &CountBox::textCommitted, controller_, &Controller::setUsersText);
   return panel;
 }
 
@@ -392,6 +583,7 @@ QWidget* MainWindow::buildResults() {
   table->horizontalHeader()->setStretchLastSection(true);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
   table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table->setTabKeyNavigation(false);
   row->addWidget(table, 3);
   // Every row in sight: the table is as tall as its rows (they change only with the kind of plan).
   const auto fit_rows = [table] {
@@ -454,6 +646,22 @@ QWidget* MainWindow::buildResults() {
   measured_label_ = new QLabel;
   measured_label_->setWordWrap(true);
   side->addWidget(measured_label_);
+  // The lines the engine itself prints for this plan (as `kvplan size --engine` does): what to hold
+  // against a running server's log.
+  engine_log_ = new QPlainTextEdit;
+  engine_log_->setObjectName(QStringLiteral("engine_log"));
+  engine_log_->setReadOnly(true);
+  engine_log_->setTabChangesFocus(true);
+  engine_log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  engine_log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  engine_log_->setPlaceholderText(
+      QStringLiteral("The engine's own log lines show here under vllm, sglang, "
+                     "llamacpp or trtllm rules."));
+  engine_log_->setToolTip(
+      QStringLiteral("What the engine itself logs for this plan: compare it with a running "
+                     "server's log."));
+  engine_log_->setFixedHeight(engine_log_->fontMetrics().lineSpacing() * 4 + 12);
+  side->addWidget(engine_log_);
   side->addStretch(1);
   row->addLayout(side, 2);
   connect(copy, &QPushButton::clicked, this, &MainWindow::copyCommand);
@@ -484,6 +692,13 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  QAction* undo = controller_->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = controller_->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
+  redo->setShortcuts({QKeySequence::Redo, QKeySequence(QStringLiteral("Ctrl+Shift+Z"))});
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
   QAction* copy = edit->addAction(QStringLiteral("&Copy as command"), this, &MainWindow::copyCommand);
   copy->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+C")));
 }
@@ -510,8 +725,7 @@ void MainWindow::syncInputs() {
     const QSignalBlocker block(box);
     box->setCurrentText(text);
   };
-  set_combo(k_dtype_, qstr(name(in.kv.k)));
-  set_combo(v_dtype_, qstr(name(in.kv.v)));
+  syncKvDtypes(in);
   set_combo(weight_dtype_, qstr(name(in.model.weight_dtype)));
   set_combo(engine_, qstr(name(in.engine.engine)));
   syncEngineOptions(in);
@@ -535,8 +749,16 @@ void MainWindow::syncInputs() {
   set_spin(gpus_, p.tp * p.pp * p.dp);
   set_spin(tp_, p.tp);
   set_spin(pp_, p.pp);
-  set_spin(context_, in.context.value);
-  set_spin(users_, in.users);
+  context_->setValue(in.context.value);
+  users_->setValue(in.users);
+  // llama.cpp has no tensor parallelism (core refuses --tp there); an engine switch moves tp to pp.
+  const bool tp_ok = in.engine.engine != Engine::llamacpp;
+  if (tp_->isEnabled() != tp_ok) {
+    tp_->setEnabled(tp_ok);
+    tp_->setToolTip(tp_ok ? QString()
+                          : QStringLiteral("llama.cpp splits layers across GPUs, not heads: use pipeline "
+                                           "parallel (pp)."));
+  }
   {
     const QSignalBlocker block(util_);
     util_->setValue(in.deployment.gpu_memory_utilization);
@@ -591,6 +813,13 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const QSignalBlocker block(box);
     box->setValue(clamp_int(v));
   };
+  // At 0 the box says which block the engine then uses (Plan::engine.block_size: vLLM 16, TRT-LLM 32).
+  const std::uint64_t block_used = controller_->plan().engine.block_size;
+  const QString block_default =
+      block_used > 0 && o.block_size == 0
+          ? QStringLiteral("engine default (%1)").arg(QString::fromStdString(format_count(block_used)))
+          : QStringLiteral("engine default");
+  if (block_size_->specialValueText() != block_default) block_size_->setSpecialValueText(block_default);
   set_spin(block_size_, o.block_size);
   set_spin(max_num_batched_tokens_, o.max_num_batched_tokens);
   set_spin(ubatch_, o.ubatch);
@@ -611,6 +840,40 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
   if (kv_memory_->text() != kv) {
     const QSignalBlocker block(kv_memory_);
     kv_memory_->setText(kv);
+  }
+}
+
+void MainWindow::syncKvDtypes(const PlanInputs& in) {
+  const auto set_combo = [](QComboBox* box, const QString& text) {
+    const QSignalBlocker block(box);
+    box->setCurrentText(text);
+  };
+  set_combo(kv_dtype_, qstr(name(in.kv.k)));
+  set_combo(k_dtype_, qstr(name(in.kv.k)));
+  set_combo(v_dtype_, qstr(name(in.kv.v)));
+  // K and V apart only where the engine takes two types, and always when they differ.
+  const bool two_types = in.engine.engine == Engine::ideal || in.engine.engine == Engine::llamacpp;
+  const bool apart = in.kv.k != in.kv.v || (two_types && split_kv_->isChecked());
+  {
+    const QSignalBlocker block(split_kv_);
+    split_kv_->setChecked(apart);
+  }
+  split_kv_->setEnabled(two_types || apart);
+  kv_dtype_->setEnabled(!apart);
+  dtype_form_->setRowVisible(k_dtype_, apart);
+  dtype_form_->setRowVisible(v_dtype_, apart);
+  // The types the engine has no cache for, greyed out: checked again when the engine, its version or
+  // the model changes (one make_plan per type).
+  const QString key = qstr(name(in.engine.engine)) + '|' + qstr(in.engine.version) + '|' + qstr(in.model.id) +
+                      '|' + controller_->modelTitle();
+  if (key == kv_dtypes_key_) return;
+  kv_dtypes_key_ = key;
+  const auto types = all_dtypes();
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const bool ok = controller_->kvDtypeAccepted(types[i].type);
+    for (QComboBox* box : {kv_dtype_, k_dtype_, v_dtype_})
+      if (auto* items = qobject_cast<QStandardItemModel*>(box->model()))
+        if (QStandardItem* item = items->item(static_cast<int>(i))) item->setEnabled(ok);
   }
 }
 
@@ -645,22 +908,31 @@ void MainWindow::showPlan() {
   // Colours by palette: a style sheet change would re-polish the widget (a frame's worth of time).
   QString text = QStringLiteral("NO GPU");
   QColor background(0xee, 0xee, 0xee), foreground(0x20, 0x20, 0x20);
-  if (p.has_gpu && p.fits) {
-    text = QStringLiteral("FITS");
-    background = QColor(0xd8, 0xf5, 0xd0);
-    foreground = QColor(0x1e, 0x5a, 0x12);
-  } else if (p.has_gpu) {
-    text = QStringLiteral("DOES NOT FIT");
-    background = QColor(0xfa, 0xd4, 0xd4);
-    foreground = QColor(0x8a, 0x1f, 0x11);
+  if (p.has_gpu) {
+    text = p.fits ? QStringLiteral("FITS") : QStringLiteral("DOES NOT FIT");
+    std::tie(background, foreground) = verdict_colors(p.fits, is_dark(palette()));
+  } else {
+    background = palette().color(QPalette::AlternateBase);
+    foreground = palette().color(QPalette::WindowText);
   }
-  if (fits_banner_->text() != text) {
+  if (fits_banner_->text() != text || fits_banner_->palette().color(QPalette::Window) != background) {
     QPalette palette = fits_banner_->palette();
     palette.setColor(QPalette::Window, background);
     palette.setColor(QPalette::WindowText, foreground);
     fits_banner_->setPalette(palette);
     fits_banner_->setText(text);
   }
+  const QString notice = controller_->notice().isEmpty()
+                             ? QString()
+                             : QStringLiteral("Changed to match: ") + controller_->notice();
+  if (notice_->text() != notice) {
+    notice_->setText(notice);
+    notice_->setVisible(!notice.isEmpty());
+  }
+  QStringList log;
+  for (const auto& line : p.engine.log_lines) log << QString::fromStdString(line);
+  const QString log_text = log.join('\n');
+  if (engine_log_->toPlainText() != log_text) engine_log_->setPlainText(log_text);
   const QString limit = QString::fromStdString(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec));
   if (limit_->text() != limit) limit_->setText(limit);
   QStringList warnings;

@@ -10,6 +10,7 @@
 
 #include "kvplan/format.hpp"
 #include "kvplan/limits.hpp"
+#include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::gui {
@@ -365,17 +366,11 @@ json scenario_to_json(const Scenario& s) {
   const EngineOptions d;
   json options = json::object();
   if (e.version != d.version) options["version"] = e.version;
-  if (e.block_size != d.block_size) options["block_size"] = e.block_size;
-  if (e.max_num_batched_tokens != d.max_num_batched_tokens)
-    options["max_num_batched_tokens"] = e.max_num_batched_tokens;
-  if (e.ubatch != d.ubatch) options["ubatch"] = e.ubatch;
-  if (e.swa_full) options["swa_full"] = true;
-  if (e.kv_unified) options["kv_unified"] = true;
-  if (e.disable_hybrid_kv_cache_manager) options["disable_hybrid_kv_cache_manager"] = true;
   if (e.fp8_ds_mla) options["fp8_ds_mla"] = true;
-  if (e.max_tokens != d.max_tokens) options["max_tokens"] = e.max_tokens;
-  if (e.swa_full_tokens_ratio != d.swa_full_tokens_ratio)
-    options["swa_full_tokens_ratio"] = e.swa_full_tokens_ratio;
+  // Every option of core's table (kvplan/options.hpp), by its key.
+  for (const auto& spec : engine_option_table())
+    if (engine_option_set(spec, e))
+      std::visit([&](auto member) { options[std::string(spec.key)] = e.*member; }, spec.member);
   if (!options.empty()) j["engine_options"] = options;
   if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
   return j;
@@ -464,24 +459,22 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
   if (const json* options = r.get("engine_options")) {
     const Reader er(*options, r.at("engine_options"));
-    static const std::set<std::string> known{
-        "version",    "block_size",           "max_num_batched_tokens",          "ubatch",
-        "swa_full",   "kv_unified",           "disable_hybrid_kv_cache_manager", "fp8_ds_mla",
-        "max_tokens", "swa_full_tokens_ratio"};
     for (const auto& [key, value] : options->items())
-      if (known.count(key) == 0) throw Error(er.at(key), "unknown engine option");
+      if (key != "version" && key != "fp8_ds_mla" && find_engine_option(key) == nullptr)
+        throw Error(er.at(key), "unknown engine option");
     EngineOptions& e = in.engine;
     e.version = er.str("version", "");
-    e.block_size = er.u64("block_size", e.block_size);
-    e.max_num_batched_tokens = er.u64("max_num_batched_tokens", e.max_num_batched_tokens);
-    e.ubatch = er.u64("ubatch", e.ubatch);
-    e.swa_full = er.boolean("swa_full", e.swa_full);
-    e.kv_unified = er.boolean("kv_unified", e.kv_unified);
-    e.disable_hybrid_kv_cache_manager =
-        er.boolean("disable_hybrid_kv_cache_manager", e.disable_hybrid_kv_cache_manager);
     e.fp8_ds_mla = er.boolean("fp8_ds_mla", e.fp8_ds_mla);
-    e.max_tokens = er.u64("max_tokens", e.max_tokens);
-    e.swa_full_tokens_ratio = er.number("swa_full_tokens_ratio", e.swa_full_tokens_ratio);
+    for (const auto& spec : engine_option_table()) {
+      const std::string key(spec.key);
+      if (spec.kind == OptionKind::flag)
+        e.*std::get<bool EngineOptions::*>(spec.member) = er.boolean(key, false);
+      else if (spec.kind == OptionKind::ratio)
+        e.*std::get<double EngineOptions::*>(spec.member) =
+            er.number(key, e.*std::get<double EngineOptions::*>(spec.member));
+      else
+        e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = er.u64(key, 0);
+    }
     try {
       validate_engine_options(e);
     } catch (const Error& x) {
@@ -543,16 +536,17 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
   const EngineOptions d;
   if (e.engine != Engine::ideal) opt("--engine", std::string(name(e.engine)));
   if (e.version != d.version) opt("--engine-version", e.version);
-  if (e.block_size != d.block_size) opt("--block-size", num(e.block_size));
-  if (e.max_num_batched_tokens != d.max_num_batched_tokens)
-    opt("--max-num-batched-tokens", num(e.max_num_batched_tokens));
-  if (e.ubatch != d.ubatch) opt("--ubatch", num(e.ubatch));
-  if (e.swa_full) a.emplace_back("--swa-full");
-  if (e.kv_unified) a.emplace_back("--kv-unified");
-  if (e.disable_hybrid_kv_cache_manager) a.emplace_back("--disable-hybrid-kv-cache-manager");
-  if (e.max_tokens != d.max_tokens) opt("--max-tokens", num(e.max_tokens));
-  if (e.swa_full_tokens_ratio != d.swa_full_tokens_ratio)
-    opt("--swa-full-tokens-ratio", shortest(e.swa_full_tokens_ratio));
+  // Every option of core's table set away from its default, as its CLI flag.
+  for (const auto& spec : engine_option_table()) {
+    if (!engine_option_set(spec, e)) continue;
+    const std::string flag(spec.cli_flag);
+    if (spec.kind == OptionKind::flag)
+      a.emplace_back(flag);
+    else if (spec.kind == OptionKind::ratio)
+      opt(flag, shortest(e.*std::get<double EngineOptions::*>(spec.member)));
+    else
+      opt(flag, num(e.*std::get<std::uint64_t EngineOptions::*>(spec.member)));
+  }
   if (in.kv_memory) opt("--kv-memory", num(in.kv_memory->value));
   if (in.kv.state) opt("--mamba-cache-dtype", std::string(name(*in.kv.state)));
   if (in.kv.ssm_state) opt("--mamba-ssm-cache-dtype", std::string(name(*in.kv.ssm_state)));

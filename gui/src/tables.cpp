@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
 
 #include "kvplan/format.hpp"
 
@@ -11,11 +13,49 @@ namespace kvplan::gui {
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 QString count(std::uint64_t n) { return qstr(format_count(n)); }
+
+/// The application's palette is a dark theme's (false without a GUI application: the tests' models).
+bool dark_theme() {
+  return qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr &&
+         is_dark(QGuiApplication::palette());
+}
+
+/// One sentence for the terms of the results table (issue 16, "words"); empty for a plain row.
+QString row_tooltip(const QString& key) {
+  if (key == QLatin1String("full_bytes_per_token"))
+    return QStringLiteral(
+        "what one token would need if no layer capped its cache (every sliding window "
+        "and chunk as full attention)");
+  if (key == QLatin1String("per_gpu.reserve_bytes"))
+    return QStringLiteral(
+        "memory per GPU the runtime keeps outside the KV cache (CUDA context, activations, "
+        "CUDA graphs)");
+  if (key == QLatin1String("per_gpu.usable_bytes"))
+    return QStringLiteral("the GPU's memory times the utilisation (vLLM's gpu_memory_utilization)");
+  if (key == QLatin1String("per_gpu.kv_bytes_total"))
+    return QStringLiteral(
+        "the KV cache of one replica's users on its fullest GPU (a replica is one copy of "
+        "the model on tp x pp GPUs)");
+  if (key == QLatin1String("engine.rules"))
+    return QStringLiteral("whose allocation rules size the KV cache, and the engine source they follow");
+  return {};
+}
 }  // namespace
 
 QString bytes_text(Bytes b) {
   return qstr(format_bytes(b, UnitSystem::iec)) + QStringLiteral(" (") + qstr(format_bytes_exact(b)) +
          QStringLiteral(")");
+}
+
+bool is_dark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
+
+std::pair<QColor, QColor> verdict_colors(bool good, bool dark) {
+  // Either way the text keeps its contrast with the fill.
+  if (good)
+    return dark ? std::pair{QColor(0x1f, 0x4d, 0x1a), QColor(0xd8, 0xf5, 0xd0)}
+                : std::pair{QColor(0xd8, 0xf5, 0xd0), QColor(0x1e, 0x5a, 0x12)};
+  return dark ? std::pair{QColor(0x6b, 0x1d, 0x1d), QColor(0xfa, 0xd4, 0xd4)}
+              : std::pair{QColor(0xfa, 0xd4, 0xd4), QColor(0x8a, 0x1f, 0x11)};
 }
 
 QString size_input_text(Bytes b) {
@@ -51,18 +91,30 @@ void ResultsModel::refresh() {
                            std::optional<bool> good = std::nullopt) {
     rows.push_back({QLatin1String(key), label, value, good});
   };
-  add("bytes_per_token", QStringLiteral("bytes per token (%1 layers)").arg(count(p.layers)),
+  // Under an engine's rules the first rows stay the exact layout's (what the model needs, token by
+  // token); the per-GPU KV, free memory and capacity are the engine's. Each row says which it is.
+  const bool rules = in.engine.engine != Engine::ideal;
+  const QString exact = rules ? QStringLiteral("exact layout, ") : QString();
+  const QString engine_rules = QStringLiteral("%1 rules").arg(qstr(std::string(name(in.engine.engine))));
+  add("bytes_per_token", QStringLiteral("bytes per token (%1%2 layers)").arg(exact, count(p.layers)),
       bytes_text(p.bytes_per_token));
-  add("full_bytes_per_token", QStringLiteral("full bytes per token (never cap)"),
+  add("full_bytes_per_token", QStringLiteral("full bytes per token (%1never cap)").arg(exact),
       bytes_text(p.full_bytes_per_token));
-  add("kv_bytes_per_sequence", QStringLiteral("per sequence (%1 tokens)").arg(count(in.context.value)),
+  add("kv_bytes_per_sequence",
+      QStringLiteral("per sequence (%1%2 tokens)").arg(exact, count(in.context.value)),
       bytes_text(p.kv_bytes_per_sequence));
   if (p.state_bytes_per_sequence != Bytes{0})
     add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
         bytes_text(p.state_bytes_per_sequence));
-  add("kv_bytes_total", QStringLiteral("total (%1 users, all %2 GPUs)").arg(count(in.users), count(p.gpus)),
+  // llama.cpp's total is its buffers (make_plan), another engine's total stays the exact layout's.
+  const bool engine_total = in.engine.engine == Engine::llamacpp && p.has_gpu;
+  add("kv_bytes_total",
+      QStringLiteral("total (%1%2 users, all %3 GPUs)")
+          .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users), count(p.gpus)),
       bytes_text(p.kv_bytes_total));
-  add("per_gpu.kv_bytes_total", QStringLiteral("KV per GPU (%1 users per replica)").arg(count(g.users)),
+  add("per_gpu.kv_bytes_total",
+      QStringLiteral("KV per GPU (%1 users per replica%2)")
+          .arg(count(g.users), rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
       bytes_text(g.kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
@@ -149,12 +201,18 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_.size()) return {};
   const Row& r = rows_[index.row()];
   switch (role) {
-    case Qt::DisplayRole:
-    case Qt::ToolTipRole: return index.column() == 0 ? r.label : r.value;
+    case Qt::DisplayRole: return index.column() == 0 ? r.label : r.value;
+    case Qt::ToolTipRole: {
+      const QString term = row_tooltip(r.key);
+      return index.column() == 0 ? (term.isEmpty() ? r.label : r.label + QStringLiteral(": ") + term)
+                                 : r.value;
+    }
+    case Qt::ForegroundRole:
+      if (r.good && index.column() == 1) return QBrush(verdict_colors(*r.good, dark_theme()).second);
+      return {};
     case KeyRole: return r.key;
     case Qt::BackgroundRole:
-      if (r.good && index.column() == 1)
-        return QBrush(*r.good ? QColor(0xd8, 0xf5, 0xd0) : QColor(0xfa, 0xd4, 0xd4));
+      if (r.good && index.column() == 1) return QBrush(verdict_colors(*r.good, dark_theme()).first);
       return {};
     case Qt::FontRole:
       if (r.key == QLatin1String("fits")) {
@@ -291,17 +349,25 @@ QVariant LayerGroupsModel::headerData(int section, Qt::Orientation o, int role) 
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   if (o == Qt::Vertical) return section + 1;
   // Short headers for a narrow panel; the tooltip says each in full.
-  static const char* const names[][2] = {{"layers", "layer indices"},
-                                         {"count", "layers in the group"},
-                                         {"scheme", "attention scheme"},
-                                         {"heads", "query heads"},
-                                         {"KV", "KV heads"},
-                                         {"dim K", "key head dim"},
-                                         {"dim V", "value head dim"},
-                                         {"window", "sliding window or chunk, tokens"},
-                                         {"LoRA", "MLA kv_lora_rank"},
-                                         {"RoPE", "MLA qk_rope_head_dim"},
-                                         {"B/tok", "KV bytes per token per layer"}};
+  static const char* const names[][2] = {
+      {"layers", "layer indices"},
+      {"count", "layers in the group"},
+      {"scheme",
+       "attention scheme. MHA: one KV head per query head. GQA: groups "
+       "of query heads share a KV head. MQA: all query heads share one KV "
+       "head. MLA: one compressed latent per token instead of K and V "
+       "(DeepSeek). sliding: a layer caches only the last `window` tokens. "
+       "chunked: attention within fixed chunks of tokens."},
+      {"heads", "query heads"},
+      {"KV", "KV heads"},
+      {"dim K", "key head dim"},
+      {"dim V", "value head dim"},
+      {"window",
+       "sliding window: a layer caches only this many recent tokens "
+       "(or the chunk size of chunked attention)"},
+      {"LoRA", "MLA kv_lora_rank"},
+      {"RoPE", "MLA qk_rope_head_dim"},
+      {"B/tok", "KV bytes per token per layer"}};
   if (section < 0 || section >= ColumnCount) return {};
   return QString::fromLatin1(names[section][role == Qt::ToolTipRole ? 1 : 0]);
 }

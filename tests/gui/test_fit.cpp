@@ -206,8 +206,8 @@ class FitViewTest : public QObject {
     const Scenario before = c.scenario();
     child<QSpinBox>(w, "fit_tp")->setValue(3);
     QVERIFY(settle(*v));
-    QVERIFY(v->outcome().error.contains(QStringLiteral("--tp")));
-    QVERIFY(child<QLabel>(w, "fit_status")->text().contains(QStringLiteral("--tp")));
+    QVERIFY(v->outcome().error.contains(QStringLiteral("tensor parallel (tp)")));
+    QVERIFY(child<QLabel>(w, "fit_status")->text().contains(QStringLiteral("tensor parallel (tp)")));
     QCOMPARE(v->model()->rowCount(), 0);
     QVERIFY(c.scenario() == before);
     QVERIFY(!v->chooseRow(0));

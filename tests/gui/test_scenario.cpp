@@ -191,7 +191,7 @@ class ScenarioTest : public QObject {
                                     << "s.json: /engine";
     QTest::newRow("engine option of another engine") << "engine_options"
                                                      << "{\"block_size\": 16}"
-                                                     << "s.json: /engine_options: --block-size: applies to";
+                                                     << "s.json: /engine_options: block_size: applies to";
     QTest::newRow("unknown engine option") << "engine_options"
                                            << "{\"blocksize\": 16}"
                                            << "s.json: /engine_options/blocksize: unknown engine option";

@@ -69,7 +69,7 @@ class StreamingCurveTest : public QObject {
     QCOMPARE(c.figures().streaming->label, std::string("StreamingLLM 0+4,096"));
     QCOMPARE(c.figures().streaming->per_gpu.back(), Bytes{4ULL << 30});
     QVERIFY(!c.setStreamingWindow(4, 0));
-    QVERIFY(c.errorMessage().contains(QStringLiteral("--recent-window")));
+    QVERIFY(c.errorMessage().contains(QStringLiteral("recent window")));
     QCOMPARE(c.streamingRecentWindow(), 4096u);
     QCOMPARE(c.figures().streaming->per_gpu.back(), Bytes{4ULL << 30});
     // The context slider reuses the series, the StreamingLLM curve with them.

@@ -22,6 +22,7 @@
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
 #include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/gui/tables.hpp"
 
@@ -95,9 +96,10 @@ class WindowTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    auto* users = w.findChild<QSpinBox*>(QStringLiteral("users"));
-    auto* context = w.findChild<QSpinBox*>(QStringLiteral("context"));
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto* users = w.findChild<CountBox*>(QStringLiteral("users"));
+    auto* context = w.findChild<CountBox*>(QStringLiteral("context"));
     auto* slider = w.findChild<QSlider*>(QStringLiteral("context_slider"));
     auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tp"));
     auto* gpus = w.findChild<QSpinBox*>(QStringLiteral("gpus"));
@@ -112,9 +114,9 @@ class WindowTest : public QObject {
                                                       reserve, weights, engine})
       QVERIFY(o != nullptr);
 
-    users->setValue(16);
+    test::type_into(users, QStringLiteral("16"));
     QCOMPARE(c.inputs().users, 16ULL);
-    context->setValue(32768);
+    test::type_into(context, QStringLiteral("32768"));
     QCOMPARE(c.inputs().context.value, 32768ULL);
     QCOMPARE(slider->value(), slider_for_context(32768));
     slider->setValue(600);
@@ -122,7 +124,7 @@ class WindowTest : public QObject {
     QCOMPARE(static_cast<std::uint64_t>(context->value()), context_for_slider(600));
     tp->setValue(4);
     QCOMPARE(c.inputs().deployment.parallel.tp, 4ULL);
-    QCOMPARE(gpus->value(), 4);  // the replicas stay: GPUs follow tp
+    QCOMPARE(gpus->value(), 4);  // 1 GPU is less than one replica of tp 4: it grows to one
     gpus->setValue(8);
     QCOMPARE(c.inputs().deployment.parallel.dp, 2ULL);
     util->setValue(0.8);
@@ -214,14 +216,15 @@ class WindowTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tp"));
     const Plan before = c.plan();
     tp->setValue(3);  // 32 heads
     QVERIFY2(w.shownError().startsWith(QStringLiteral("tp: ")), qPrintable(w.shownError()));
     QCOMPARE(tp->value(), 1);
     KVPLAN_COMPARE_PLANS(c.plan(), before);
-    w.findChild<QSpinBox*>(QStringLiteral("users"))->setValue(9);
+    test::type_into(w.findChild<CountBox*>(QStringLiteral("users")), QStringLiteral("9"));
     QVERIFY(w.shownError().isEmpty());  // the next good input clears it
   }
 

@@ -47,7 +47,8 @@ struct StackedBar {
   QString category;
   QStringList parts;
   QList<QColor> colors;
-  QList<double> values;  ///< one per part
+  QList<double> values;  ///< one per part, rounded to what its label shows (0.1 GiB; 0.01 under 10)
+  QList<bool> labelled;  ///< one per part: wide enough for its value label inside it
   double value_max = 1;
 };
 

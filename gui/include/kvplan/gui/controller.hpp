@@ -6,8 +6,11 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QUndoStack>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -17,6 +20,10 @@
 #include "kvplan/series.hpp"
 
 namespace kvplan::gui {
+
+/// An error as the window words it: a kvplan::Error's input key as the GUI's label for it ("tp" ->
+/// "tensor parallel (tp)", kvplan/options.hpp), then the reason; any other exception's own text.
+QString error_text(const std::exception& e);
 
 /// Shortest and longest context of the charts and the context slider (2^8 and 2^20 tokens).
 inline constexpr std::uint64_t kMinChartContext = 256;
@@ -82,6 +89,11 @@ class Controller : public QObject {
   [[nodiscard]] static QStringList engines();
   /// "Llama 3.1 70B", with " (edited)" once the architecture differs from the file or preset.
   [[nodiscard]] QString modelTitle() const;
+  /// Every applied change of the scenario, undoable (Edit > Undo): each step restores the scenario
+  /// before it, figures recomputed. Clean when the scenario is as last loaded or saved.
+  [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
+  /// The scenario file last loaded or saved; empty before one is.
+  [[nodiscard]] const QString& scenarioPath() const { return scenario_path_; }
   /// Path of the loaded measured prefill points; empty when none.
   [[nodiscard]] const QString& measuredPath() const { return measured_path_; }
 
@@ -104,6 +116,12 @@ class Controller : public QObject {
   bool splitGroup(int group);
   /// Back to the architecture as loaded.
   bool resetArchitecture();
+  /// One element type for the K and V caches (the window's "KV cache dtype"; vLLM, SGLang and
+  /// TensorRT-LLM take one type for both).
+  bool setKvDtype(DType t);
+  /// Whether the current engine, model and deployment plan with K and V caches of type `t`: false
+  /// only when core refuses the type itself (the engine has no such cache).
+  [[nodiscard]] bool kvDtypeAccepted(DType t) const;
   /// Element type of the K cache (and of MLA's latent) / of the V cache.
   bool setKDtype(DType t);
   bool setVDtype(DType t);
@@ -117,7 +135,9 @@ class Controller : public QObject {
   bool setGpuMemory(const QString& size);
   /// GPUs in all: a multiple of tp x pp (the rest are data-parallel replicas).
   bool setGpuCount(std::uint64_t gpus);
-  /// tp and pp keep the number of replicas, so the GPU count follows.
+  /// tp and pp keep the GPU count: replicas = GPUs / (tp x pp). GPUs fewer than one replica needs
+  /// grow to one replica (said in notice()); a count that is no multiple of tp x pp is refused
+  /// (Error "GPUs").
   bool setTensorParallel(std::uint64_t tp);
   bool setPipelineParallel(std::uint64_t pp);
   /// Share of GPU memory the engine uses, in (0, 1].
@@ -126,7 +146,12 @@ class Controller : public QObject {
   bool setReserve(const QString& size);
   /// Whole-model weights: a size, or "auto" / empty for the architecture's.
   bool setWeights(const QString& sizeOrAuto);
-  /// The engine whose allocation rules apply (a kvplan::Engine name), with its default options.
+  /// The engine whose allocation rules apply (a kvplan::Engine name), with the options it had when it
+  /// was last left (its defaults the first time, or when it is the current engine already).
+  /// What the engine cannot take is mapped, and said in notice(): a KV dtype it has no cache for
+  /// becomes its type nearest in bits per value (fp8 -> q8_0 for llama.cpp, q8_0 -> fp8_e4m3 for
+  /// vLLM), K and V one type where the engine needs it, and tp moves to pp under llama.cpp (which
+  /// splits layers, not heads). Anything else the engine refuses is refused.
   bool setEngine(const QString& engine);
   /// The engine and all its options at once (kvplan::EngineOptions; an option another engine owns,
   /// or a version the engine lacks, is refused by core's validate_engine_options). Turning on vLLM's
@@ -137,8 +162,19 @@ class Controller : public QObject {
   bool setKvMemory(const QString& sizeOrAuto);
   /// Tokens per sequence (positive).
   bool setContext(std::uint64_t tokens);
+  /// The context as typed: what the CLI's --context takes ("131072", "128k", "32Ki"; core's
+  /// parse_tokens) and thousands separators ("131,072"). Unreadable text is an Error("context").
+  bool setContextText(const QString& text);
   /// Concurrent sequences (positive).
   bool setUsers(std::uint64_t users);
+  /// Users as typed: digits as the CLI's --users takes them (core's parse_count), thousands
+  /// separators allowed ("1,024"). Anything else is an Error("users").
+  bool setUsersText(const QString& text);
+
+  /// What the last applied action changed besides what was asked (a KV dtype mapped for an engine,
+  /// tp moved to pp, GPUs grown to one replica), one clause each in the window's own labels; empty
+  /// when it changed nothing else.
+  [[nodiscard]] const QString& notice() const { return notice_; }
 
   // Files.
   /// Reads a scenario (scenario.hpp); it replaces the current one only if it plans.
@@ -178,14 +214,27 @@ class Controller : public QObject {
   /// error and keeps the current ones.
   bool apply(const std::function<void(Scenario&)>& edit);
   bool commit(Scenario next, MeasuredSet measured, const QString& measured_path);
+  /// Replaces the scenario with `s` without a new undo step (the undo stack's own undo and redo).
+  void restore(const Scenario& s);
+  friend class ScenarioStep;
   void reject(const QString& message);
   Figures compute(const Scenario& s, const MeasuredSet& measured);
   AttentionLayer& group(Scenario& s, int index) const;
+  /// tp x pp to `tp` x `pp` keeping the GPU count (see setTensorParallel).
+  void setSplit(Scenario& s, std::uint64_t tp, std::uint64_t pp);
+  /// Maps what s's engine refuses (KV dtype, tp) until it plans; see setEngine.
+  void fitToEngine(Scenario& s);
 
   Scenario scenario_;
   Figures figures_;
   QString error_;
   QString measured_path_;
+  QString notice_;
+  QUndoStack* undo_ = nullptr;
+  bool restoring_ = false;  ///< restore() is running: no undo step for it
+  QString scenario_path_;
+  std::map<Engine, EngineOptions> engine_options_;  ///< each engine's options when it was last left
+  QStringList changes_;  ///< what the running action changed besides what was asked (notice())
   std::vector<presets::ModelPreset> model_presets_;
   std::vector<Gpu> gpu_presets_;
   std::vector<Tokens> contexts_;

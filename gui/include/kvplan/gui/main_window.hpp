@@ -15,6 +15,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QListView;
+class QPlainTextEdit;
 class QSlider;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -24,6 +25,7 @@ namespace kvplan::gui {
 
 class ChartPanel;
 class FitView;
+class CountBox;
 class LayerGroupsModel;
 class PresetListModel;
 class ResultsModel;
@@ -49,6 +51,10 @@ class MainWindow : public QMainWindow {
   void copyCommand();
   /// Writes one chart as PNG (see ChartPanel::exportPng); errors go to the banner.
   bool exportChart(int chart, const QString& path);
+  /// Restores the size, place and splitter of the last session (QSettings), and saves them on close
+  /// from now on. Without this call (tests, --screenshot) the window opens within the screen, at most
+  /// 1600 x 1000, and saves nothing.
+  void restoreSettings();
 
   /// The Fit view (a dock, hidden until View > Fit shows it) and showing it.
   [[nodiscard]] FitView* fitView() const { return fit_; }
@@ -59,6 +65,7 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   QWidget* buildInputs();
@@ -71,6 +78,8 @@ class MainWindow : public QMainWindow {
   void syncEngineOptions(const PlanInputs& in);
   /// The engine options as the widgets show them, for the current engine.
   [[nodiscard]] EngineOptions engineOptionsShown() const;
+  /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
+  void syncKvDtypes(const PlanInputs& in);
   void showPlan();
   void showError(const QString& message);
   void openDialog();
@@ -128,8 +137,15 @@ class MainWindow : public QMainWindow {
   QCheckBox* fp8_ds_mla_ = nullptr;
   QLineEdit* kv_memory_ = nullptr;
   QSlider* context_slider_ = nullptr;
-  QSpinBox* context_ = nullptr;
-  QSpinBox* users_ = nullptr;
+  CountBox* context_ = nullptr;
+  CountBox* users_ = nullptr;
+  QComboBox* kv_dtype_ = nullptr;         ///< one type for K and V
+  QCheckBox* split_kv_ = nullptr;         ///< "K and V apart": shows the K and V rows
+  QFormLayout* dtype_form_ = nullptr;     ///< the element types group
+  QString kv_dtypes_key_;                 ///< the engine and model the dtype items were checked for
+  QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
+  QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
+  bool remember_ = false;                 ///< restoreSettings() was called: save the geometry on close
 };
 
 }  // namespace kvplan::gui

@@ -6,8 +6,11 @@
 
 #include <QAbstractListModel>
 #include <QAbstractTableModel>
+#include <QColor>
 #include <QList>
+#include <QPalette>
 #include <optional>
+#include <utility>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -19,6 +22,12 @@ QString bytes_text(Bytes b);
 /// An input size echoed exactly, in the unit it divides, the shortest such text ("80GiB", "40GB",
 /// "81559MiB", "85520809985"), so that parse_bytes reads back the same bytes.
 QString size_input_text(Bytes b);
+
+/// The fill and text colours of a verdict (fits: green, does not: red): dark fills under light text for
+/// a dark theme, pale fills under dark text for a light one.
+std::pair<QColor, QColor> verdict_colors(bool good, bool dark_theme);
+/// Whether `palette` is a dark theme's (its window colour is dark).
+bool is_dark(const QPalette& palette);
 
 /// Every figure of the plan, one row each: a label and its value (two columns). Rows are keyed by the
 /// CLI's --json names ("bytes_per_token", "per_gpu.kv_bytes_total", "fits", "max_users" ...). The
