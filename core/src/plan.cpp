@@ -29,7 +29,7 @@ Gpu custom_gpu(Bytes memory) {
 
 Bytes usable_memory(Bytes memory, double utilization) {
   if (!std::isfinite(utilization) || utilization <= 0.0 || utilization > 1.0)
-    throw Error("gpu-util", "must be in (0, 1]");
+    throw Error("gpu_util", "must be in (0, 1]");
   const long double v =
       std::floor(static_cast<long double>(memory.value) * static_cast<long double>(utilization));
   return Bytes{std::min<std::uint64_t>(memory.value, static_cast<std::uint64_t>(v))};

@@ -502,7 +502,7 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
   const PlanInputs& in = s.inputs;
   const ModelSpec& m = in.model;
   std::vector<std::string> a{"size"};
-  const auto opt = [&a](const char* flag, const std::string& value) {
+  const auto opt = [&a](std::string_view flag, const std::string& value) {
     a.emplace_back(flag);
     a.push_back(value);
   };

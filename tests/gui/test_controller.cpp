@@ -239,13 +239,13 @@ class ControllerTest : public QObject {
     QTest::addColumn<QString>("field");
     const char* const cases[][2] = {
         {"tp that does not divide the heads", "tp"},
-        {"utilisation above 1", "gpu-util"},
-        {"utilisation 0", "gpu-util"},
+        {"utilisation above 1", "utilisation"},
+        {"utilisation 0", "utilisation"},
         {"reserve not a size", "reserve"},
         {"GPU memory 0", "GPU memory"},
         {"context 0", "context"},
         {"users 0", "users"},
-        {"GPU count not a multiple of tp x pp", "gpus"},
+        {"GPU count not a multiple of tp x pp", "GPUs"},
         {"KV heads that do not divide the heads", "num_key_value_heads"},
         {"a group of 0 layers", "layers"},
         {"a window on a full-attention group", "window"},

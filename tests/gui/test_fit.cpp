@@ -68,10 +68,11 @@ class FitViewTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-70b"));
     QCOMPARE(QString::fromStdString(c.inputs().model.id), QStringLiteral("llama-3.1-70b"));
-    child<QSpinBox>(w, "context")->setValue(32768);
-    child<QSpinBox>(w, "users")->setValue(16);
+    test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
+    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
     QCOMPARE(c.inputs().context.value, 32768u);
     QCOMPARE(c.inputs().users, 16u);
 
@@ -121,9 +122,10 @@ class FitViewTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-70b"));
-    child<QSpinBox>(w, "context")->setValue(32768);
-    child<QSpinBox>(w, "users")->setValue(16);
+    test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
+    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
     w.showFitView();
     FitView* v = w.fitView();
     auto* gpu = child<QComboBox>(w, "fit_gpu");
@@ -150,6 +152,7 @@ class FitViewTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-70b"));
     QElapsedTimer t;
     t.start();
@@ -157,7 +160,7 @@ class FitViewTest : public QObject {
     const qint64 returned_ms = t.elapsed();
     FitView* v = w.fitView();
     QVERIFY(v->busy());
-    child<QSpinBox>(w, "users")->setValue(3);  // arrives during the search
+    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("3"));  // arrives during the search
     QVERIFY(settle(*v));
     qInfo("fit over every preset: show returned in %lld ms; last search %.1f ms in the worker",
           static_cast<long long>(returned_ms), v->outcome().seconds * 1e3);
@@ -173,6 +176,7 @@ class FitViewTest : public QObject {
     Controller c;
     MainWindow w(&c);
     w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-405b"));
     w.showFitView();
     FitView* v = w.fitView();

@@ -134,16 +134,16 @@ class ReliabilityTest : public QObject {
                  inf = std::numeric_limits<double>::infinity();
     rejected(
         c, [=](Controller& c) { return c.setUtilization(nan); },
-        QStringLiteral("gpu-util: must be in (0, 1]"));
+        QStringLiteral("utilisation: must be in (0, 1]"));
     rejected(
         c, [=](Controller& c) { return c.setUtilization(inf); },
-        QStringLiteral("gpu-util: must be in (0, 1]"));
+        QStringLiteral("utilisation: must be in (0, 1]"));
     rejected(
         c, [](Controller& c) { return c.setUtilization(1.5); },
-        QStringLiteral("gpu-util: must be in (0, 1]"));
+        QStringLiteral("utilisation: must be in (0, 1]"));
     rejected(
         c, [](Controller& c) { return c.setUtilization(0.0); },
-        QStringLiteral("gpu-util: must be in (0, 1]"));
+        QStringLiteral("utilisation: must be in (0, 1]"));
     rejected(
         c, [](Controller& c) { return c.setGpuMemory(QStringLiteral("1e400")); },
         QStringLiteral("GPU memory: unknown unit 'e400'"));

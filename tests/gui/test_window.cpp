@@ -221,7 +221,7 @@ class WindowTest : public QObject {
     auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tp"));
     const Plan before = c.plan();
     tp->setValue(3);  // 32 heads
-    QVERIFY2(w.shownError().startsWith(QStringLiteral("tp: ")), qPrintable(w.shownError()));
+    QVERIFY2(w.shownError().startsWith(QStringLiteral("tensor parallel (tp): ")), qPrintable(w.shownError()));
     QCOMPARE(tp->value(), 1);
     KVPLAN_COMPARE_PLANS(c.plan(), before);
     test::type_into(w.findChild<CountBox*>(QStringLiteral("users")), QStringLiteral("9"));

@@ -157,7 +157,7 @@ Plan make_plan(const PlanInputs& in);
 /// contexts (core/series.cpp).
 Plan make_plan(const PlanInputs& in, bool with_max_context);
 
-/// floor(memory x utilisation); throws kvplan::Error("gpu-util", ...) unless finite and in (0, 1].
+/// floor(memory x utilisation); throws kvplan::Error("gpu_util", ...) unless finite and in (0, 1].
 Bytes usable_memory(Bytes memory, double utilization);
 
 /// The longest context at which `users` sequences fit in `available` bytes per GPU, exactly
