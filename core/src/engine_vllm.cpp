@@ -12,7 +12,7 @@
 //  - get_num_blocks: available // page_size // group_size; get_max_concurrency_for_kv_cache_config:
 //    num_blocks / sum over groups of cdiv(max_memory_usage_bytes, page_size).
 //  - GPU KV cache size (_report_kv_cache_config), version "v1" (the default; vLLM up to at least v0.19.0):
-//    num_blocks // groups * min block_size tokens. Version "0.26" (vLLM v0.26.0 and later; changed after
+//    num_blocks // groups * min block_size tokens. Version "0.20" (vLLM v0.20 and later; changed after
 //    v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len), in Python floats.
 //  - max_memory_usage_bytes: full cdiv(max_model_len, bs) pages; SlidingWindowSpec
 //    cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), bs) + 1 pages; ChunkedLocalAttentionSpec
@@ -318,7 +318,7 @@ void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) 
     throw Error("--engine-version", "is not a vLLM version kvplan models: '" + o.version + "'");
 }
 
-/// "GPU KV cache size" as vLLM v0.26.0 and later print it (_report_kv_cache_config):
+/// "GPU KV cache size" as vLLM v0.20 and later print it (_report_kv_cache_config):
 /// int(max_concurrency * max_model_len), where max_concurrency = num_blocks / blocks per request is a
 /// Python float; the product is rounded to a double and truncated toward zero, so it can be one below
 /// the exact floor(num_blocks * max_model_len / blocks per request). Tokens; throws past 2^64.
@@ -363,9 +363,9 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
   const std::uint64_t mnbt = l_.mnbt, block = l_.block;
   EngineResult r;
   r.engine = Engine::vllm;
-  // vLLM v0.26.0 and later report the size as max_concurrency x max_model_len (see concurrency_tokens).
-  const bool concurrency_report = o_.version == "0.26";
-  r.rules = std::string(concurrency_report ? "vLLM V1 (v0.26.0 and later)" : "vLLM V1") +
+  // vLLM v0.20 and later report the size as max_concurrency x max_model_len (see concurrency_tokens).
+  const bool concurrency_report = o_.version == "0.20";
+  r.rules = std::string(concurrency_report ? "vLLM V1 (v0.20 and later)" : "vLLM V1") +
             ": vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
             "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
   r.block_size = block;
