@@ -257,6 +257,26 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
     CHECK(v20.block_size == 80);
     CHECK(*v20.num_blocks == 16384);
   }
+  SECTION("Qwen3-Next-80B-A3B: 12 full-attention + 36 Gated DeltaNet layers") {
+    const ModelSpec m = presets::find_model("qwen3-next-80b-a3b");
+    // Attention: 2 KV heads * 256 * 2 (K, V) * 2 B = 2,048 B per token per layer.
+    // GDN state (bf16): conv (2 * 16 * 128 + 32 * 128) * (4 - 1) = 24,576 values + temporal 32 * 128 *
+    // 128 = 524,288 values -> 548,864 * 2 B = 1,097,728 B. Block 16 * cdiv(1,097,728, 16 * 2,048) =
+    // 16 * 34 = 544 tokens; page 2,048 * 544 = 1,114,112 B. Groups of 12: 1 attention + 3 GDN = 4.
+    // 20 GiB = 21,474,836,480 B // 1,114,112 = 19,275 // 12 = 1,606 blocks.
+    const Bytes mem{20ULL << 30};
+    const auto v1 = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm), mem);
+    const auto v20 =
+        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm, "0.20"), mem);
+    CHECK(v20.block_size == 544);
+    CHECK(*v20.num_blocks == 1606);
+    // v1: 1,606 // 4 * 544 = 401 * 544 = 218,144 tokens.
+    CHECK(kv_size_line(v1) == "GPU KV cache size: 218,144 tokens");
+    // 0.20: cdiv(262,144, 544) = 482 attention pages + 3 states = 485 blocks per request;
+    // 1,606 * 262,144 / 485 = 421,003,264 / 485 = 868,047.97 -> 868,047; 1,606 / 485 = 3.311 -> "3.31x".
+    CHECK(kv_size_line(v20) == "GPU KV cache size: 868,047 tokens");
+    CHECK(v20.log_lines.back() == "Maximum concurrency for 262,144 tokens per request: 3.31x");
+  }
   SECTION("one group: the float product can fall one token below the exact quotient") {
     const ModelSpec m = presets::find_model("llama-3.1-8b");
     // Page 16 * 8 * (128 + 128) * 2 B = 65,536 B; 32 layers; 27 * 65,536 * 32 B gives 27 blocks.
