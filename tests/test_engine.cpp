@@ -24,6 +24,11 @@ EngineOptions engine(Engine e, std::string version = "") {
   return o;
 }
 const KvDtypes f16{DType::fp16, DType::fp16};
+/// vLLM's reports under versions "v1" and "0.20" for one model, context and KV memory.
+std::pair<EngineResult, EngineResult> vllm_v1_and_020(const ModelSpec& m, Tokens len, Bytes mem) {
+  return {vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "v1"), mem),
+          vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "0.20"), mem)};
+}
 /// The report's "GPU KV cache size" line (empty when there is none).
 std::string kv_size_line(const EngineResult& r) {
   for (const auto& l : r.log_lines)
@@ -219,10 +224,7 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
     const ModelSpec m = presets::find_model("gpt-oss-20b");
     // Page 16 * 8 * (64 + 64) * 2 B = 32,768 B; 12 * 32,768 * 1,000 B // 32,768 // 12 = 1,000 blocks.
     const Bytes mem{12ULL * 32768 * 1000};
-    const auto v1 =
-        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{131072}, engine(Engine::vllm, "v1"), mem);
-    const auto v20 =
-        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{131072}, engine(Engine::vllm, "0.20"), mem);
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{131072}, mem);
     // v1: 1,000 // 2 * 16 = 8,000 tokens.
     CHECK(*v1.kv_cache_tokens == 8000);
     CHECK(kv_size_line(v1) == "GPU KV cache size: 8,000 tokens");
@@ -243,9 +245,7 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
     const ModelSpec m = presets::find_model("jamba-1.5-mini");
     // As in "vLLM with Mamba layers" above: block 80 tokens, 16,384 blocks, 8 groups.
     const Bytes mem{20ULL << 30};
-    const auto v1 = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm), mem);
-    const auto v20 =
-        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm, "0.20"), mem);
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{262144}, mem);
     // v1 (the default): 16,384 // 8 * 80 = 163,840 tokens.
     CHECK(kv_size_line(v1) == "GPU KV cache size: 163,840 tokens");
     // 0.20: per request cdiv(262,144, 80) = 3,277 attention pages + 7 Mamba states = 3,284 blocks;
@@ -265,9 +265,7 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
     // 16 * 34 = 544 tokens; page 2,048 * 544 = 1,114,112 B. Groups of 12: 1 attention + 3 GDN = 4.
     // 20 GiB = 21,474,836,480 B // 1,114,112 = 19,275 // 12 = 1,606 blocks.
     const Bytes mem{20ULL << 30};
-    const auto v1 = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm), mem);
-    const auto v20 =
-        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{262144}, engine(Engine::vllm, "0.20"), mem);
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{262144}, mem);
     CHECK(v20.block_size == 544);
     CHECK(*v20.num_blocks == 1606);
     // v1: 1,606 // 4 * 544 = 401 * 544 = 218,144 tokens.
@@ -284,9 +282,7 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
     // 0.55102040816326525 (just below 27/49), times 784 = 431.99999999999994 -> int() = 431, where the
     // exact 27 * 784 / 49 is 432.
     const Bytes mem{27ULL * 65536 * 32};
-    const auto v1 = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{784}, engine(Engine::vllm), mem);
-    const auto v20 =
-        vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{784}, engine(Engine::vllm, "0.20"), mem);
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{784}, mem);
     CHECK(*v1.num_blocks == 27);
     CHECK(*v1.kv_cache_tokens == 432);
     CHECK(*v20.kv_cache_tokens == 431);
