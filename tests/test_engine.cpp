@@ -29,6 +29,17 @@ EngineOptions engine(Engine e, std::string version = "") {
   return o;
 }
 const KvDtypes f16{DType::fp16, DType::fp16};
+/// vLLM's reports under versions "v1" and "0.20" for one model, context and KV memory.
+std::pair<EngineResult, EngineResult> vllm_v1_and_020(const ModelSpec& m, Tokens len, Bytes mem) {
+  return {vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "v1"), mem),
+          vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "0.20"), mem)};
+}
+/// The report's "GPU KV cache size" line (empty when there is none).
+std::string kv_size_line(const EngineResult& r) {
+  for (const auto& l : r.log_lines)
+    if (l.rfind("GPU KV cache size: ", 0) == 0) return l;
+  return {};
+}
 }  // namespace
 
 TEST_CASE("vllm-v0-llama31-8b: V0 blocks of 16 tokens of every layer", "[engine][vllm]") {
@@ -209,6 +220,93 @@ TEST_CASE("vLLM hybrid allocator: sliding and full layers share one pool", "[eng
   CHECK(u.bytes_per_token->value == 49152);  // every layer full: 24 * 2,048 B
 }
 
+TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_len", "[engine][vllm]") {
+  // docs/engines/vllm-kv-report.md: up to v0.19.0 (version "v1") _report_kv_cache_config printed
+  // num_blocks // len(kv_cache_groups) * min(block_size); from v0.20 (version "0.20") it prints
+  // int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per request as a float.
+  // The pool, the concurrency and the longest context do not change.
+  SECTION("gpt-oss-20b: 12 sliding (128) + 12 full layers, two groups of 12") {
+    const ModelSpec m = presets::find_model("gpt-oss-20b");
+    // Page 16 * 8 * (64 + 64) * 2 B = 32,768 B; 12 * 32,768 * 1,000 B // 32,768 // 12 = 1,000 blocks.
+    const Bytes mem{12ULL * 32768 * 1000};
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{131072}, mem);
+    // v1: 1,000 // 2 * 16 = 8,000 tokens.
+    CHECK(*v1.kv_cache_tokens == 8000);
+    CHECK(kv_size_line(v1) == "GPU KV cache size: 8,000 tokens");
+    // 0.20: per request cdiv(131,072, 16) = 8,192 full pages + cdiv(127 + 8,192, 16) + 1 = 521 sliding
+    // pages = 8,713; 1,000 / 8,713 * 131,072 = 131,072,000 / 8,713 = 15,043.27 (8,713 * 15,043 =
+    // 131,069,659, remainder 2,341) -> 15,043 tokens; 1,000 / 8,713 = 0.1148 -> "0.11x".
+    CHECK(*v20.kv_cache_tokens == 15043);
+    CHECK(kv_size_line(v20) == "GPU KV cache size: 15,043 tokens");
+    CHECK(v20.log_lines.back() == "Maximum concurrency for 131,072 tokens per request: 0.11x");
+    CHECK(v20.log_lines.back() == v1.log_lines.back());
+    CHECK(*v20.num_blocks == *v1.num_blocks);
+    CHECK(*v20.max_requests == *v1.max_requests);
+    CHECK(*v20.max_context == *v1.max_context);
+    CHECK(v20.kv_bytes_total == v1.kv_bytes_total);
+    CHECK(v20.rules.find("v0.20") != std::string::npos);
+  }
+  SECTION("Jamba-1.5-Mini: 4 attention layers + 28 Mamba layers, eight groups of 4") {
+    const ModelSpec m = presets::find_model("jamba-1.5-mini");
+    // As in "vLLM with Mamba layers" above: block 80 tokens, 16,384 blocks, 8 groups.
+    const Bytes mem{20ULL << 30};
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{262144}, mem);
+    // v1 (the default): 16,384 // 8 * 80 = 163,840 tokens.
+    CHECK(kv_size_line(v1) == "GPU KV cache size: 163,840 tokens");
+    // 0.20: per request cdiv(262,144, 80) = 3,277 attention pages + 7 Mamba states = 3,284 blocks;
+    // 16,384 / 3,284 * 262,144 = 4,294,967,296 / 3,284 = 1,307,846.3 (3,284 * 1,307,846 =
+    // 4,294,966,264, remainder 1,032) -> 1,307,846 tokens; 16,384 / 3,284 = 4.989 -> "4.99x".
+    CHECK(*v20.kv_cache_tokens == 1307846);
+    CHECK(kv_size_line(v20) == "GPU KV cache size: 1,307,846 tokens");
+    CHECK(v20.log_lines.back() == "Maximum concurrency for 262,144 tokens per request: 4.99x");
+    CHECK(v20.block_size == 80);
+    CHECK(*v20.num_blocks == 16384);
+  }
+  SECTION("Qwen3-Next-80B-A3B: 12 full-attention + 36 Gated DeltaNet layers") {
+    const ModelSpec m = presets::find_model("qwen3-next-80b-a3b");
+    // Attention: 2 KV heads * 256 * 2 (K, V) * 2 B = 2,048 B per token per layer.
+    // GDN state (bf16): conv (2 * 16 * 128 + 32 * 128) * (4 - 1) = 24,576 values + temporal 32 * 128 *
+    // 128 = 524,288 values -> 548,864 * 2 B = 1,097,728 B. Block 16 * cdiv(1,097,728, 16 * 2,048) =
+    // 16 * 34 = 544 tokens; page 2,048 * 544 = 1,114,112 B. Groups of 12: 1 attention + 3 GDN = 4.
+    // 20 GiB = 21,474,836,480 B // 1,114,112 = 19,275 // 12 = 1,606 blocks.
+    const Bytes mem{20ULL << 30};
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{262144}, mem);
+    CHECK(v20.block_size == 544);
+    CHECK(*v20.num_blocks == 1606);
+    // v1: 1,606 // 4 * 544 = 401 * 544 = 218,144 tokens.
+    CHECK(kv_size_line(v1) == "GPU KV cache size: 218,144 tokens");
+    // 0.20: cdiv(262,144, 544) = 482 attention pages + 3 states = 485 blocks per request;
+    // 1,606 * 262,144 / 485 = 421,003,264 / 485 = 868,047.97 -> 868,047; 1,606 / 485 = 3.311 -> "3.31x".
+    CHECK(kv_size_line(v20) == "GPU KV cache size: 868,047 tokens");
+    CHECK(v20.log_lines.back() == "Maximum concurrency for 262,144 tokens per request: 3.31x");
+  }
+  SECTION("one group: the float product can fall one token below the exact quotient") {
+    const ModelSpec m = presets::find_model("llama-3.1-8b");
+    // Page 16 * 8 * (128 + 128) * 2 B = 65,536 B; 32 layers; 27 * 65,536 * 32 B gives 27 blocks.
+    // 784 tokens per request = 49 blocks. v1: 27 * 16 = 432 tokens. 0.20: 27 / 49 is the double
+    // 0.55102040816326525 (just below 27/49), times 784 = 431.99999999999994 -> int() = 431, where the
+    // exact 27 * 784 / 49 is 432.
+    const Bytes mem{27ULL * 65536 * 32};
+    const auto [v1, v20] = vllm_v1_and_020(m, Tokens{784}, mem);
+    CHECK(*v1.num_blocks == 27);
+    CHECK(*v1.kv_cache_tokens == 432);
+    CHECK(*v20.kv_cache_tokens == 431);
+    CHECK(kv_size_line(v20) == "GPU KV cache size: 431 tokens");
+    CHECK(*v20.max_context == *v1.max_context);  // 27 blocks of 16: 432 tokens either way
+  }
+  SECTION("V1 options stay V1 options under 0.20") {
+    const ModelSpec m = presets::find_model("gpt-oss-20b");
+    auto o = engine(Engine::vllm, "0.20");
+    o.max_num_batched_tokens = 2048;
+    o.disable_hybrid_kv_cache_manager = true;
+    CHECK_NOTHROW(validate_engine_options(o));
+    // Every layer full: one group of 24, cdiv(4,096, 16) = 256 blocks per request; 24 * 32,768 * 512 B
+    // gives 512 blocks; 512 / 256 * 4,096 = 8,192 tokens, as 512 * 16 under v1.
+    const auto r = vllm_policy(m, KvDtypes{}, Parallelism{}, Tokens{4096}, o, Bytes{24ULL * 32768 * 512});
+    CHECK(*r.kv_cache_tokens == 8192);
+  }
+}
+
 TEST_CASE("engines reject what they do not support", "[engine]") {
   const ModelSpec m = presets::find_model("llama-3.1-8b");
   CHECK_THROWS_AS(vllm_policy(m, KvDtypes{DType::q8_0, DType::q8_0}, Parallelism{}, Tokens{16},
@@ -246,7 +344,7 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
     return apply_engine(m, f16, Parallelism{}, Tokens{1024}, 1, o, std::nullopt);
   };
   // Every listed version is accepted (the policies check their own lists), and nothing else is.
-  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "v0"});
+  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "v0"});
   CHECK(engine_versions(Engine::llamacpp) == std::vector<std::string_view>{"2026", "2025-11", "2025-08"});
   CHECK(engine_versions(Engine::sglang).empty());
   for (const Engine e : {Engine::vllm, Engine::llamacpp})

@@ -9,9 +9,11 @@
 //    unify_kv_cache_spec_page_size (smaller pages raise their block size to the largest page) and
 //    _get_kv_cache_groups_uniform_page_size (group_size = fewest layers of one type, or the most when
 //    most < 1.5 x fewest; each type split into cdiv(n, group_size) groups).
-//  - get_num_blocks: available // page_size // group_size; GPU KV cache size (_report_kv_cache_config)
-//    = num_blocks // groups * block_size tokens; get_max_concurrency_for_kv_cache_config: num_blocks /
-//    sum over groups of cdiv(max_memory_usage_bytes, page_size).
+//  - get_num_blocks: available // page_size // group_size; get_max_concurrency_for_kv_cache_config:
+//    num_blocks / sum over groups of cdiv(max_memory_usage_bytes, page_size).
+//  - GPU KV cache size (_report_kv_cache_config), version "v1" (the default; vLLM up to at least v0.19.0):
+//    num_blocks // groups * min block_size tokens. Version "0.20" (vLLM v0.20 and later; changed after
+//    v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len), in Python floats.
 //  - max_memory_usage_bytes: full cdiv(max_model_len, bs) pages; SlidingWindowSpec
 //    cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), bs) + 1 pages; ChunkedLocalAttentionSpec
 //    cdiv(min(C + max_num_batched_tokens, max_model_len), bs) pages.
@@ -310,8 +312,20 @@ void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) 
   require_plain_dtypes(t, "vLLM", false);
   if (o.version == "v0" && has_recurrent(m))
     throw Error("engine_version", "vLLM V0's Mamba cache is not modelled; use v1");
-  if (!o.version.empty() && o.version != "v1" && o.version != "v0")
-    throw Error("engine_version", "vllm versions: v1 (default), v0; got '" + o.version + "'");
+  if (o.version.empty()) return;
+  const auto versions = engine_versions(Engine::vllm);
+  if (std::find(versions.begin(), versions.end(), o.version) == versions.end())
+    throw Error("engine_version", "is not a vLLM version kvplan models: '" + o.version + "'");
+}
+
+/// "GPU KV cache size" as vLLM v0.20 and later print it (_report_kv_cache_config):
+/// int(max_concurrency * max_model_len), where max_concurrency = num_blocks / blocks per request is a
+/// Python float; the product is rounded to a double and truncated toward zero, so it can be one below
+/// the exact floor(num_blocks * max_model_len / blocks per request). Tokens; throws past 2^64.
+std::uint64_t concurrency_tokens(double max_concurrency, std::uint64_t max_model_len) {
+  const double tokens = max_concurrency * static_cast<double>(max_model_len);
+  if (!(tokens < 18446744073709551616.0)) throw Error("tokens", "overflows 64-bit arithmetic");
+  return static_cast<std::uint64_t>(tokens);
 }
 
 /// vLLM V1's questions over its KV cache groups: a request needs stage_pages pages of each stage's
@@ -349,9 +363,11 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
   const std::uint64_t mnbt = l_.mnbt, block = l_.block;
   EngineResult r;
   r.engine = Engine::vllm;
-  r.rules =
-      "vLLM V1: vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
-      "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
+  // vLLM v0.20 and later report the size as max_concurrency x max_model_len (see concurrency_tokens).
+  const bool concurrency_report = o_.version == "0.20";
+  r.rules = std::string(concurrency_report ? "vLLM V1 (v0.20 and later)" : "vLLM V1") +
+            ": vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
+            "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
   r.block_size = block;
   for (const auto& lg : m_.layers)
     if (lg.attention.kind == AttentionKind::mla && !o_.block_size) {
@@ -382,11 +398,15 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     blocks = std::min(
         blocks, divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"));
   r.num_blocks = blocks;
-  std::uint64_t min_block = ~0ULL;
-  for (const auto& [spec, n] : g.groups) min_block = std::min(min_block, spec.block_size);
-  r.kv_cache_tokens = checked_mul(divide(blocks, g.groups.size(), "layers"), min_block, "tokens");
   const std::uint64_t pages = pages_per_request(g, context.value, mnbt);
   r.max_concurrency = static_cast<double>(blocks) / static_cast<double>(pages);
+  if (concurrency_report) {
+    r.kv_cache_tokens = concurrency_tokens(*r.max_concurrency, context.value);
+  } else {  // num_blocks // len(kv_cache_groups) * min(block_size over the groups)
+    std::uint64_t min_block = ~0ULL;
+    for (const auto& [spec, n] : g.groups) min_block = std::min(min_block, spec.block_size);
+    r.kv_cache_tokens = checked_mul(divide(blocks, g.groups.size(), "layers"), min_block, "tokens");
+  }
   r.max_requests = divide(blocks, pages, "context");
   // estimate_max_model_len: the largest length whose pages fit, on every stage.
   const auto fits = [&](std::uint64_t len) {
