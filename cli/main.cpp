@@ -74,12 +74,17 @@ int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
   const Plan p = make_plan(build_inputs(o));
   warn(p.warnings);
+  // The speed roofline assumes tensor parallel over every GPU: not modelled under DP attention.
+  const bool dp_attention = p.inputs.deployment.dp_attention > 1;
+  if (dp_attention && p.has_gpu && !p.inputs.kv_memory)
+    warn({"--dp-attention: speed figures are not modelled for DP attention and are left out"});
+  const bool speed = p.has_gpu && !p.inputs.kv_memory && !dp_attention;
   if (o.deploy.json) {
     nlohmann::json j = plan_json(p);
-    if (p.has_gpu && !p.inputs.kv_memory) j["speed"] = speed_json(p.inputs);
+    if (speed) j["speed"] = speed_json(p.inputs);
     print(dump(j) + "\n");
   } else {
-    print(plan_text(p, u) + (p.has_gpu && !p.inputs.kv_memory ? speed_text(p.inputs) : std::string()));
+    print(plan_text(p, u) + (speed ? speed_text(p.inputs) : std::string()));
   }
   return 0;
 }
