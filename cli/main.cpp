@@ -18,227 +18,232 @@
 #include "options.hpp"
 #include "render.hpp"
 
-    namespace kvplan::cli {
-  namespace {
+namespace kvplan::cli {
+namespace {
 
-  void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
-  /// Indented JSON; bytes that are not UTF-8 (a file name's) become U+FFFD instead of an exception.
-  std::string dump(const nlohmann::json& j) {
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-  void warn(const std::vector<std::string>& warnings) {
-    for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
-  }
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+/// Indented JSON; bytes that are not UTF-8 (a file name's) become U+FFFD instead of an exception.
+std::string dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+void warn(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
+}
 
-  /// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
-  std::string user_mark(bool user, const std::filesystem::path& path) {
-    return user ? "  (user) " + path.string() : std::string{};
-  }
+/// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
+std::string user_mark(bool user, const std::filesystem::path& path) {
+  return user ? "  (user) " + path.string() : std::string{};
+}
 
-  int run_models() {
-    std::string out;
-    for (const auto& p : presets::list_models())
-      out += fmt::format("{:<22} {:<44} {}{}\n", printable(p.id), printable(p.hf_repo), printable(p.name),
-                         user_mark(p.user, p.path));
-    print(out);
-    return 0;
-  }
+int run_models() {
+  std::string out;
+  for (const auto& p : presets::list_models())
+    out += fmt::format("{:<22} {:<44} {}{}\n", printable(p.id), printable(p.hf_repo), printable(p.name),
+                       user_mark(p.user, p.path));
+  print(out);
+  return 0;
+}
 
-  int run_gpus() {
-    std::string out;
-    for (const auto& [g, path, user] : presets::list_gpu_presets())
-      out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id),
-                         format_bytes(g.memory, UnitSystem::iec), printable(g.name),
-                         format_bytes_exact(g.memory), user_mark(user, path));
-    print(out);
-    return 0;
-  }
+int run_gpus() {
+  std::string out;
+  for (const auto& [g, path, user] : presets::list_gpu_presets())
+    out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id),
+                       format_bytes(g.memory, UnitSystem::iec), printable(g.name),
+                       format_bytes_exact(g.memory), user_mark(user, path));
+  print(out);
+  return 0;
+}
 
-  Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliOptions& e, Tokens context) {
-    PlanInputs in;
-    in.model = apply_speculative_config(e.speculative_config, resolve_model(mo, nullptr));
-    in.engine = resolve_engine(e);
-    in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
-    apply_weight_dtype(d, in.model);
-    in.context = context;
-    return make_plan(in);
-  }
+Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliOptions& e, Tokens context) {
+  PlanInputs in;
+  in.model = apply_speculative_config(e.speculative_config, resolve_model(mo, nullptr));
+  in.engine = resolve_engine(e);
+  in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
+  apply_weight_dtype(d, in.model);
+  in.context = context;
+  return make_plan(in);
+}
 
-  int run_show(const ShowOptions& o) {
-    const UnitSystem u = resolve_units(o.units);
-    const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
-    print(o.json ? dump(layout_json(p)) + "\n" : layout_text(p, u));
-    return 0;
-  }
+int run_show(const ShowOptions& o) {
+  const UnitSystem u = resolve_units(o.units);
+  const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
+  print(o.json ? dump(layout_json(p)) + "\n" : layout_text(p, u));
+  return 0;
+}
 
-  int run_size(const SizeOptions& o) {
-    const UnitSystem u = resolve_units(o.deploy.units);
-    const Plan p = make_plan(build_inputs(o));
-    warn(p.warnings);
-    if (o.deploy.json) {
-      nlohmann::json j = plan_json(p);
-      if (p.has_gpu && !p.inputs.kv_memory) j["speed"] = speed_json(p.inputs);
-      print(dump(j) + "\n");
-    } else {
-      print(plan_text(p, u) + (p.has_gpu && !p.inputs.kv_memory ? speed_text(p.inputs) : std::string()));
-    }
-    return 0;
+int run_size(const SizeOptions& o) {
+  const UnitSystem u = resolve_units(o.deploy.units);
+  const Plan p = make_plan(build_inputs(o));
+  warn(p.warnings);
+  // The speed roofline assumes tensor parallel over every GPU: not modelled under DP attention.
+  const bool dp_attention = p.inputs.deployment.dp_attention > 1;
+  if (dp_attention && p.has_gpu && !p.inputs.kv_memory)
+    warn({"--dp-attention: speed figures are not modelled for DP attention and are left out"});
+  const bool speed = p.has_gpu && !p.inputs.kv_memory && !dp_attention;
+  if (o.deploy.json) {
+    nlohmann::json j = plan_json(p);
+    if (speed) j["speed"] = speed_json(p.inputs);
+    print(dump(j) + "\n");
+  } else {
+    print(plan_text(p, u) + (speed ? speed_text(p.inputs) : std::string()));
   }
+  return 0;
+}
 
-  int run_compare(const CompareOptions& o) {
-    const UnitSystem u = resolve_units(o.units);
-    // --speculative-config is taken by every command with engine options: the drafter's layers count.
-    ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
-    apply_streaming(o.streaming, m);
-    EngineOptions engine = resolve_engine(o.engine);
-    const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
-    const Tokens ctx = parse_tokens(o.context, "--context");
-    // An overflow with the context is the context's; one at a single token is the model's.
-    const auto rows = [&] {
+int run_compare(const CompareOptions& o) {
+  const UnitSystem u = resolve_units(o.units);
+  // --speculative-config is taken by every command with engine options: the drafter's layers count.
+  ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
+  apply_streaming(o.streaming, m);
+  EngineOptions engine = resolve_engine(o.engine);
+  const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
+  const Tokens ctx = parse_tokens(o.context, "--context");
+  // An overflow with the context is the context's; one at a single token is the model's.
+  const auto rows = [&] {
+    try {
+      return compare_attention(m, t, ctx, VariantOptions{}, engine);
+    } catch (const Error& e) {
+      if (e.field() != "bytes") throw;
       try {
-        return compare_attention(m, t, ctx, VariantOptions{}, engine);
-      } catch (const Error& e) {
-        if (e.field() != "bytes") throw;
-        try {
-          (void)compare_attention(m, t, Tokens{1}, VariantOptions{}, engine);
-        } catch (const Error& one) {
-          if (one.field() != "bytes") throw;
-          throw Error("bytes_per_token", one.reason());
-        }
-        throw Error("--context", e.reason());
+        (void)compare_attention(m, t, Tokens{1}, VariantOptions{}, engine);
+      } catch (const Error& one) {
+        if (one.field() != "bytes") throw;
+        throw Error("bytes_per_token", one.reason());
       }
-    }();
-    print(o.json ? dump(compare_json(m, t, ctx, rows)) + "\n" : compare_text(m, t, ctx, rows, u));
-    return 0;
-  }
+      throw Error("--context", e.reason());
+    }
+  }();
+  print(o.json ? dump(compare_json(m, t, ctx, rows)) + "\n" : compare_text(m, t, ctx, rows, u));
+  return 0;
+}
 
-  int run_prefill(const PrefillOptions& o) {
-    const ModelSpec m = resolve_model(o.model, nullptr);
-    if (o.prompt.empty()) throw Error("--prompt", "missing");
-    const std::uint64_t n = parse_tokens(o.prompt, "--prompt").value;
-    const std::uint64_t vs = o.vs.empty() ? 0 : parse_tokens(o.vs, "--vs").value;
-    std::optional<Gpu> gpu;
-    if (!o.gpu.empty()) gpu = presets::find_gpu(o.gpu);
-    if (!o.vs.empty() && vs == 0) throw Error("--vs", "must be positive");
-    char* end = nullptr;
-    errno = 0;
-    const double eff = std::strtod(o.efficiency.c_str(), &end);
-    // Checked whether or not a time is asked for: a value is never silently ignored.
-    if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size() || errno == ERANGE ||
-        !std::isfinite(eff) || eff <= 0.0 || eff > 1.0)
-      throw Error("--efficiency", "must be a number in (0, 1], got '" + o.efficiency + "'");
-    const PrefillFlops f = prefill_flops(m, n);
-    std::optional<PrefillComparison> c;
-    if (vs != 0) c = compare_prefill(m, n, vs);
-    std::optional<double> secs, vs_secs;
-    std::optional<PrefillCalibration> cal;
-    std::optional<PrefillSeconds> cal_secs, cal_vs;
-    if (!o.calibration.empty()) {
-      std::uint64_t head_dim = 0;
-      for (const auto& g : m.layers)
-        if (has_attention(g.attention.kind) && head_dim == 0) head_dim = g.attention.head_dim_k;
-      cal = presets::load_calibration(o.calibration, head_dim);
-      // Without a GEMM baseline in the report, the linear part runs at the GPU's peak x efficiency.
-      const double fallback =
-          gpu && gpu->bf16_dense_flops > 0 ? static_cast<double>(gpu->bf16_dense_flops) * eff : 0.0;
-      if (gpu) (void)prefill_seconds(1, gpu->bf16_dense_flops, eff);  // checks the efficiency
-      cal_secs = prefill_seconds(f, *cal, fallback);
-      if (c) cal_vs = prefill_seconds(c->versus, *cal, fallback);
-    } else if (gpu) {
-      secs = prefill_seconds(f.total, gpu->bf16_dense_flops, eff);
-      if (c) vs_secs = prefill_seconds(c->versus.total, gpu->bf16_dense_flops, eff);
-    }
-    if (o.json) {
-      nlohmann::json j{{"model", {{"id", m.id}, {"name", m.name}}},
-                       {"prompt_tokens", n},
-                       {"flops_convention",
-                        "multiply-add = 2 FLOPs; linear = 2 x active parameters x N; attention = "
-                        "2 x causal pairs x heads x (head_dim_k + head_dim_v) per layer"},
-                       {"linear_flops", f.linear},
-                       {"attention_flops", f.attention},
-                       {"total_flops", f.total}};
-      if (c) {
-        j["vs_tokens"] = vs;
-        j["vs"] = {{"linear_flops", c->versus.linear},
-                   {"attention_flops", c->versus.attention},
-                   {"total_flops", c->versus.total}};
-        j["attention_ratio"] = c->attention_ratio;
-        j["linear_ratio"] = c->linear_ratio;
-        j["total_ratio"] = c->total_ratio;
-      }
-      if (cal) {
-        j["calibration"] = {{"source", cal->source},
-                            {"backend", cal->backend},
-                            {"head_dim", cal->head_dim},
-                            {"attention_flops_per_s", cal->attention_flops_per_s},
-                            {"linear_flops_per_s", cal->linear_flops_per_s},
-                            {"exponent", cal->exponent}};
-        j["attention_seconds"] = cal_secs->attention;
-        j["linear_seconds"] = cal_secs->linear;
-        j["seconds"] = cal_secs->total;
-        if (cal_vs) j["vs_seconds"] = cal_vs->total;
-      } else if (gpu) {
-        j["gpu"] = gpu->id;
-        j["efficiency"] = eff;
-        j["seconds"] = *secs;
-        if (vs_secs) j["vs_seconds"] = *vs_secs;
-      }
-      print(dump(j) + "\n");
-      return 0;
-    }
-    std::string out = fmt::format("{}: prefill of {} tokens\n", printable(m.name), format_count(n));
-    const auto flops = [](std::uint64_t v) { return fmt::format("{:.3g} FLOPs", static_cast<double>(v)); };
-    const auto line = [&](const std::string& label, const std::string& value) {
-      out += fmt::format("  {:<52}{}\n", label, value);
-    };
-    line(fmt::format("linear (2 x {} active params x N)", format_count(active_parameter_count(m))),
-         flops(f.linear));
-    line("attention (quadratic, causal)", flops(f.attention));
-    line("total", flops(f.total));
-    if (secs)
-      line(fmt::format("time on {} at {:.0f}% of dense bf16 peak", gpu->id, eff * 100),
-           fmt::format("{:.3f} s", *secs));
-    if (cal) {
-      out += fmt::format("\ncalibration: {}\n", printable(cal->source));
-      line(fmt::format("measured attention rate (exponent {:.2f})", cal->exponent),
-           fmt::format("{:.3g} FLOP/s", cal->attention_flops_per_s));
-      line("attention time", fmt::format("{:.3f} s", cal_secs->attention));
-      line("linear time", fmt::format("{:.3f} s", cal_secs->linear));
-      line("total time", fmt::format("{:.3f} s", cal_secs->total));
-    }
+int run_prefill(const PrefillOptions& o) {
+  const ModelSpec m = resolve_model(o.model, nullptr);
+  if (o.prompt.empty()) throw Error("--prompt", "missing");
+  const std::uint64_t n = parse_tokens(o.prompt, "--prompt").value;
+  const std::uint64_t vs = o.vs.empty() ? 0 : parse_tokens(o.vs, "--vs").value;
+  std::optional<Gpu> gpu;
+  if (!o.gpu.empty()) gpu = presets::find_gpu(o.gpu);
+  if (!o.vs.empty() && vs == 0) throw Error("--vs", "must be positive");
+  char* end = nullptr;
+  errno = 0;
+  const double eff = std::strtod(o.efficiency.c_str(), &end);
+  // Checked whether or not a time is asked for: a value is never silently ignored.
+  if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size() || errno == ERANGE ||
+      !std::isfinite(eff) || eff <= 0.0 || eff > 1.0)
+    throw Error("--efficiency", "must be a number in (0, 1], got '" + o.efficiency + "'");
+  const PrefillFlops f = prefill_flops(m, n);
+  std::optional<PrefillComparison> c;
+  if (vs != 0) c = compare_prefill(m, n, vs);
+  std::optional<double> secs, vs_secs;
+  std::optional<PrefillCalibration> cal;
+  std::optional<PrefillSeconds> cal_secs, cal_vs;
+  if (!o.calibration.empty()) {
+    std::uint64_t head_dim = 0;
+    for (const auto& g : m.layers)
+      if (has_attention(g.attention.kind) && head_dim == 0) head_dim = g.attention.head_dim_k;
+    cal = presets::load_calibration(o.calibration, head_dim);
+    // Without a GEMM baseline in the report, the linear part runs at the GPU's peak x efficiency.
+    const double fallback =
+        gpu && gpu->bf16_dense_flops > 0 ? static_cast<double>(gpu->bf16_dense_flops) * eff : 0.0;
+    if (gpu) (void)prefill_seconds(1, gpu->bf16_dense_flops, eff);  // checks the efficiency
+    cal_secs = prefill_seconds(f, *cal, fallback);
+    if (c) cal_vs = prefill_seconds(c->versus, *cal, fallback);
+  } else if (gpu) {
+    secs = prefill_seconds(f.total, gpu->bf16_dense_flops, eff);
+    if (c) vs_secs = prefill_seconds(c->versus.total, gpu->bf16_dense_flops, eff);
+  }
+  if (o.json) {
+    nlohmann::json j{{"model", {{"id", m.id}, {"name", m.name}}},
+                     {"prompt_tokens", n},
+                     {"flops_convention",
+                      "multiply-add = 2 FLOPs; linear = 2 x active parameters x N; attention = "
+                      "2 x causal pairs x heads x (head_dim_k + head_dim_v) per layer"},
+                     {"linear_flops", f.linear},
+                     {"attention_flops", f.attention},
+                     {"total_flops", f.total}};
     if (c) {
-      out += fmt::format("\nagainst {} tokens: attention {:.1f}x, linear {:.1f}x, total {:.1f}x\n",
-                         format_count(vs), c->attention_ratio, c->linear_ratio, c->total_ratio);
+      j["vs_tokens"] = vs;
+      j["vs"] = {{"linear_flops", c->versus.linear},
+                 {"attention_flops", c->versus.attention},
+                 {"total_flops", c->versus.total}};
+      j["attention_ratio"] = c->attention_ratio;
+      j["linear_ratio"] = c->linear_ratio;
+      j["total_ratio"] = c->total_ratio;
     }
-    print(out);
+    if (cal) {
+      j["calibration"] = {{"source", cal->source},
+                          {"backend", cal->backend},
+                          {"head_dim", cal->head_dim},
+                          {"attention_flops_per_s", cal->attention_flops_per_s},
+                          {"linear_flops_per_s", cal->linear_flops_per_s},
+                          {"exponent", cal->exponent}};
+      j["attention_seconds"] = cal_secs->attention;
+      j["linear_seconds"] = cal_secs->linear;
+      j["seconds"] = cal_secs->total;
+      if (cal_vs) j["vs_seconds"] = cal_vs->total;
+    } else if (gpu) {
+      j["gpu"] = gpu->id;
+      j["efficiency"] = eff;
+      j["seconds"] = *secs;
+      if (vs_secs) j["vs_seconds"] = *vs_secs;
+    }
+    print(dump(j) + "\n");
     return 0;
   }
-
-  /// `kvplan frobnicate`: CLI11 would take the word as a stray argument and say only that a subcommand
-  /// is required. Throws kvplan::Error naming the word and the real subcommands.
-  void require_known_subcommand(CLI::App& app, int argc, char** argv) {
-    if (argc < 2 || argv[1][0] == '-') return;
-    std::string known;
-    for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->check_name(argv[1])) return;
-      known += (known.empty() ? "" : ", ") + sub->get_name();
-    }
-    throw Error("subcommand", "unknown subcommand '" + std::string(argv[1]) + "' (" + known + ")");
+  std::string out = fmt::format("{}: prefill of {} tokens\n", printable(m.name), format_count(n));
+  const auto flops = [](std::uint64_t v) { return fmt::format("{:.3g} FLOPs", static_cast<double>(v)); };
+  const auto line = [&](const std::string& label, const std::string& value) {
+    out += fmt::format("  {:<52}{}\n", label, value);
+  };
+  line(fmt::format("linear (2 x {} active params x N)", format_count(active_parameter_count(m))),
+       flops(f.linear));
+  line("attention (quadratic, causal)", flops(f.attention));
+  line("total", flops(f.total));
+  if (secs)
+    line(fmt::format("time on {} at {:.0f}% of dense bf16 peak", gpu->id, eff * 100),
+         fmt::format("{:.3f} s", *secs));
+  if (cal) {
+    out += fmt::format("\ncalibration: {}\n", printable(cal->source));
+    line(fmt::format("measured attention rate (exponent {:.2f})", cal->exponent),
+         fmt::format("{:.3g} FLOP/s", cal->attention_flops_per_s));
+    line("attention time", fmt::format("{:.3f} s", cal_secs->attention));
+    line("linear time", fmt::format("{:.3f} s", cal_secs->linear));
+    line("total time", fmt::format("{:.3f} s", cal_secs->total));
   }
-
-  /// Flushes standard output and checks that every write reached it (a full disk, a closed pipe, a
-  /// closed descriptor): a plan that was not delivered is exit 1 with one line, not a silent 0.
-  int finish_output(int rc) {
-    std::cout.flush();
-    const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
-    if (!failed) return rc;
-    const int err = errno;
-    std::fprintf(stderr, "kvplan: error: standard output: %s\n",
-                 err != 0 ? std::strerror(err) : "write failed");
-    return 1;
+  if (c) {
+    out += fmt::format("\nagainst {} tokens: attention {:.1f}x, linear {:.1f}x, total {:.1f}x\n",
+                       format_count(vs), c->attention_ratio, c->linear_ratio, c->total_ratio);
   }
+  print(out);
+  return 0;
+}
 
-  }  // namespace
+/// `kvplan frobnicate`: CLI11 would take the word as a stray argument and say only that a subcommand
+/// is required. Throws kvplan::Error naming the word and the real subcommands.
+void require_known_subcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->check_name(argv[1])) return;
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  throw Error("subcommand", "unknown subcommand '" + std::string(argv[1]) + "' (" + known + ")");
+}
+
+/// Flushes standard output and checks that every write reached it (a full disk, a closed pipe, a
+/// closed descriptor): a plan that was not delivered is exit 1 with one line, not a silent 0.
+int finish_output(int rc) {
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return rc;
+  const int err = errno;
+  std::fprintf(stderr, "kvplan: error: standard output: %s\n",
+               err != 0 ? std::strerror(err) : "write failed");
+  return 1;
+}
+
+}  // namespace
 }  // namespace kvplan::cli
 
 int main(int argc, char** argv) {

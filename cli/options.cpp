@@ -179,6 +179,10 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
   app.add_option("--overhead", d.overhead, "runtime reserve per GPU (default 1 GiB)");
   app.add_option("--units", d.units, "iec (GiB, default) or si (GB)");
   app.add_flag("--json", d.json, "one JSON object");
+  // Data-parallel attention with expert parallel: its own block.
+  app.add_option("--dp-attention", d.dp_attention,
+                 "MoE: attention as N data-parallel ranks of tp/N GPUs, experts over tp (SGLang --dp N "
+                 "--enable-dp-attention; vLLM --data-parallel-size N --enable-expert-parallel)");
 }
 
 void reject_empty_values(const CLI::App& app) {
@@ -311,6 +315,9 @@ PlanInputs build_inputs(const SizeOptions& o) {
                   std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
     p.dp = gpus / per_replica;
   }
+
+  // Data-parallel attention (checked against tp and the model by make_plan).
+  if (!d.dp_attention.empty()) in.deployment.dp_attention = parse_count(d.dp_attention, "--dp-attention");
 
   if (!d.gpu_util.empty()) in.deployment.gpu_memory_utilization = parse_fraction(d.gpu_util, "--gpu-util");
   if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");

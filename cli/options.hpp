@@ -47,6 +47,7 @@ struct DeployOptions {
   std::string gpu, gpu_memory, gpus, tp, pp, gpu_util, weights, overhead;
   std::string units = "iec";
   bool json = false;
+  std::string dp_attention;  ///< --dp-attention N (DP attention with expert parallel)
 };
 
 struct SizeOptions {

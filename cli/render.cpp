@@ -181,10 +181,15 @@ json plan_json(const Plan& p) {
                  {"tp", in.deployment.parallel.tp},
                  {"pp", in.deployment.parallel.pp},
                  {"dp", in.deployment.parallel.dp},
+                 {"dp_attention", in.deployment.dp_attention},
                  {"gpus", p.gpus},
                  {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
                  {"reserve_bytes", in.deployment.reserve.value},
                  {"weight_dtype", std::string(name(in.model.weight_dtype))}};
+  if (in.deployment.dp_attention > 1) {  // the KV's attention ranks, the experts' EP group
+    j["inputs"]["attention_tp"] = in.deployment.parallel.tp / in.deployment.dp_attention;
+    j["inputs"]["expert_parallel"] = in.deployment.parallel.tp;
+  }
   if (in.gpu) j["gpu"] = {{"id", in.gpu->id}, {"name", in.gpu->name}, {"memory_bytes", in.gpu->memory.value}};
   j["kv_bytes_per_sequence"] = p.kv_bytes_per_sequence.value;
   j["kv_bytes_total"] = p.kv_bytes_total.value;
@@ -262,6 +267,10 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   else
     out += row("GPUs", fmt::format("{} (no GPU memory given)", p.gpus));
   out += row("parallelism", fmt::format("tp {}, pp {}, replicas {}", par.tp, par.pp, par.dp));
+  if (in.deployment.dp_attention > 1)
+    out += row("DP attention",
+               fmt::format("{} ranks of attention tp {} per replica, experts over EP {}",
+                           in.deployment.dp_attention, par.tp / in.deployment.dp_attention, par.tp));
   if (in.gpu)
     out += row("utilisation, reserve",
                fmt::format("{}, {} per GPU", format_fixed(in.deployment.gpu_memory_utilization, 2),
@@ -281,7 +290,8 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   if (engine && p.ideal_kv_bytes_total != p.kv_bytes_total)
     out += row("  exact layout (ideal)", both(p.ideal_kv_bytes_total, u));
 
-  out += fmt::format("\nPer GPU (fullest of {} stage{}, one tp rank)\n", par.pp, par.pp == 1 ? "" : "s");
+  out += fmt::format("\nPer GPU (fullest of {} stage{}, one {})\n", par.pp, par.pp == 1 ? "" : "s",
+                     in.deployment.dp_attention > 1 ? "GPU of an attention-DP rank" : "tp rank");
   out += row("weights", format_bytes(g.weights_bytes, u));
   out += row(fmt::format("KV cache ({} users{})", format_count(g.users), engine ? ", engine rules" : ""),
              both(g.kv_bytes_total, u));

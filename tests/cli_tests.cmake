@@ -59,6 +59,14 @@ kvplan_cli_bad("zero users" "--users: must be positive" size llama-3.1-8b --user
 kvplan_cli_bad("negative context" "--context: must not be negative" size llama-3.1-8b --context -5)
 kvplan_cli_bad("kv heads do not divide heads" "--kv-heads: 3 does not divide --heads 8" size --layers 2 --heads 8 --kv-heads 3 --head-dim 64)
 kvplan_cli_bad("tp does not divide heads" "--tp: 3 does not divide num_attention_heads 64" size llama-3.1-70b --tp 3)
+# DP attention (--dp-attention): N divides tp, MoE models only, not under llama.cpp.
+kvplan_cli_bad("dp-attention does not divide tp" "--dp-attention: 3 does not divide tp 8" size deepseek-v3 --tp 8 --dp-attention 3)
+kvplan_cli_bad("dp-attention on a dense model" "--dp-attention: needs a mixture-of-experts model" size llama-3.1-8b --tp 8 --dp-attention 8)
+kvplan_cli_bad("dp-attention under llama.cpp" "--dp-attention: applies to --engine ideal, vllm, sglang or trtllm" size deepseek-v3 --tp 8 --dp-attention 8 --engine llamacpp)
+# DeepSeek-V3, 8 x H200, 64 users x 32,768 tokens: 8 users per attention rank, 8 x 2,302,672,896 B;
+# weights 18,970,991,616 B (non-expert) + 653,908,770,816 / 8 B (experts) (tests/test_plan.cpp).
+kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 8.*\"per_gpu\": {[^}]*\"kv_bytes_total\": 18421383168[^}]*\"weights_bytes\": 100709587968"
+  size deepseek-v3 --gpu h200 --tp 8 --dp-attention 8 --context 32768 --users 64 --json)
 kvplan_cli_bad("more stages than layers" "--pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
 kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8b --gpu h100-sxm --gpu-util nan)

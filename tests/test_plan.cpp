@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "kvplan/plan.hpp"
+#include "kvplan/presets.hpp"
+#include "kvplan/weights.hpp"
 #include "test_support.hpp"
 
 using namespace kvplan;
@@ -151,4 +153,105 @@ TEST_CASE("max_context_for: exact at the edges of the search", "[plan]") {
   const ModelSpec hybrid = model({{gqa(1, 1, 1), 1}, {gqa(1, 1, 1, AttentionKind::sliding, 1000), 1}});
   CHECK(max_context_for(hybrid, fp8, one, 1, Bytes{3000})->value == 750);
   CHECK(max_context_for(hybrid, fp8, one, 1, Bytes{5000})->value == 1500);
+}
+
+TEST_CASE("DP attention: DeepSeek-V3 on 8 x H200 at 32,768 tokens, --tp 8 against DP attention 8, by hand",
+          "[plan][dp-attention]") {
+  PlanInputs in;
+  in.model = presets::find_model("deepseek-v3");
+  in.context = Tokens{32768};
+  in.users = 64;
+  in.deployment.parallel.tp = 8;
+  in.gpu = presets::find_gpu("h200");  // 150,754,820,096 B
+  // Weights by hand (config.json; fp8 linear layers and experts, bf16 embeddings, no router bias):
+  //   embeddings 2 x 129,280 x 7,168 = 1,853,358,080 params x 2 B = 3,706,716,160 B;
+  //   routed experts 3 x 7,168 x 2,048 = 44,040,192 x 256 experts x 58 MoE layers = 653,908,770,816 B;
+  //   MLA per layer: q 7,168 x 1,536 + 1,536 + 1,536 x 128 x 192 = 48,760,320; kv_a 7,168 x 576 =
+  //   4,128,768; kv_a_norm 512; kv_b 512 x 128 x 256 = 16,777,216; o 128 x 128 x 7,168 = 117,440,512:
+  //   187,107,328, + 2 norms 14,336 = 187,121,664; 3 dense layers + 396,361,728 (3 x 7,168 x 18,432);
+  //   58 MoE layers + router 1,835,008 + shared expert 44,040,192; final norm 7,168:
+  //   3 x 583,483,392 + 58 x 232,996,864 + 7,168 = 15,264,275,456 B.
+  const std::uint64_t experts = 653908770816ULL, rest = 3706716160ULL + 15264275456ULL;
+  CHECK(routed_expert_weight_bytes(in.model).value == experts);
+  // 0.9 x 150,754,820,096 = 135,679,338,086 usable; 1 GiB reserve. Per sequence: (512 + 64) x 2 B x 61
+  // layers = 70,272 B per token x 32,768 = 2,302,672,896 B, on every GPU that holds the sequence.
+  const std::uint64_t usable = 135679338086ULL, reserve = 1073741824ULL, seq = 2302672896ULL;
+
+  const Plan tp = make_plan(in);
+  CHECK(tp.weights_bytes.value == experts + rest);          // 672,879,762,432 B
+  CHECK(tp.per_gpu.weights_bytes.value == 84109970304ULL);  // / 8
+  CHECK(tp.per_gpu.users == 64);                            // the latent is replicated on all 8 ranks
+  CHECK(tp.per_gpu.kv_bytes_total.value == 64 * seq);
+  CHECK(tp.per_gpu.available_kv_bytes.value == usable - 84109970304ULL - reserve);  // 50,495,625,958
+  CHECK_FALSE(tp.fits);
+  CHECK(tp.max_users == 21);  // 21 x seq = 48,356,130,816 <= 50,495,625,958 < 22 x seq
+  REQUIRE(tp.max_context);
+  CHECK(tp.max_context->value == 11227);  // floor(50,495,625,958 / (64 x 70,272)) = floor(11,227.7)
+
+  in.deployment.dp_attention = 8;
+  const Plan dp = make_plan(in);
+  CHECK(dp.gpus == 8);
+  // Attention, embeddings, dense and shared MLPs whole on each GPU (attention tp 1); experts over EP 8.
+  CHECK(dp.per_gpu.weights_bytes.value == rest + experts / 8);  // 18,970,991,616 + 81,738,596,352
+  CHECK(dp.per_gpu.users == 8);                                 // 64 / 8 attention ranks
+  CHECK(dp.per_gpu.kv_bytes_total.value == 8 * seq);            // 18,421,383,168 B
+  CHECK(dp.per_gpu.available_kv_bytes.value == usable - 100709587968ULL - reserve);  // 33,896,008,294
+  CHECK(dp.fits);
+  CHECK(dp.max_users == 14 * 8);  // 14 x seq = 32,237,420,544 <= 33,896,008,294 < 15 x seq; 8 ranks
+  REQUIRE(dp.max_context);
+  CHECK(dp.max_context->value == 60294);       // floor(33,896,008,294 / (8 x 70,272)) = floor(60,294.3)
+  CHECK(dp.kv_bytes_total.value == 64 * seq);  // each sequence held once, not 8 times
+  CHECK(tp.kv_bytes_total.value == 64 * 8 * seq);
+}
+
+TEST_CASE("DP attention: GQA heads over the attention tp, refusals", "[plan][dp-attention]") {
+  // 10 MoE layers of GQA 8 heads / 8 KV heads x 16 dims (512 B per token per layer at tp 1), 4 routed
+  // experts of 3 x 16 x 8 = 384 bf16 parameters: 10 x 4 x 384 x 2 B = 30,720 B of routed experts.
+  auto in = small(10000000);
+  in.model = model({{gqa(8, 8, 16), 10}});
+  in.model.hidden_size = 16;
+  for (auto& g : in.model.layers) {
+    g.mlp.num_experts = 4;
+    g.mlp.experts_per_token = 2;
+    g.mlp.expert_intermediate_size = 8;
+  }
+  CHECK(routed_expert_weight_bytes(in.model).value == 30720);
+  in.users = 5;
+  in.deployment.weights = Bytes{100000};
+  in.deployment.parallel.tp = 8;
+  in.deployment.dp_attention = 2;  // 2 attention ranks of tp 4: 2 KV heads per GPU
+  const Plan p = make_plan(in);
+  CHECK(p.per_gpu.users == 3);  // ceil(5 / 2)
+  // 2 heads x 16 x 2 (K, V) x 2 B = 128 B per layer per token x 10 layers x 100 tokens = 128,000 B.
+  CHECK(p.per_gpu.bytes_per_sequence.value == 128000);
+  CHECK(p.per_gpu.kv_bytes_total.value == 3 * 128000);
+  // ceil((100,000 - 30,720) / 4) + 30,720 / 8 = 17,320 + 3,840.
+  CHECK(p.per_gpu.weights_bytes.value == 21160);
+  CHECK(p.kv_bytes_total.value == 5 * 512000);  // 5 sequences x 4 GPUs x 128,000 B
+  // max users: floor((10,000,000 - 21,160) / 128,000) = 77 per rank, x 2 ranks.
+  CHECK(p.max_users == 154);
+
+  const Deployment d = in.deployment;
+  CHECK(attention_parallelism(d) == Parallelism{4, 1, 2});
+  CHECK(dp_attention_weight_bytes(d, Bytes{100000}, Bytes{30720}).value == 21160);
+  Deployment off = d;
+  off.dp_attention = 1;
+  CHECK(dp_attention_weight_bytes(off, Bytes{100001}, Bytes{30720}).value == 12501);  // ceil(100,001 / 8)
+  CHECK_THROWS_WITH(dp_attention_weight_bytes(d, Bytes{10}, Bytes{30720}),
+                    Catch::Matchers::StartsWith("dp_attention:"));
+
+  auto bad = in;
+  bad.deployment.dp_attention = 3;  // does not divide tp 8
+  CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
+  bad.deployment.dp_attention = 0;
+  CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
+  bad = in;
+  bad.engine.engine = Engine::llamacpp;
+  CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
+  bad = in;
+  for (auto& g : bad.model.layers) g.mlp = MlpSpec{};  // dense
+  CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
+  bad = in;
+  bad.deployment.weights = Bytes{1000};  // less than the routed experts
+  CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
 }

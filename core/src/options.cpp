@@ -39,7 +39,7 @@ const std::array<EngineOptionSpec, 8> kEngineOptions{{
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
-const std::array<InputName, 24> kInputs{{
+const std::array<InputName, 25> kInputs{{
     {"tp", "--tp", "tensor parallel (tp)"},
     {"pp", "--pp", "pipeline stages (pp)"},
     {"gpus", "--gpus", "GPUs"},
@@ -64,6 +64,7 @@ const std::array<InputName, 24> kInputs{{
     {"vs", "--vs", "compared with"},
     {"efficiency", "--efficiency", "efficiency"},
     {"calibration", "--calibration", "calibration"},
+    {"dp_attention", "--dp-attention", "data-parallel attention"},
 }};
 }  // namespace
 

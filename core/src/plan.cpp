@@ -35,6 +35,25 @@ Bytes usable_memory(Bytes memory, double utilization) {
   return Bytes{std::min<std::uint64_t>(memory.value, static_cast<std::uint64_t>(v))};
 }
 
+Parallelism attention_parallelism(const Deployment& d) {
+  const std::uint64_t n = d.dp_attention;
+  if (n == 0) throw Error("dp_attention", "must be positive");
+  if (n == 1) return d.parallel;
+  if (d.parallel.tp % n != 0)
+    throw Error("dp_attention", std::to_string(n) + " does not divide tp " + std::to_string(d.parallel.tp) +
+                                      " (attention tp = tp / dp-attention)");
+  return Parallelism{d.parallel.tp / n, d.parallel.pp, checked_mul(d.parallel.dp, n, "gpus")};
+}
+
+Bytes dp_attention_weight_bytes(const Deployment& d, Bytes total, Bytes experts) {
+  const Parallelism a = attention_parallelism(d);
+  if (experts > total) throw Error("dp_attention", "routed experts exceed the weights");
+  const std::uint64_t stages = d.parallel.pp;
+  const std::uint64_t rest = ceil_div(total.value - experts.value, checked_mul(a.tp, stages, "gpus"));
+  const std::uint64_t routed = ceil_div(experts.value, checked_mul(d.parallel.tp, stages, "gpus"));
+  return Bytes{checked_add(rest, routed, "per_gpu.weights_bytes")};
+}
+
 std::optional<Tokens> max_context_for(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                       std::uint64_t users, Bytes available) {
   if (users == 0) throw Error("users", "must be positive");
@@ -72,15 +91,27 @@ Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
 Plan make_plan(const PlanInputs& in, bool with_max_context) {
   const ModelSpec& m = in.model;
   validate(m);
-  const Parallelism& par = in.deployment.parallel;
+  // The KV cache's parallelism: under DP attention, dp x N attention ranks of tp / N GPUs, each with its
+  // own sequences; the rest of the plan is generic over it.
+  const Parallelism par = attention_parallelism(in.deployment);
   validate_parallelism(m, par);
+  const bool dp_attention = in.deployment.dp_attention > 1;
+  if (dp_attention) {
+    if (in.engine.engine == Engine::llamacpp)
+      throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
+    const bool moe = std::any_of(m.layers.begin(), m.layers.end(),
+                                 [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
+    if (!moe)
+      throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + m.name +
+                                        " is dense: its data-parallel replicas are --gpus");
+  }
   if (in.context.value == 0) throw Error("context", "must be positive");
   if (in.users == 0) throw Error("users", "must be positive");
 
   Plan p;
   p.inputs = in;
   p.layers = num_layers(m);
-  p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");
+  p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
 
   // An overflow names the figure it happened in (its --json key), not the arithmetic's generic "bytes".
   const auto figure = [](const char* name, const auto& compute) {
@@ -156,7 +187,20 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   g.bytes_per_sequence = fullest_stage(p.stages);
   p.ideal_per_gpu_kv_bytes_total =
       figure("per_gpu.kv_bytes_total", [&] { return g.bytes_per_sequence * g.users; });
-  g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
+  if (!dp_attention) {
+    g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
+  } else {
+    // Given weights (--weights, a checkpoint's bytes) keep the architecture's routed-expert bytes.
+    if (!m.weights_unknown.empty())
+      throw Error("dp_attention",
+                  "the model's routed-expert weights are unknown (" + m.weights_unknown + ")");
+    const Bytes experts = routed_expert_weight_bytes(m);
+    if (experts > p.weights_bytes)
+      throw Error("dp_attention", "the routed experts (" + format_bytes(experts, UnitSystem::iec) +
+                                        " from the architecture) exceed the weights (" +
+                                        format_bytes(p.weights_bytes, UnitSystem::iec) + ")");
+    g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
+  }
   g.reserve_bytes = in.deployment.reserve;
 
   if (m.max_position_embeddings > 0 && in.context.value > m.max_position_embeddings)

@@ -49,8 +49,7 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
   const auto [experts, top_k] = routing(m);
   double weights = all;
   if (experts != 0) {
-    const double expert_bytes =
-        static_cast<double>(weight_bytes(parameter_breakdown(m).experts, m.expert_weight_dtype).value);
+    const double expert_bytes = static_cast<double>(routed_expert_weight_bytes(m).value);
     const double touched = expected_distinct_experts(experts, top_k, batch) / static_cast<double>(experts);
     weights = all - expert_bytes + expert_bytes * touched;
   }

@@ -157,4 +157,8 @@ Bytes model_weight_bytes(const ModelSpec& m) {
          weight_bytes(b.other, m.weight_dtype);
 }
 
+Bytes routed_expert_weight_bytes(const ModelSpec& m) {
+  return weight_bytes(parameter_breakdown(m).experts, m.expert_weight_dtype);
+}
+
 }  // namespace kvplan

@@ -48,8 +48,28 @@ struct Deployment {
   double gpu_memory_utilization = kDefaultGpuUtilization;  ///< in (0, 1]
   Bytes reserve = kDefaultReserve;                         ///< per GPU
   std::optional<Bytes> weights;  ///< whole-model weights; default: from the architecture
+  /// Data-parallel attention with expert parallel (SGLang `--tp T --dp N --enable-dp-attention`; vLLM
+  /// `--tensor-parallel-size T/N --data-parallel-size N --enable-expert-parallel`): each replica's tp
+  /// GPUs run attention as N data-parallel ranks of tp / N GPUs each, every rank holding only its own
+  /// sequences' KV, and split the routed experts over all tp GPUs (EP = tp). 1: off. N must divide tp;
+  /// MoE models only. See attention_parallelism and dp_attention_weight_bytes.
+  std::uint64_t dp_attention = 1;
   bool operator==(const Deployment&) const = default;
 };
+
+/// The parallelism the KV cache sees: with DP attention N, {tp / N, pp, dp x N} (N attention ranks per
+/// replica, each its own set of sequences, SGLang's compute_dp_attention_world_info: attn_tp_size =
+/// tp_size // dp_size); else d.parallel. Throws kvplan::Error("dp_attention", ...) when N is 0 or does
+/// not divide tp.
+Parallelism attention_parallelism(const Deployment& d);
+
+/// Weights per GPU under DP attention N of `total` whole-model weight bytes, of which `experts` are the
+/// routed experts: ceil((total - experts) / (tp / N x pp)) + ceil(experts / (tp x pp)). The non-expert
+/// share (embeddings, attention, dense and shared MLPs, norms) is replicated on every attention rank
+/// and split by its tp; the routed experts are split over EP = tp (vLLM's expert_parallel_deployment:
+/// EP size = TP x DP). With N = 1: ceil(total / (tp x pp)), as without DP attention. Throws
+/// kvplan::Error("dp_attention", ...) as attention_parallelism, and when experts > total.
+Bytes dp_attention_weight_bytes(const Deployment& d, Bytes total, Bytes experts);
 
 /// Everything a plan depends on.
 struct PlanInputs {
@@ -78,10 +98,10 @@ struct GroupFigures {
 
 /// Per-GPU figures (the fullest pipeline stage decides).
 struct PerGpu {
-  std::uint64_t users = 0;   ///< sequences this GPU's replica serves: ceil(users / dp)
+  std::uint64_t users = 0;   ///< sequences this GPU serves: ceil(users / (dp x dp_attention))
   Bytes bytes_per_sequence;  ///< KV + state of one sequence on this GPU (fullest stage), exact layout
   Bytes kv_bytes_total;      ///< what the engine holds for the users (ideal: users x bytes_per_sequence)
-  Bytes weights_bytes;       ///< ceil(weights / (tp x pp))
+  Bytes weights_bytes;       ///< ceil(weights / (tp x pp)); DP attention: dp_attention_weight_bytes
   Bytes reserve_bytes;       ///< runtime reserve
   Bytes usable_bytes;        ///< floor(memory x utilisation)
   Bytes available_kv_bytes;  ///< usable - weights - reserve (0 when negative)

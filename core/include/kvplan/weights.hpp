@@ -45,4 +45,8 @@ ParameterBreakdown parameter_breakdown(const ModelSpec& m);
 /// fp8 block quantisation, under 0.03%, are not counted).
 Bytes model_weight_bytes(const ModelSpec& m);
 
+/// The routed experts' share of model_weight_bytes: parameter_breakdown(m).experts in
+/// expert_weight_dtype (0 for a dense model). What expert parallelism splits over its ranks.
+Bytes routed_expert_weight_bytes(const ModelSpec& m);
+
 }  // namespace kvplan
