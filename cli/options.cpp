@@ -140,8 +140,13 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   app.add_option("--engine", o.engine,
                  "whose allocation rules: ideal (default), vllm, sglang, llamacpp, trtllm");
-  app.add_option("--engine-version", o.version,
-                 "vllm: v1 (default), v0; llamacpp: 2026 (default), 2025-11, 2025-08");
+  // The versions each engine models, from core (the first is the default).
+  std::string versions;
+  for (const Engine e : {Engine::vllm, Engine::llamacpp}) {
+    versions += (versions.empty() ? "" : "; ") + std::string(name(e)) + ":";
+    for (const auto v : engine_versions(e)) versions += " " + std::string(v);
+  }
+  app.add_option("--engine-version", o.version, versions + " (the first is the default)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {
     if (spec.capacity_only && !capacity) continue;
@@ -171,7 +176,9 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
   app.add_option("--users", d.users, "concurrent sequences (default 1)");
   app.add_option("--gpu", d.gpu, "GPU preset id (see `kvplan gpus`)");
   app.add_option("--gpu-memory", d.gpu_memory, "memory per GPU (bytes, or with GiB/MiB/GB/MB)");
-  app.add_option("--gpus", d.gpus, "GPUs in all (default tp x pp; more make data-parallel replicas)");
+  app.add_option(
+      "--gpus", d.gpus,
+      "GPUs in all (default tp x pp; more make data-parallel replicas; alone, tensor parallel over them)");
   app.add_option("--tp", d.tp, "tensor-parallel size");
   app.add_option("--pp", d.pp, "pipeline-parallel stages");
   app.add_option("--gpu-util", d.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
@@ -305,9 +312,20 @@ PlanInputs build_inputs(const SizeOptions& o) {
   p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");
   p.pp = d.pp.empty() ? 1 : parse_count(d.pp, "--pp");
   const std::uint64_t gpus = d.gpus.empty() ? 0 : parse_count(d.gpus, "--gpus");
+  const bool tp_from_gpus = p.tp == 0 && gpus != 0;
   if (p.tp == 0) p.tp = gpus == 0 ? 1 : gpus / p.pp;  // --gpus alone: tensor parallel over them
   if (p.tp == 0)
     throw Error("--gpus", std::to_string(gpus) + " GPUs cannot hold " + std::to_string(p.pp) + " stages");
+  if (tp_from_gpus) {
+    // The tp came from --gpus, not from --tp: a tp the model cannot take is --gpus's to explain.
+    try {
+      validate_parallelism(in.model, Parallelism{p.tp, 1, 1});
+    } catch (const Error& e) {
+      if (e.field() != "tp") throw;
+      throw Error("--gpus", "without --tp means tensor parallel over the GPUs of a replica, and " +
+                                e.reason() + ": give --tp (more GPUs than tp x pp make replicas)");
+    }
+  }
   const std::uint64_t per_replica = checked_mul(p.tp, p.pp, "--gpus");
   if (gpus != 0) {
     if (gpus % per_replica != 0)

@@ -38,3 +38,9 @@ kvplan_cli_ok("compare with attention sinks" "as configured +131,072 +128 KiB +1
   compare llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020)
 kvplan_cli_bad("sink tokens without a window" "^kvplan: error: --recent-window: missing" size llama-3.1-8b --sink-tokens 4)
 kvplan_cli_bad("recent window zero" "^kvplan: error: --recent-window: must be positive" compare llama-3.1-8b --sink-tokens 4 --recent-window 0)
+# A KV dtype the engine has no cache type for is the request's error (it was "no layout could be planned",
+# exit 0); under the exact layout a dtype vLLM lacks gets no vllm line rather than one vLLM would refuse.
+kvplan_cli_bad("fit: a KV dtype the engine lacks" "--kv-dtype: llama.cpp cache types are"
+  fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --engine llamacpp --kv-dtype fp8_e4m3)
+kvplan_cli_ok("fit: no vllm line for a type vLLM lacks" "\\(no vllm line: vLLM has no KV cache type q8_0"
+  fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --kv-dtype q8_0)

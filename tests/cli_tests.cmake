@@ -173,3 +173,6 @@ kvplan_cli_bad("speculative method unknown" "--speculative-config: unknown metho
 # show takes the same flag (it was accepted and ignored): DeepSeek-V3 with its MTP layer, 62 x 1,152 B.
 kvplan_cli_ok("show with the MTP layer" "bytes per token \\(all cached layers\\) +69.[78] KiB \\(71,424 B\\)"
   show deepseek-v3 "--speculative-config={\"method\": \"deepseek_mtp\"}")
+# --gpus alone is tensor parallel over the GPUs: a count the heads do not take is --gpus's error.
+kvplan_cli_bad("gpus alone that the heads do not take" "--gpus: without --tp means tensor parallel over the GPUs of a replica, and 3 does not divide num_attention_heads 32"
+  size llama-3.1-8b --gpus 3)

@@ -178,6 +178,17 @@ std::string launch_command(const Plan& p) {
     case Engine::ideal:
     case Engine::vllm:
     default:
+      if (in.engine.engine == Engine::ideal) {
+        // Under the exact layout the line is vLLM's, for the KV cache types vLLM has.
+        const auto vllm_type = [](DType d) {
+          return d == DType::fp32 || d == DType::fp16 || d == DType::bf16 || d == DType::fp8_e4m3 ||
+                 d == DType::fp8_e5m2;
+        };
+        if (!vllm_type(in.kv.k) || in.kv.k != in.kv.v)
+          return "(no vllm line: vLLM has no KV cache type " + std::string(name(in.kv.k)) +
+                 (in.kv.k != in.kv.v ? " / " + std::string(name(in.kv.v)) : std::string()) +
+                 "; see --engine llamacpp)";
+      }
       s = "vllm serve " + repo + " --tensor-parallel-size " + std::to_string(par.tp) +
           " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
           " --max-num-seqs " + std::to_string(seqs) + " --kv-cache-dtype " + vllm_kv(p) +
@@ -193,7 +204,7 @@ FitResult fit(const FitRequest& r) {
   // Every GPU count up to the limit is searched: past real clusters the search would only take minutes.
   if (r.max_gpus > kMaxFitGpus)
     throw Error("max_gpus", std::to_string(r.max_gpus) + ": at most " + std::to_string(kMaxFitGpus) +
-                                  " GPUs are searched");
+                                " GPUs are searched");
   if (r.users == 0) throw Error("users", "must be positive");
   if (r.context.value == 0) throw Error("context", "must be positive");
   if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))
@@ -221,6 +232,15 @@ FitResult fit(const FitRequest& r) {
   in.users = r.users;
   in.deployment = r.deployment;
   in.engine = r.engine;
+  // A KV dtype asked for that the engine has no cache type for is the request's error, not a layout's.
+  for (const KvDtypes& kv : r.kv_dtypes) {
+    try {
+      (void)make_policy(r.model, kv, Parallelism{}, r.engine);
+    } catch (const Error& e) {
+      if (e.field() == "kv_dtype" || e.field() == "k_dtype") throw;
+    }
+  }
+  std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
   for (const Gpu& gpu : r.gpus) {
     in.gpu = gpu;
     const std::vector<KvDtypes> dtypes =
@@ -235,7 +255,8 @@ FitResult fit(const FitRequest& r) {
           Plan one;
           try {
             one = make_plan(in, false);
-          } catch (const Error&) {
+          } catch (const Error& e) {
+            if (!refused) refused = e;
             continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
           }
           ++out.candidates;
@@ -324,6 +345,8 @@ FitResult fit(const FitRequest& r) {
     out.nearest_note = describe_nearest(n.plan, r);
     out.nearest = std::move(n);
   } else if (out.rows.empty()) {
+    // Not one layout could be planned: the engine's reason is the answer (one line, the input named).
+    if (out.candidates == 0 && refused) throw *refused;
     out.nearest_note = "nothing fits within " + format_count(r.max_gpus) +
                        " GPUs, and no layout could be planned under these rules";
   }

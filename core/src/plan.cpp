@@ -41,7 +41,7 @@ Parallelism attention_parallelism(const Deployment& d) {
   if (n == 1) return d.parallel;
   if (d.parallel.tp % n != 0)
     throw Error("dp_attention", std::to_string(n) + " does not divide tp " + std::to_string(d.parallel.tp) +
-                                      " (attention tp = tp / dp-attention)");
+                                    " (attention tp = tp / dp-attention)");
   return Parallelism{d.parallel.tp / n, d.parallel.pp, checked_mul(d.parallel.dp, n, "gpus")};
 }
 
@@ -103,7 +103,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
                                  [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
     if (!moe)
       throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + m.name +
-                                        " is dense: its data-parallel replicas are --gpus");
+                                      " is dense: its data-parallel replicas are --gpus");
   }
   if (in.context.value == 0) throw Error("context", "must be positive");
   if (in.users == 0) throw Error("users", "must be positive");
@@ -168,7 +168,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     // KV figures never need the MLP or the vocabulary; capacity does need the weights.
     if (!given && in.gpu && !in.kv_memory)
       throw Error("weights", "the model's weights are unknown (" + m.weights_unknown +
-                                   "): give the weights' size (--weights SIZE) for a capacity plan");
+                                 "): give the weights' size (--weights SIZE) for a capacity plan");
     if (!given)
       p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +
                            "): counted as 0 B; pass --weights");
@@ -197,8 +197,8 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     const Bytes experts = routed_expert_weight_bytes(m);
     if (experts > p.weights_bytes)
       throw Error("dp_attention", "the routed experts (" + format_bytes(experts, UnitSystem::iec) +
-                                        " from the architecture) exceed the weights (" +
-                                        format_bytes(p.weights_bytes, UnitSystem::iec) + ")");
+                                      " from the architecture) exceed the weights (" +
+                                      format_bytes(p.weights_bytes, UnitSystem::iec) + ")");
     g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
   }
   g.reserve_bytes = in.deployment.reserve;

@@ -1,5 +1,6 @@
 // The Fit view driven as a user: the explorer's model and workload, the view's choices, the ranked rows
 // searched off the GUI thread, and a row loaded into the explorer by a click or by Enter.
+#include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -10,6 +11,7 @@
 #include <QTableView>
 #include <QTest>
 
+#include "gui_test_support.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/fit_view.hpp"
 #include "kvplan/gui/main_window.hpp"
@@ -71,8 +73,8 @@ class FitViewTest : public QObject {
     QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-70b"));
     QCOMPARE(QString::fromStdString(c.inputs().model.id), QStringLiteral("llama-3.1-70b"));
-    test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
-    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
+    kvplan::gui::test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
+    kvplan::gui::test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
     QCOMPARE(c.inputs().context.value, 32768u);
     QCOMPARE(c.inputs().users, 16u);
 
@@ -124,8 +126,8 @@ class FitViewTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowActive(&w));
     pick_preset(w, QStringLiteral("llama-3.1-70b"));
-    test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
-    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
+    kvplan::gui::test::type_into(child<QAbstractSpinBox>(w, "context"), QStringLiteral("32768"));
+    kvplan::gui::test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("16"));
     w.showFitView();
     FitView* v = w.fitView();
     auto* gpu = child<QComboBox>(w, "fit_gpu");
@@ -160,7 +162,8 @@ class FitViewTest : public QObject {
     const qint64 returned_ms = t.elapsed();
     FitView* v = w.fitView();
     QVERIFY(v->busy());
-    test::type_into(child<QAbstractSpinBox>(w, "users"), QStringLiteral("3"));  // arrives during the search
+    kvplan::gui::test::type_into(child<QAbstractSpinBox>(w, "users"),
+                                 QStringLiteral("3"));  // arrives during the search
     QVERIFY(settle(*v));
     qInfo("fit over every preset: show returned in %lld ms; last search %.1f ms in the worker",
           static_cast<long long>(returned_ms), v->outcome().seconds * 1e3);
