@@ -153,11 +153,13 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   }
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
   // replica_sequence_bytes x users, from the stages.
-  p.ideal_kv_bytes_total = figure("kv_bytes_total", [&] {
-    Bytes replica{0};
-    for (const auto& sb : p.stages) replica += (sb.kv_bytes + sb.state_bytes) * par.tp;
-    return replica * in.users;
+  // One sequence over the replica fits in 64 bits here; past it, the users are what is too many.
+  const Bytes replica = figure("kv_bytes_total", [&] {
+    Bytes sum{0};
+    for (const auto& sb : p.stages) sum += (sb.kv_bytes + sb.state_bytes) * par.tp;
+    return sum;
   });
+  p.ideal_kv_bytes_total = figure("users", [&] { return replica * in.users; });
 
   for (const auto& w : m.warnings) p.warnings.push_back(w);
   // Weights read from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights
@@ -185,8 +187,7 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);
   g.bytes_per_sequence = fullest_stage(p.stages);
-  p.ideal_per_gpu_kv_bytes_total =
-      figure("per_gpu.kv_bytes_total", [&] { return g.bytes_per_sequence * g.users; });
+  p.ideal_per_gpu_kv_bytes_total = figure("users", [&] { return g.bytes_per_sequence * g.users; });
   if (!dp_attention) {
     g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
   } else {
@@ -215,14 +216,14 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   const auto overflow = [](const char* field) { return Error(field, "overflows 64-bit arithmetic"); };
   const auto per_gpu = policy->gpu_bytes(g.users, in.context);
   // One request past 2^64 bytes: the context is what is too large (the users otherwise).
-  if (!per_gpu) throw overflow(policy->gpu_bytes(1, in.context) ? "per_gpu.kv_bytes_total" : "context");
+  if (!per_gpu) throw overflow(policy->gpu_bytes(1, in.context) ? "users" : "context");
   g.kv_bytes_total = *per_gpu;
   {
     const std::uint64_t q = in.users / par.dp, r = in.users % par.dp;
     const auto fuller = policy->replica_bytes(q + 1, in.context);
     const auto rest = q == 0 ? std::optional<Bytes>(Bytes{0}) : policy->replica_bytes(q, in.context);
-    if (!fuller || !rest) throw overflow("kv_bytes_total");
-    p.kv_bytes_total = figure("kv_bytes_total", [&] { return *fuller * r + *rest * (par.dp - r); });
+    if (!fuller || !rest) throw overflow(policy->replica_bytes(1, in.context) ? "users" : "context");
+    p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
   }
 
   Limit& limit = p.limit;

@@ -160,7 +160,7 @@ class ReliabilityTest : public QObject {
         QStringLiteral("kv_bytes_per_sequence: overflows 64-bit arithmetic"));
     rejected(
         c, [](Controller& c) { return c.setUsers(std::numeric_limits<std::uint64_t>::max()); },
-        QStringLiteral("kv_bytes_total: overflows 64-bit arithmetic"));
+        QStringLiteral("users: overflows 64-bit arithmetic"));
     rejected(
         c, [](Controller& c) { return c.setContext(0); }, QStringLiteral("context: must be positive"));
   }

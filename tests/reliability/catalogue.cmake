@@ -152,7 +152,7 @@ kvplan_bad("the issue's overflow" "^kvplan: error: bytes_per_token: overflows 64
 kvplan_bad("context overflows a sequence" "kv_bytes_per_sequence: overflows 64-bit arithmetic\n$"
   size llama-3.1-8b --context 1000000000000000)
 # 131,072 B x 4,096 tokens = 2^29 B per sequence, x (2^64 - 1) users.
-kvplan_bad("users overflow the total" "kv_bytes_total: overflows 64-bit arithmetic\n$"
+kvplan_bad("users overflow the total" "--users: overflows 64-bit arithmetic\n$"
   size llama-3.1-8b --users 18446744073709551615)
 
 # Prefill (core/src/prefill.cpp): 2 x heads x (head_dim_k + head_dim_v) FLOPs per causal pair; 2 x 2^63
