@@ -704,6 +704,66 @@ TEST_CASE("engine policies: the inverses agree with the allocations they invert"
   }
 }
 
+TEST_CASE("llama.cpp and vLLM inverses under every version and cache option", "[engine][plan]") {
+  // The searches start from a closed-form guess (llama.cpp: the cells per stream that fit, then the
+  // context that pads to them; vLLM: one page per block of tokens for full-attention groups): whatever
+  // the guess, the answer is the boundary, checked here as above (L fits, L + 1 does not; r requests
+  // fit, r + 1 do not) for the options that change the padding and the SWA cache.
+  struct Case {
+    const char* model;
+    EngineOptions o;
+    Parallelism par;
+    KvDtypes t;
+  };
+  const auto llama = [](const char* version, bool unified, bool swa_full, std::uint64_t ubatch) {
+    EngineOptions o = engine(Engine::llamacpp, version);
+    o.kv_unified = unified;
+    o.swa_full = swa_full;
+    o.ubatch = ubatch;
+    return o;
+  };
+  const KvDtypes bf16{DType::bf16, DType::bf16};
+  const KvDtypes q8{DType::q8_0, DType::q8_0};
+  const Case cases[] = {
+      {"gpt-oss-120b", llama("", false, false, 0), {1, 3, 1}, f16},
+      {"gpt-oss-120b", llama("", true, false, 0), {1, 1, 1}, f16},
+      {"gpt-oss-120b", llama("2025-08", false, false, 0), {1, 2, 1}, q8},
+      {"gpt-oss-120b", llama("2025-08", true, false, 100), {1, 1, 1}, f16},
+      {"gpt-oss-120b", llama("2025-11", false, true, 0), {1, 1, 1}, f16},
+      {"qwen3-next-80b-a3b", llama("", false, false, 0), {1, 2, 1}, f16},
+      {"qwen3-next-80b-a3b", llama("", true, false, 0), {1, 1, 1}, f16},
+      {"deepseek-v3", llama("2025-11", false, false, 0), {1, 1, 1}, f16},
+      {"gpt-oss-120b", engine(Engine::vllm, "0.20"), {2, 2, 1}, bf16},
+      {"qwen3-next-80b-a3b", engine(Engine::vllm), {2, 3, 1}, bf16},
+      {"deepseek-v3", engine(Engine::vllm), {8, 1, 1}, bf16},
+  };
+  for (const Bytes memory : {Bytes{20ULL << 30}, Bytes{123456789}}) {
+    for (const auto& c : cases) {
+      const ModelSpec m = presets::find_model(c.model);
+      const auto policy = make_policy(m, c.t, c.par, c.o);
+      INFO(c.model << " " << name(c.o.engine) << " " << c.o.version << " unified " << c.o.kv_unified
+                   << " swa_full " << c.o.swa_full << " memory " << memory.value);
+      for (const std::uint64_t n : {1ULL, 2ULL, 7ULL, 16ULL}) {
+        const auto l = policy->max_context(n, memory);
+        REQUIRE(l);
+        if (l->value > 0) CHECK(policy->max_requests(*l, memory) >= n);
+        CHECK(policy->max_requests(Tokens{l->value + 1}, memory) < n);
+      }
+      for (const std::uint64_t len : {1ULL, 1000ULL, 4097ULL, 32768ULL}) {
+        const std::uint64_t r = policy->max_requests(Tokens{len}, memory);
+        if (c.o.engine != Engine::llamacpp) continue;  // vLLM: whole pages per request, as above
+        if (r > 0) {
+          const auto at = policy->gpu_bytes(r, Tokens{len});
+          REQUIRE(at);
+          CHECK(*at <= memory);
+        }
+        const auto more = policy->gpu_bytes(r + 1, Tokens{len});
+        CHECK((!more || *more > memory));
+      }
+    }
+  }
+}
+
 TEST_CASE("the engine option table: one record per option, keys worded at each edge", "[engine][options]") {
   // Every record names a distinct key and flag, applies to at least one engine, and its member is what
   // validate_engine_options checks: setting it away from the default under an engine it does not apply

@@ -62,7 +62,9 @@ DType parse_dtype(std::string_view text, std::string_view field) {
 
 Bytes row_bytes(DType t, std::uint64_t values) {
   const auto& i = info(t);
-  return Bytes{checked_mul(ceil_div(values, i.block_values), i.block_bytes, "bytes")};
+  // Plain types skip the division: the planner asks this for every layer group of every plan.
+  const std::uint64_t blocks = i.block_values == 1 ? values : ceil_div(values, i.block_values);
+  return Bytes{checked_mul(blocks, i.block_bytes, "bytes")};
 }
 
 }  // namespace kvplan

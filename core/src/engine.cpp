@@ -178,8 +178,7 @@ class IdealPolicy final : public engine_detail::PolicyBase {
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
     const auto s = fullest(len);
-    if (!s) return 0;
-    return *s == 0 ? kUnboundedRequests : memory.value / *s;
+    return s ? engine_detail::whole_sequences(Bytes{*s}, memory) : 0;
   }
   /// Closed form per stage: the bytes of a sequence, state + sum of bpt x min(L, cap), are piecewise linear
   /// and concave in L; walk the caps upwards, spending the budget floor(memory / n) segment by segment.
@@ -247,11 +246,18 @@ EngineResult IdealPolicy::report(Tokens context, std::uint64_t users, std::optio
   EngineResult r;
   r.engine = Engine::ideal;
   r.rules = "ideal: the exact layout, no paging (kvplan core/src/kv.cpp)";
-  const auto stages = per_gpu_sequence_bytes(m_, t_, context, p_);
+  // Per stage: every cached layer as if no window were full (the slope), and one sequence; from the
+  // exact layout's own walk when a figure passes 2^64, so that the error names what overflowed.
   Bytes bpt{0}, seq{0};
-  for (const auto& s : stages) {
-    bpt = std::max(bpt, s.bytes_per_token);
-    seq = std::max(seq, s.kv_bytes + s.state_bytes);
+  const auto most = fullest(context);
+  if (most) {
+    seq = Bytes{*most};
+    for (const auto& d : stages_) bpt = std::max(bpt, Bytes{d.slope});
+  } else {
+    for (const auto& s : per_gpu_sequence_bytes(m_, t_, context, p_)) {
+      bpt = std::max(bpt, s.bytes_per_token);
+      seq = std::max(seq, s.kv_bytes + s.state_bytes);
+    }
   }
   r.bytes_per_token = bpt;
   r.per_token_note = "per GPU (one tp rank, fullest stage), every cached layer as if no window were full";

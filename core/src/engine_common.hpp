@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the engine policies (private to core).
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -54,6 +55,11 @@ std::optional<Bytes> sum_parts(const Range& xs, const Part& part) {
 inline std::optional<Bytes> as_bytes(std::optional<std::uint64_t> v) {
   return v ? std::optional<Bytes>(Bytes{*v}) : std::nullopt;
 }
+/// Whole sequences of `sequence` bytes each that `memory` holds (the exact layout's max_requests);
+/// EnginePolicy::kUnboundedRequests when a sequence needs no memory.
+inline std::uint64_t whole_sequences(Bytes sequence, Bytes memory) {
+  return sequence.value == 0 ? EnginePolicy::kUnboundedRequests : memory.value / sequence.value;
+}
 /// a x b, saturating at 2^64 - 1.
 inline std::uint64_t mul_sat(std::uint64_t a, std::uint64_t b) {
   return mul(a, b).value_or(~std::uint64_t{0});
@@ -63,6 +69,45 @@ inline std::uint64_t mul_sat(std::uint64_t a, std::uint64_t b) {
 /// 0 when ok(1) fails; nullopt when ok(2^64 - 1) holds (every length). Doubling then bisection: at most
 /// 128 probes.
 std::optional<std::uint64_t> longest(const std::function<bool(std::uint64_t)>& ok);
+
+/// longest(ok), found from a guess: gallops from `guess` (clamped to [1, 2^64 - 1]) up or down in
+/// doubling steps to a bracket, then bisects it. The same answer as longest for any predicate true up
+/// to some length and false after, whatever the guess; 2 probes when the guess is the answer, about
+/// 2 log2(|guess - answer|) otherwise. For policies whose closed form gives a near answer.
+template <class Ok>
+std::optional<std::uint64_t> longest_near(std::uint64_t guess, const Ok& ok) {
+  constexpr std::uint64_t top = ~std::uint64_t{0};
+  std::uint64_t lo = 0, hi = 0;  // ok(lo) (lo >= 1), !ok(hi)
+  const std::uint64_t g = std::max<std::uint64_t>(guess, 1);
+  if (ok(g)) {
+    lo = g;
+    for (std::uint64_t step = 1;; step = step > top / 2 ? top : step * 2) {
+      if (lo == top) return std::nullopt;  // every length
+      const std::uint64_t next = step >= top - lo ? top : lo + step;
+      if (!ok(next)) {
+        hi = next;
+        break;
+      }
+      lo = next;
+    }
+  } else {
+    hi = g;
+    for (std::uint64_t step = 1;; step = step > top / 2 ? top : step * 2) {
+      if (hi == 1) return 0;  // not even one
+      const std::uint64_t next = step >= hi - 1 ? 1 : hi - step;
+      if (ok(next)) {
+        lo = next;
+        break;
+      }
+      hi = next;
+    }
+  }
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
 
 /// What every policy holds: the model (by reference) and the inputs it was made for.
 class PolicyBase : public EnginePolicy {

@@ -24,7 +24,6 @@ namespace kvplan {
 
 namespace {
 constexpr std::uint64_t kPad = 256;
-std::uint64_t pad(std::uint64_t x, std::uint64_t n) { return checked_mul(ceil_div(x, n), n, "context"); }
 
 /// Per-layer K and V row bytes as llama.cpp stores them.
 std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v) {
@@ -51,18 +50,37 @@ std::string type_name(DType d) {
     default: return std::string(name(d));
   }
 }
+/// printf's "%*s": `s` right-aligned in `width` characters.
+std::string right(std::string s, std::size_t width) {
+  if (s.size() < width) s.insert(0, width - s.size(), ' ');
+  return s;
+}
+/// llama.cpp's "%7.2f" of bytes in MiB, and "%*llu" of a count, without printf's cost (these log lines
+/// are built on every plan).
+std::string mib_field(Bytes b) { return right(mib(b), 7); }
+std::string count_field(std::uint64_t n, std::size_t width) { return right(std::to_string(n), width); }
+
 /// One device's layers as llama.cpp caches them (the whole model without a layer split).
 struct Device {
-  struct Layer {
-    Bytes k, v;  // row bytes per cell
-    std::uint64_t count = 0;
-    bool windowed = false;  // sliding or chunked
+  /// Layers of one kind with their K and V row bytes per cell summed (nullopt past 2^64): a buffer is
+  /// these sums x cells x streams.
+  struct Rows {
+    std::uint64_t layers = 0;
+    std::optional<std::uint64_t> k = 0, v = 0;
+    void add(Bytes k_row, Bytes v_row, std::uint64_t count) {
+      layers += count;
+      const auto kc = engine_detail::mul(k_row.value, count), vc = engine_detail::mul(v_row.value, count);
+      k = k && kc ? engine_detail::add(*k, *kc) : std::nullopt;
+      v = v && vc ? engine_detail::add(*v, *vc) : std::nullopt;
+    }
   };
-  std::vector<Layer> layers;
+  Rows plain, windowed;  // full / MLA layers; sliding and chunked layers
+  Rows all;              // both: the one cache of a model that is not iSWA
   bool any_swa = false, any_full = false;
   std::uint64_t n_swa = 0;  // the widest window
   std::uint64_t layer_count = 0;
   std::uint64_t r_values = 0, s_values = 0, recurrent_layers = 0;  // recurrent R and S rows, per cell
+  std::optional<Bytes> r_row, s_row;  // their f32 bytes per cell, all layers (nullopt past 2^64)
   [[nodiscard]] bool iswa() const { return any_swa && any_full; }
 };
 
@@ -92,8 +110,15 @@ Device make_device(const Groups& groups, const KvDtypes& t, bool mla_v) {
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
                   "kvplan; use --engine vllm, sglang or ideal");
     const auto [kr, vr] = rows(a, t, mla_v);
-    d.layers.push_back({kr, vr, g.count, k == AttentionKind::sliding || k == AttentionKind::chunked});
+    (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
+    d.all.add(kr, vr, g.count);
   }
+  const auto f32 = [](std::uint64_t values) {
+    const auto b = engine_detail::mul(values, row_bytes(DType::fp32, 1).value);
+    return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;
+  };
+  d.r_row = f32(d.r_values);
+  d.s_row = f32(d.s_values);
   return d;
 }
 
@@ -103,54 +128,99 @@ struct Buffers {
   EngineCache swa{"swa", 0, 1, 0, Bytes{0}, Bytes{0}};
   std::uint64_t recurrent_cells = 0;
   Bytes r_bytes{0}, s_bytes{0};
-  [[nodiscard]] Bytes total() const {
-    return full.k_bytes + full.v_bytes + swa.k_bytes + swa.v_bytes + r_bytes + s_bytes;
-  }
+  Bytes total{0};  ///< every buffer
 };
 
-/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes; throws kvplan::Error("context", ...)
-/// past 2^64.
-Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, const EngineOptions& o,
-                std::string_view version) {
+/// The cells of a stream: n_ctx = context x n_seq padded as `version` pads it, per stream unless
+/// unified; nullopt past 2^64.
+std::optional<std::uint64_t> stream_cells(std::uint64_t n_seq, std::uint64_t context, const EngineOptions& o,
+                                          std::string_view version) {
+  using engine_detail::mul;
+  const auto pad = [](std::optional<std::uint64_t> x) { return x ? mul(ceil_div(*x, kPad), kPad) : x; };
+  const auto n_ctx = mul(context, n_seq);
+  if (version == "2025-08")
+    return o.kv_unified ? pad(n_ctx) : pad(n_ctx ? std::optional(ceil_div(*n_ctx, n_seq)) : n_ctx);
+  const auto padded = pad(n_ctx);
+  return o.kv_unified ? padded : pad(padded ? std::optional(*padded / n_seq) : padded);
+}
+
+/// The SWA cache's cells per stream for `per_stream` full cells: pad(min(per_stream, want), 256) with
+/// want = n_swa x (unified ? n_seq : 1) + n_ubatch (2025-08: min(per_stream, pad(want, 256))); the full
+/// size without an iSWA cache or with --swa-full; nullopt past 2^64.
+std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std::uint64_t per_stream,
+                                       const EngineOptions& o, std::string_view version) {
+  using engine_detail::mul;
+  if (!d.iswa() || o.swa_full) return per_stream;
   const std::uint64_t ubatch = o.ubatch ? o.ubatch : 512;
-  const std::uint64_t n_ctx = checked_mul(context, n_seq, "context");
-  std::uint64_t per_stream = 0;
+  const auto scaled = mul(d.n_swa, o.kv_unified ? n_seq : 1);
+  const auto want = scaled ? engine_detail::add(*scaled, ubatch) : scaled;
+  if (!want) return std::nullopt;
   if (version == "2025-08") {
-    per_stream = o.kv_unified ? pad(n_ctx, kPad) : pad(ceil_div(n_ctx, n_seq), kPad);
-  } else {
-    const std::uint64_t padded = pad(n_ctx, kPad);
-    per_stream = o.kv_unified ? padded : pad(padded / n_seq, kPad);
+    const auto padded = mul(ceil_div(*want, kPad), kPad);
+    return padded ? std::min(per_stream, *padded) : padded;
   }
+  return mul(ceil_div(std::min(per_stream, *want), kPad), kPad);
+}
+
+/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes; nullopt past 2^64 (the probes of
+/// the policy never throw).
+std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
+                                   const EngineOptions& o, std::string_view version) {
+  using engine_detail::add;
+  using engine_detail::mul;
+  const auto per_stream = stream_cells(n_seq, context, o, version);
+  if (!per_stream) return std::nullopt;
+  const auto swa = swa_cells(d, n_seq, *per_stream, o, version);
+  if (!swa) return std::nullopt;
   const std::uint64_t streams = o.kv_unified ? 1 : n_seq;
-  std::uint64_t swa_cells = per_stream;
-  if (d.iswa() && !o.swa_full) {
-    const std::uint64_t want =
-        checked_add(checked_mul(d.n_swa, o.kv_unified ? n_seq : 1, "context"), ubatch, "context");
-    swa_cells =
-        version == "2025-08" ? std::min(per_stream, pad(want, kPad)) : pad(std::min(per_stream, want), kPad);
-  }
   Buffers b;
-  b.full.cells = per_stream;
+  b.full.cells = *per_stream;
   b.full.streams = streams;
-  b.swa.cells = swa_cells;
+  b.swa.cells = *swa;
   b.swa.streams = streams;
-  for (const auto& l : d.layers) {
-    EngineCache& c = d.iswa() && l.windowed ? b.swa : b.full;
-    c.layers += l.count;
-    const std::uint64_t cells = checked_mul(checked_mul(c.cells, streams, "context"), l.count, "context");
-    c.k_bytes = Bytes{checked_add(c.k_bytes.value, checked_mul(l.k.value, cells, "context"), "context")};
-    c.v_bytes = Bytes{checked_add(c.v_bytes.value, checked_mul(l.v.value, cells, "context"), "context")};
-  }
+  std::uint64_t total = 0;
+  // K and V of one cache: the rows of its layers x cells x streams.
+  const auto fill = [&](EngineCache& c, const Device::Rows& r) {
+    c.layers = r.layers;
+    if (r.layers == 0) return true;
+    const auto cells = mul(c.cells, streams);
+    const auto k = cells && r.k ? mul(*r.k, *cells) : std::nullopt;
+    const auto v = cells && r.v ? mul(*r.v, *cells) : std::nullopt;
+    const auto t = k && v ? add(total, *k) : std::nullopt;
+    const auto t2 = t ? add(*t, *v) : t;
+    if (!t2) return false;
+    c.k_bytes = Bytes{*k};
+    c.v_bytes = Bytes{*v};
+    total = *t2;
+    return true;
+  };
+  if (!(d.iswa() ? fill(b.full, d.plain) && fill(b.swa, d.windowed) : fill(b.full, d.all)))
+    return std::nullopt;
   if (d.recurrent_layers != 0) {
     // src/llama-memory-recurrent.cpp: for each recurrent layer one R row (n_embd_r: the conv taps) and one
     // S row (n_embd_s: the SSM / recurrent state) per cell, both f32 (llama-model.cpp create_memory:
     // type_r = type_s = GGML_TYPE_F32, whatever --cache-type-k says); mem_size = max(1, n_seq_max) cells.
     // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
     b.recurrent_cells = std::max<std::uint64_t>(1, n_seq);
-    b.r_bytes = row_bytes(DType::fp32, d.r_values) * b.recurrent_cells;
-    b.s_bytes = row_bytes(DType::fp32, d.s_values) * b.recurrent_cells;
+    const auto r = d.r_row ? mul(d.r_row->value, b.recurrent_cells) : std::nullopt;
+    const auto s = d.s_row ? mul(d.s_row->value, b.recurrent_cells) : std::nullopt;
+    const auto t = r && s ? add(total, *r) : std::nullopt;
+    const auto t2 = t ? add(*t, *s) : t;
+    if (!t2) return std::nullopt;
+    b.r_bytes = Bytes{*r};
+    b.s_bytes = Bytes{*s};
+    total = *t2;
   }
+  b.total = Bytes{total};
   return b;
+}
+
+/// try_buffers for the report; throws kvplan::Error("context", ...) past 2^64.
+Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, const EngineOptions& o,
+                std::string_view version) {
+  const auto b = try_buffers(d, n_seq, context, o, version);
+  if (!b) throw Error("context", "overflows 64-bit arithmetic");
+  return *b;
 }
 
 void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
@@ -187,18 +257,25 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
     return engine_detail::sum_parts(devices(), [&](const auto& d) { return device_bytes(d, n, len.value); });
   }
-  /// The most sequences (n_seq_max) whose buffers fit: more sequences never take less memory.
+  /// The most sequences (n_seq_max) whose buffers fit: more sequences never take less memory. Each
+  /// sequence takes at least what one alone does (its stream, its recurrent cell), so memory over the
+  /// buffers of one is the guess the search starts from.
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
-    const auto n = engine_detail::longest([&](std::uint64_t k) {
+    const auto one = gpu_bytes(1, len);
+    const std::uint64_t guess = one && one->value != 0 ? memory.value / one->value : 1;
+    const auto n = engine_detail::longest_near(guess, [&](std::uint64_t k) {
       const auto b = gpu_bytes(k, len);
       return b && *b <= memory;
     });
     return n.value_or(kUnboundedRequests);
   }
-  /// The longest context per slot whose buffers for n slots fit.
+  /// The longest context per slot whose buffers for n slots fit, from the closed form of
+  /// context_guess.
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0) return std::nullopt;
-    const auto l = engine_detail::longest([&](std::uint64_t len) {
+    std::uint64_t guess = ~std::uint64_t{0};
+    for (const Device& d : devices()) guess = std::min(guess, context_guess(d, n, memory.value));
+    const auto l = engine_detail::longest_near(guess, [&](std::uint64_t len) {
       const auto b = gpu_bytes(n, Tokens{len});
       return b && *b <= memory;
     });
@@ -210,11 +287,38 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
  private:
   [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
   [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
-    try {
-      return buffers(d, n, len, o_, version_).total();
-    } catch (const Error&) {
-      return std::nullopt;  // past 2^64 bytes: it does not fit
-    }
+    const auto b = try_buffers(d, n, len, o_, version_);
+    return b ? std::optional<Bytes>(b->total) : std::nullopt;  // past 2^64 bytes: it does not fit
+  }
+  /// The longest context of n slots whose buffers on `d` fit in `memory`, nearly: the buffers are
+  /// full x c + swa x min(c, W) + the recurrent cells, with c the cells per stream (a multiple of 256)
+  /// and W the SWA cache's cells; the largest such c is solved for, then the longest context whose
+  /// padding gives at most c cells. Only the search's starting point: longest_near checks it.
+  [[nodiscard]] std::uint64_t context_guess(const Device& d, std::uint64_t n, std::uint64_t memory) const {
+    __extension__ typedef unsigned __int128 U128;
+    const std::uint64_t streams = o_.kv_unified ? 1 : n;
+    const auto rows = [&](const Device::Rows& r) {
+      return r.k && r.v ? (static_cast<U128>(*r.k) + *r.v) * streams : ~U128{0};
+    };
+    const U128 full = rows(d.iswa() ? d.plain : d.all), swa = d.iswa() ? rows(d.windowed) : 0;
+    U128 fixed = 0;
+    if (d.recurrent_layers != 0 && d.r_row && d.s_row)
+      fixed = (static_cast<U128>(d.r_row->value) + d.s_row->value) * std::max<std::uint64_t>(1, n);
+    if (fixed > memory) return 1;
+    const U128 budget = memory - fixed;
+    if (full + swa == 0) return ~std::uint64_t{0};
+    // W: the SWA cells once the full cache is past the window (the full size without an iSWA cache).
+    const auto w = swa == 0 ? std::nullopt : swa_cells(d, n, ~std::uint64_t{0} / kPad * kPad, o_, version_);
+    U128 cells = budget / (full + swa);
+    if (w && cells > *w) cells = full == 0 ? ~std::uint64_t{0} : (budget - swa * *w) / full;
+    cells = cells / kPad * kPad;
+    if (cells > ~std::uint64_t{0}) return ~std::uint64_t{0};
+    // The longest context whose n_ctx = context x n pads to at most `cells` cells per stream.
+    const auto c = static_cast<std::uint64_t>(cells);
+    if (o_.kv_unified) return c / n;
+    if (version_ == "2025-08") return c;
+    const U128 ctx = ((static_cast<U128>(c) + 1) * n - 1) / kPad * kPad;  // pad(ctx) / n <= c
+    return static_cast<std::uint64_t>(std::min<U128>(ctx / n, ~std::uint64_t{0}));
   }
   std::string version_;
   Device whole_;
@@ -235,23 +339,16 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
         "every layer is windowed: llama.cpp's iSWA cache is for models that mix windowed and "
         "global layers; this model is counted with a full-size cache on every layer");
   const Buffers b = buffers(d, n_seq, context.value, o_, version_);
-  Bytes per_token{0};
-  for (const auto& l : d.layers) per_token += (l.k + l.v) * l.count;
-  r.bytes_per_token = per_token;
+  if (!d.all.k || !d.all.v) throw Error("bytes", "overflows 64-bit arithmetic");
+  r.bytes_per_token = Bytes{*d.all.k} + Bytes{*d.all.v};
   r.per_token_note =
       d.iswa() ? "per cell, every layer; the SWA cache holds only " + format_count(b.swa.cells) + " cells"
                : "per cell, every layer";
   const auto log_cache = [&](const EngineCache& c) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "llama_kv_cache: size = %7.2f MiB (%6llu cells, %3llu layers, %2llu/%llu seqs), "
-                  "K (%s): %7.2f MiB, V (%s): %7.2f MiB",
-                  static_cast<double>((c.k_bytes + c.v_bytes).value) / 1048576.0,
-                  static_cast<unsigned long long>(c.cells), static_cast<unsigned long long>(c.layers),
-                  static_cast<unsigned long long>(n_seq), static_cast<unsigned long long>(c.streams),
-                  type_name(t_.k).c_str(), static_cast<double>(c.k_bytes.value) / 1048576.0,
-                  type_name(t_.v).c_str(), static_cast<double>(c.v_bytes.value) / 1048576.0);
-    return std::string(buf);
+    return "llama_kv_cache: size = " + mib_field(c.k_bytes + c.v_bytes) + " MiB (" + count_field(c.cells, 6) +
+           " cells, " + count_field(c.layers, 3) + " layers, " + count_field(n_seq, 2) + "/" +
+           std::to_string(c.streams) + " seqs), K (" + type_name(t_.k) + "): " + mib_field(c.k_bytes) +
+           " MiB, V (" + type_name(t_.v) + "): " + mib_field(c.v_bytes) + " MiB";
   };
   if (d.iswa()) {
     r.log_lines.push_back(
@@ -265,18 +362,12 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     r.log_lines.push_back(log_cache(b.full));
     r.caches = {b.full};
   }
-  r.kv_bytes_total = b.total();
+  r.kv_bytes_total = b.total;
   if (d.recurrent_layers != 0) {
-    char buf[256];
-    std::snprintf(
-        buf, sizeof buf,
-        "llama_memory_recurrent: size = %7.2f MiB (%6llu cells, %3llu layers, %2llu seqs), R (f32): "
-        "%7.2f MiB, S (f32): %7.2f MiB",
-        static_cast<double>((b.r_bytes + b.s_bytes).value) / 1048576.0,
-        static_cast<unsigned long long>(b.recurrent_cells), static_cast<unsigned long long>(d.layer_count),
-        static_cast<unsigned long long>(n_seq), static_cast<double>(b.r_bytes.value) / 1048576.0,
-        static_cast<double>(b.s_bytes.value) / 1048576.0);
-    r.log_lines.emplace_back(buf);
+    r.log_lines.push_back("llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) + " MiB (" +
+                          count_field(b.recurrent_cells, 6) + " cells, " + count_field(d.layer_count, 3) +
+                          " layers, " + count_field(n_seq, 2) + " seqs), R (f32): " + mib_field(b.r_bytes) +
+                          " MiB, S (f32): " + mib_field(b.s_bytes) + " MiB");
     r.notes.push_back("recurrent state: " + format_count(d.recurrent_layers) +
                       " layers, kept in f32 by llama.cpp whatever the KV cache type (" +
                       format_bytes_exact(b.r_bytes + b.s_bytes) + " for " + format_count(b.recurrent_cells) +
@@ -288,7 +379,7 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     std::uint64_t dev = 0;
     Bytes fullest{0};
     for (const Device& part : devices_) {
-      const Bytes bytes = buffers(part, n_seq, context.value, o_, version_).total();
+      const Bytes bytes = buffers(part, n_seq, context.value, o_, version_).total;
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +
                             " KV buffer size = " + mib(bytes) + " MiB");
       fullest = std::max(fullest, bytes);

@@ -145,8 +145,8 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
     if (page == Bytes{0}) throw Error("page_size_bytes", "is 0 B for a layer: vLLM cannot page it");
     if (max_page.value % page.value != 0)
       throw Error("engine", "vLLM cannot unify the page sizes of this model's layers (" +
-                                  std::to_string(page.value) + " B and " + std::to_string(max_page.value) +
-                                  " B)");
+                                std::to_string(page.value) + " B and " + std::to_string(max_page.value) +
+                                " B)");
     e.first.block_size = checked_mul(bs, max_page.value / page.value, "block_size");
   }
   std::uint64_t fewest = ~0ULL, most = 0;
@@ -180,6 +180,24 @@ std::optional<std::uint64_t> stage_pages(const Groups& g, std::uint64_t len, std
     pages = *sum;
   }
   return pages;
+}
+
+/// A length near the longest whose stage_pages stay within `budget` pages: full-attention groups grow
+/// by one page per block of tokens, windowed groups and Mamba states are taken at their most (the
+/// usual case: the answer is past every window). Only the starting point of longest_near, which checks
+/// it.
+std::uint64_t length_guess(const Groups& g, std::uint64_t budget, std::uint64_t mnbt) {
+  constexpr std::uint64_t top = ~std::uint64_t{0};
+  double fixed = 0, per_token = 0;
+  for (const auto& [spec, n] : g.groups) {
+    if (spec.kind == AttentionKind::full)
+      per_token += 1.0 / static_cast<double>(spec.block_size);
+    else
+      fixed += static_cast<double>(spec.pages(top, mnbt));
+  }
+  if (per_token == 0) return top;
+  const double len = (static_cast<double>(budget) - fixed) / per_token;
+  return len < 1 ? 1 : len >= 1.8e19 ? top : static_cast<std::uint64_t>(len);
 }
 
 /// stage_pages, throwing: the report's figures name what overflowed.
@@ -346,6 +364,15 @@ class VllmPolicy final : public PolicyBase {
     if (!pages) return 0;
     return *pages == 0 ? kUnboundedRequests : pool_blocks(l_.stages, memory.value) / *pages;
   }
+  /// The longest len at which n requests' pages fit the pool: searched from length_guess.
+  [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
+    if (n == 0) return std::nullopt;
+    const std::uint64_t blocks = pool_blocks(l_.stages, memory.value);
+    const auto l = longest_near(length_guess(l_.stages[l_.worst], blocks / n, l_.mnbt),
+                                [&](std::uint64_t len) { return max_requests(Tokens{len}, memory) >= n; });
+    if (!l) return std::nullopt;
+    return Tokens{*l};
+  }
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
@@ -417,7 +444,7 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     }
     return true;
   };
-  const auto longest_len = longest(fits);
+  const auto longest_len = longest_near(length_guess(g, blocks, mnbt), fits);
   r.max_context_unbounded = !longest_len.has_value();
   if (longest_len) r.max_context = *longest_len;
   r.log_lines.push_back("Available KV cache memory: " + gib(*kv_memory) + " GiB");

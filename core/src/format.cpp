@@ -1,7 +1,9 @@
 #include "kvplan/format.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
+#include <system_error>
 
 namespace kvplan {
 
@@ -15,7 +17,12 @@ std::string format_count(std::uint64_t n) {
 }
 
 std::string format_fixed(double v, int decimals) {
+  // std::to_chars gives printf's "%.*f" (C locale, correctly rounded) without its cost: engine log lines
+  // are formatted on every plan. Past the buffer (|v| >= 1e63), printf's, cut as before.
   std::array<char, 64> buf{};
+  const auto r =
+      std::to_chars(buf.data(), buf.data() + buf.size() - 1, v, std::chars_format::fixed, decimals);
+  if (r.ec == std::errc{}) return std::string(buf.data(), r.ptr);
   std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
   return buf.data();
 }

@@ -142,9 +142,15 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
   if (p.tp == 0) throw Error("tp", "must be positive");
   if (p.pp == 0) throw Error("pp", "must be positive");
   if (p.dp == 0) throw Error("gpus", "must be positive");
+  const AttentionLayer* checked = nullptr;  // the last layer checked: models repeat one shape in many groups
   for (const auto& g : m.layers) {
     const auto& a = g.attention;
     if (!has_attention(a.kind)) continue;
+    if (checked != nullptr && checked->num_attention_heads == a.num_attention_heads &&
+        checked->num_key_value_heads == a.num_key_value_heads &&
+        (checked->kind == AttentionKind::mla) == (a.kind == AttentionKind::mla))
+      continue;  // the same heads: the same answer
+    checked = &a;
     if (a.num_attention_heads % p.tp != 0)
       throw Error("tp", std::to_string(p.tp) + " does not divide num_attention_heads " +
                             std::to_string(a.num_attention_heads));
