@@ -255,3 +255,43 @@ TEST_CASE("DP attention: GQA heads over the attention tp, refusals", "[plan][dp-
   bad.deployment.weights = Bytes{1000};  // less than the routed experts
   CHECK_THROWS_WITH(make_plan(bad), Catch::Matchers::StartsWith("dp_attention:"));
 }
+
+TEST_CASE("make_plan with a prepared model: the same plan, for that model only", "[plan]") {
+  const PlanInputs in = small(1000000);
+  const PreparedModel prepared(in.model);
+  CHECK(prepared.layers() == 10);
+  CHECK_FALSE(prepared.moe());
+  const Plan p = make_plan(prepared, in);
+  // As in "capacity: fits, max users, max context": 256,000 B per sequence, 3 users, 130 tokens.
+  CHECK(p.kv_bytes_per_sequence.value == 256000);
+  CHECK(p.max_users == 3);
+  REQUIRE(p.max_context);
+  CHECK(p.max_context->value == 130);
+  const Plan q = make_plan(in);
+  CHECK(p.inputs == q.inputs);
+  CHECK(p.per_gpu.kv_bytes_total == q.per_gpu.kv_bytes_total);
+  CHECK(p.parameters == q.parameters);
+  CHECK(p.limit == q.limit);
+  CHECK_FALSE(make_plan(prepared, in, false).max_context.has_value());
+
+  // Prepared from another ModelSpec object (even an equal one): refused, never a plan of the wrong model.
+  const PlanInputs copy = in;
+  CHECK_THROWS_WITH(make_plan(prepared, copy), Catch::Matchers::StartsWith("model:"));
+}
+
+TEST_CASE("a prepared model keeps an overflowing weight figure for the plan that needs it", "[plan]") {
+  // vocab 2^40 x hidden 2^40 = 2^80 embedding parameters: past 2^64.
+  PlanInputs in = small(1000000);
+  in.model.vocab_size = std::uint64_t{1} << 40;
+  in.model.hidden_size = std::uint64_t{1} << 40;
+  in.deployment.weights.reset();
+  const PreparedModel prepared(in.model);  // no throw: the KV figures do not need the weights
+  CHECK_THROWS_WITH(prepared.parameters(), Catch::Matchers::StartsWith("parameters:"));
+  CHECK_THROWS_WITH(make_plan(prepared, in), Catch::Matchers::StartsWith("parameters:"));
+  in.gpu.reset();
+  in.model.weights_unknown = "no MLP";  // weights not counted: the KV plan stands
+  const PreparedModel unknown(in.model);
+  const Plan p = make_plan(unknown, in);
+  CHECK(p.kv_bytes_per_sequence.value == 256000);
+  CHECK(p.weights_bytes.value == 0);
+}

@@ -232,6 +232,8 @@ FitResult fit(const FitRequest& r) {
   in.users = r.users;
   in.deployment = r.deployment;
   in.engine = r.engine;
+  // Every layout plans the same model: its per-model figures once (in.model is not reassigned below).
+  const PreparedModel prepared(in.model);
   // A KV dtype asked for that the engine has no cache type for is the request's error, not a layout's.
   for (const KvDtypes& kv : r.kv_dtypes) {
     try {
@@ -254,7 +256,7 @@ FitResult fit(const FitRequest& r) {
           const std::uint64_t most_replicas = r.max_gpus / per_replica;
           Plan one;
           try {
-            one = make_plan(in, false);
+            one = make_plan(prepared, in, false);
           } catch (const Error& e) {
             if (!refused) refused = e;
             continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
@@ -266,7 +268,7 @@ FitResult fit(const FitRequest& r) {
           if (one.fits) free = one.per_gpu.free_bytes;
           while (!free && dp != 0 && dp <= most_replicas) {
             in.deployment.parallel.dp = dp;
-            const Plan p = make_plan(in, false);
+            const Plan p = make_plan(prepared, in, false);
             ++out.candidates;
             if (p.fits)
               free = p.per_gpu.free_bytes;
@@ -337,7 +339,7 @@ FitResult fit(const FitRequest& r) {
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
     in.deployment.parallel = nearest->parallel;
-    n.plan = make_plan(in, true);
+    n.plan = make_plan(prepared, in, true);
     // No speed for a layout that holds no user at all: there is no batch to time.
     if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);

@@ -86,61 +86,97 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
   return "?";
 }
 
-Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
-
-Plan make_plan(const PlanInputs& in, bool with_max_context) {
-  const ModelSpec& m = in.model;
+PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   validate(m);
-  // The KV cache's parallelism: under DP attention, dp x N attention ranks of tp / N GPUs, each with its
-  // own sequences; the rest of the plan is generic over it.
+  layers_ = num_layers(m);
+  moe_ = std::any_of(m.layers.begin(), m.layers.end(),
+                     [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
+  // Computed here whether or not a plan needs them; an overflow is thrown by the plan that does.
+  try {
+    parameters_ = parameter_count(m);
+    active_parameters_ = active_parameter_count(m);
+    weights_ = model_weight_bytes(m);
+  } catch (const Error& e) {
+    weights_error_ = e;
+  }
+  if (!moe_) return;
+  try {
+    experts_ = kvplan::routed_expert_weight_bytes(m);
+  } catch (const Error& e) {
+    experts_error_ = e;
+  }
+}
+
+std::uint64_t PreparedModel::parameters() const {
+  if (weights_error_) throw *weights_error_;
+  return parameters_;
+}
+std::uint64_t PreparedModel::active_parameters() const {
+  if (weights_error_) throw *weights_error_;
+  return active_parameters_;
+}
+Bytes PreparedModel::architecture_weight_bytes() const {
+  if (weights_error_) throw *weights_error_;
+  return weights_;
+}
+Bytes PreparedModel::routed_expert_weight_bytes() const {
+  if (experts_error_) throw *experts_error_;
+  return experts_;
+}
+
+namespace {
+/// compute(), with an overflow named by the figure it happened in (its --json key), not by the
+/// arithmetic's generic "bytes".
+template <class F>
+auto figure(const char* name, const F& compute) {
+  try {
+    return compute();
+  } catch (const Error& e) {
+    if (e.field() != "bytes") throw;
+    throw Error(name, e.reason());
+  }
+}
+
+/// The checks before any figure: the parallelism against the model, DP attention's conditions (an
+/// engine that has it, a MoE model), a positive context and user count. Returns the KV cache's
+/// parallelism (attention_parallelism).
+Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
+  const ModelSpec& m = pm.model();
+  // Under DP attention, dp x N attention ranks of tp / N GPUs, each with its own sequences; the rest of
+  // the plan is generic over it.
   const Parallelism par = attention_parallelism(in.deployment);
   validate_parallelism(m, par);
-  const bool dp_attention = in.deployment.dp_attention > 1;
-  if (dp_attention) {
+  if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
-    const bool moe = std::any_of(m.layers.begin(), m.layers.end(),
-                                 [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
-    if (!moe)
+    if (!pm.moe())
       throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + m.name +
                                       " is dense: its data-parallel replicas are --gpus");
   }
   if (in.context.value == 0) throw Error("context", "must be positive");
   if (in.users == 0) throw Error("users", "must be positive");
+  return par;
+}
 
-  Plan p;
-  p.inputs = in;
-  p.layers = num_layers(m);
-  p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
-
-  // An overflow names the figure it happened in (its --json key), not the arithmetic's generic "bytes".
-  const auto figure = [](const char* name, const auto& compute) {
-    try {
-      return compute();
-    } catch (const Error& e) {
-      if (e.field() != "bytes") throw;
-      throw Error(name, e.reason());
-    }
-  };
+/// The exact layout's figures: each layer group's, their sums over the model (bytes_per_token,
+/// full_bytes_per_token, kv_bytes_per_sequence and state_bytes_per_sequence of kv.hpp, each group's
+/// bytes computed once), each pipeline stage's, and the users' KV over the deployment.
+void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par) {
+  const ModelSpec& m = in.model;
   std::uint64_t first = 0;
   p.groups.reserve(m.layers.size());
   for (const auto& g : m.layers) {
-    GroupFigures f;
-    f.group = g;
-    f.first_layer = first;
-    f.bytes_per_token_per_layer =
+    const Bytes per_layer =
         figure("bytes_per_token", [&] { return layer_bytes_per_token(g.attention, in.kv); });
-    f.bytes_per_token = figure("bytes_per_token", [&] { return f.bytes_per_token_per_layer * g.count; });
-    f.kv_bytes_per_sequence = figure(
-        "kv_bytes_per_sequence", [&] { return f.bytes_per_token * cached_tokens(g.attention, in.context); });
-    f.state_bytes_per_sequence =
+    const Bytes per_token = figure("bytes_per_token", [&] { return per_layer * g.count; });
+    const Bytes kv =
+        figure("kv_bytes_per_sequence", [&] { return per_token * cached_tokens(g.attention, in.context); });
+    const Bytes state =
         figure("state_bytes_per_sequence", [&] { return layer_state_bytes(g.attention, in.kv) * g.count; });
-    p.groups.push_back(f);
+    // Built in place: the group (280 B) is copied once, not into a temporary and then again.
+    p.groups.emplace_back(g, first, per_layer, per_token, kv, state);
     first += g.count;
   }
-
-  // The model's sums (bytes_per_token, full_bytes_per_token, kv_bytes_per_sequence and
-  // state_bytes_per_sequence of kv.hpp) from the groups' figures, each group's bytes computed once.
   for (const auto& f : p.groups) {
     p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + f.bytes_per_token; });
     if (f.group.attention.kind == AttentionKind::full || f.group.attention.kind == AttentionKind::mla)
@@ -152,18 +188,22 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
         "state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + f.state_bytes_per_sequence; });
   }
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
-  // replica_sequence_bytes x users, from the stages.
-  // One sequence over the replica fits in 64 bits here; past it, the users are what is too many.
+  // replica_sequence_bytes x users, from the stages. One sequence over the replica fits in 64 bits
+  // here; past it, the users are what is too many.
   const Bytes replica = figure("kv_bytes_total", [&] {
     Bytes sum{0};
     for (const auto& sb : p.stages) sum += (sb.kv_bytes + sb.state_bytes) * par.tp;
     return sum;
   });
   p.ideal_kv_bytes_total = figure("users", [&] { return replica * in.users; });
+}
 
-  for (const auto& w : m.warnings) p.warnings.push_back(w);
-  // Weights read from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights
-  // still wins.
+/// The whole model's weights, with the model's warnings and those about the weights. Weights read
+/// from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights still wins;
+/// else the architecture's.
+void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
+  const ModelSpec& m = in.model;
+  p.warnings = m.warnings;
   const std::optional<Bytes> given = in.deployment.weights ? in.deployment.weights : m.weights_bytes;
   p.weights_from_architecture = !given.has_value();
   if (!m.weights_unknown.empty()) {
@@ -176,26 +216,32 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
                            "): counted as 0 B; pass --weights");
     p.weights_bytes = given.value_or(Bytes{0});
   } else {
-    p.parameters = parameter_count(m);
-    p.active_parameters = active_parameter_count(m);
-    p.weights_bytes = given.value_or(model_weight_bytes(m));
+    p.parameters = pm.parameters();
+    p.active_parameters = pm.active_parameters();
+    p.weights_bytes = given.value_or(pm.architecture_weight_bytes());
     if (!given && m.hidden_size == 0)
       p.warnings.push_back(
           "the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
   }
+}
 
+/// One GPU's share: its sequences (ceil(users / dp)), the exact layout's bytes for them (fullest
+/// stage), its weights (DP attention: dp_attention_weight_bytes) and reserve; warns when the context
+/// passes the model's max_position_embeddings.
+void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, const Parallelism& par) {
+  const ModelSpec& m = in.model;
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);
   g.bytes_per_sequence = fullest_stage(p.stages);
   p.ideal_per_gpu_kv_bytes_total = figure("users", [&] { return g.bytes_per_sequence * g.users; });
-  if (!dp_attention) {
+  if (in.deployment.dp_attention <= 1) {
     g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
   } else {
     // Given weights (--weights, a checkpoint's bytes) keep the architecture's routed-expert bytes.
     if (!m.weights_unknown.empty())
       throw Error("dp_attention",
                   "the model's routed-expert weights are unknown (" + m.weights_unknown + ")");
-    const Bytes experts = routed_expert_weight_bytes(m);
+    const Bytes experts = pm.routed_expert_weight_bytes();
     if (experts > p.weights_bytes)
       throw Error("dp_attention", "the routed experts (" + format_bytes(experts, UnitSystem::iec) +
                                       " from the architecture) exceed the weights (" +
@@ -203,90 +249,108 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
     g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
   }
   g.reserve_bytes = in.deployment.reserve;
-
   if (m.max_position_embeddings > 0 && in.context.value > m.max_position_embeddings)
     p.warnings.push_back("context " + format_count(in.context.value) +
                          " exceeds the model's max_position_embeddings " +
                          format_count(m.max_position_embeddings));
+}
 
-  // The engine's figures, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
-  // sequences), and over the deployment each replica's own users (users = q x dp + r: r replicas serve
-  // q + 1, the rest q).
-  const auto policy = engine_detail::make_validated_policy(m, in.kv, par, in.engine);
+/// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
+/// sequences), and over the deployment each replica's own users (users = q x dp + r: r replicas serve
+/// q + 1, the rest q). An overflow names the users, or the context when one request passes 2^64 B.
+void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, const Parallelism& par) {
   const auto overflow = [](const char* field) { return Error(field, "overflows 64-bit arithmetic"); };
-  const auto per_gpu = policy->gpu_bytes(g.users, in.context);
-  // One request past 2^64 bytes: the context is what is too large (the users otherwise).
-  if (!per_gpu) throw overflow(policy->gpu_bytes(1, in.context) ? "users" : "context");
-  g.kv_bytes_total = *per_gpu;
-  {
-    const std::uint64_t q = in.users / par.dp, r = in.users % par.dp;
-    const auto fuller = policy->replica_bytes(q + 1, in.context);
-    const auto rest = q == 0 ? std::optional<Bytes>(Bytes{0}) : policy->replica_bytes(q, in.context);
-    if (!fuller || !rest) throw overflow(policy->replica_bytes(1, in.context) ? "users" : "context");
-    p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
-  }
+  const auto per_gpu = policy.gpu_bytes(p.per_gpu.users, in.context);
+  if (!per_gpu) throw overflow(policy.gpu_bytes(1, in.context) ? "users" : "context");
+  p.per_gpu.kv_bytes_total = *per_gpu;
+  const std::uint64_t q = in.users / par.dp, r = in.users % par.dp;
+  const auto fuller = policy.replica_bytes(q + 1, in.context);
+  const auto rest = q == 0 ? std::optional<Bytes>(Bytes{0}) : policy.replica_bytes(q, in.context);
+  if (!fuller || !rest) throw overflow(policy.replica_bytes(1, in.context) ? "users" : "context");
+  p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
+}
 
-  Limit& limit = p.limit;
-  limit.engine = in.engine.engine;
-  limit.users = in.users;
-  limit.context = in.context;
-  limit.kv_memory_given = in.kv_memory.has_value();
-  if (!in.gpu && !in.kv_memory) {
-    limit.kind = Limit::Kind::no_capacity;
-    p.engine = policy->report(in.context, g.users, std::nullopt);
-    return p;
-  }
+/// The KV memory per GPU: the engine's logged figure when given, else usable memory less weights and
+/// reserve. Sets has_gpu and the per-GPU memory figures; nullopt (the plan marked as limited by the
+/// weights) when weights and reserve exceed the usable memory.
+std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in) {
+  PerGpu& g = p.per_gpu;
   p.has_gpu = true;
-  if (in.kv_memory) {
-    g.available_kv_bytes = *in.kv_memory;  // as the engine logs it: weights and reserve already out
-  } else {
-    g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
-    const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
-    if (fixed > g.usable_bytes) {
-      g.available_kv_bytes = Bytes{0};
-      p.fits = false;
-      p.max_users = 0;
-      p.max_context = Tokens{0};
-      limit.kind = Limit::Kind::weights;
-      limit.weights = g.weights_bytes;
-      limit.reserve = g.reserve_bytes;
-      limit.usable = g.usable_bytes;
-      p.engine = policy->report(in.context, g.users, std::nullopt);
-      return p;
-    }
-    g.available_kv_bytes = g.usable_bytes - fixed;
+  if (in.kv_memory) return g.available_kv_bytes = *in.kv_memory;  // weights and reserve already out
+  g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
+  const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
+  if (fixed > g.usable_bytes) {
+    g.available_kv_bytes = Bytes{0};
+    p.fits = false;
+    p.max_users = 0;
+    p.max_context = Tokens{0};
+    p.limit.kind = Limit::Kind::weights;
+    p.limit.weights = g.weights_bytes;
+    p.limit.reserve = g.reserve_bytes;
+    p.limit.usable = g.usable_bytes;
+    return std::nullopt;
   }
-  // Each replica runs its own server: the engine gets the users of one replica as its sequences.
-  p.engine = policy->report(in.context, g.users, g.available_kv_bytes);
+  return g.available_kv_bytes = g.usable_bytes - fixed;
+}
 
-  // The capacity step, one for every engine: whole requests of the context that fit, and the longest
-  // context at which the users still do.
-  const auto saturating = [](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t out = 0;
-    return __builtin_mul_overflow(a, b, &out) ? ~std::uint64_t{0} : out;
-  };
-  const std::uint64_t requests = policy->max_requests(in.context, g.available_kv_bytes);
+/// The capacity step, one for every engine: whole requests of the context that fit in `memory` per
+/// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
+/// figures beside them (its max users from the fullest stage's sequence, its max context from its
+/// policy).
+void capacity(Plan& p, const EnginePolicy& policy, Bytes memory, const Parallelism& par,
+              bool with_max_context) {
+  PerGpu& g = p.per_gpu;
+  const PlanInputs& in = p.inputs;
+  const std::uint64_t requests = policy.max_requests(in.context, memory);
   p.fits = requests >= g.users;
-  p.max_users = saturating(requests, par.dp);
-  g.free_bytes =
-      g.kv_bytes_total <= g.available_kv_bytes ? g.available_kv_bytes - g.kv_bytes_total : Bytes{0};
-  if (!p.fits) g.free_bytes = Bytes{0};
-  if (with_max_context) p.max_context = policy->max_context(g.users, g.available_kv_bytes);
-
-  // The exact layout's figures beside them.
+  p.max_users = engine_detail::mul_sat(requests, par.dp);
+  g.free_bytes = p.fits && g.kv_bytes_total <= memory ? memory - g.kv_bytes_total : Bytes{0};
+  if (with_max_context) p.max_context = policy.max_context(g.users, memory);
   if (in.engine.engine == Engine::ideal) {
     p.ideal_max_users = p.max_users;
     p.ideal_max_context = p.max_context;
   } else {
-    const auto ideal = engine_detail::make_validated_policy(m, in.kv, par, EngineOptions{});
-    p.ideal_max_users = saturating(ideal->max_requests(in.context, g.available_kv_bytes), par.dp);
-    if (with_max_context) p.ideal_max_context = ideal->max_context(g.users, g.available_kv_bytes);
+    p.ideal_max_users =
+        engine_detail::mul_sat(engine_detail::whole_sequences(g.bytes_per_sequence, memory), par.dp);
+    if (with_max_context)
+      p.ideal_max_context = engine_detail::make_validated_policy(in.model, in.kv, par, EngineOptions{})
+                                ->max_context(g.users, memory);
   }
+  p.limit.kind = p.fits ? Limit::Kind::fits : Limit::Kind::kv_cache;
+  p.limit.available = memory;
+  p.limit.needed = g.kv_bytes_total;
+  p.limit.max_users = p.max_users;
+}
+}  // namespace
 
-  limit.kind = p.fits ? Limit::Kind::fits : Limit::Kind::kv_cache;
-  limit.available = g.available_kv_bytes;
-  limit.needed = g.kv_bytes_total;
-  limit.max_users = p.max_users;
+Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
+
+Plan make_plan(const PlanInputs& in, bool with_max_context) {
+  return make_plan(PreparedModel(in.model), in, with_max_context);
+}
+
+Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context) {
+  if (&model.model() != &in.model)
+    throw Error("model", "prepared from another ModelSpec than the plan's inputs hold");
+  const Parallelism par = check_inputs(model, in);
+  Plan p;
+  p.inputs = in;
+  p.layers = model.layers();
+  p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
+  layout_figures(p, in, par);
+  weight_figures(p, model, in);
+  per_gpu_figures(p, model, in, par);
+  const auto policy = engine_detail::make_validated_policy(in.model, in.kv, par, in.engine);
+  engine_totals(p, *policy, in, par);
+  p.limit.engine = in.engine.engine;
+  p.limit.users = in.users;
+  p.limit.context = in.context;
+  p.limit.kv_memory_given = in.kv_memory.has_value();
+  const auto memory = in.gpu || in.kv_memory ? kv_memory(p, in) : std::nullopt;
+  // Each replica runs its own server: the engine gets the users of one replica as its sequences.
+  p.engine = policy->report(in.context, p.per_gpu.users, memory);
+  if (!memory) return p;  // no GPU (limit no_capacity), or the weights do not fit (limit weights)
+  capacity(p, *policy, *memory, par, with_max_context);
   return p;
 }
 

@@ -21,14 +21,6 @@ std::vector<std::uint64_t> log_lengths(std::uint64_t first, std::uint64_t last, 
   return out;
 }
 
-namespace {
-/// The plan's inputs at another context.
-PlanInputs at_context(PlanInputs in, Tokens context) {
-  in.context = context;
-  return in;
-}
-}  // namespace
-
 KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> contexts,
                                 const VariantOptions& o) {
   KvMemorySeries s;
@@ -53,8 +45,11 @@ KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> co
     vin.model = std::move(v.model);
     c.per_gpu.reserve(contexts.size());
     try {
-      for (const Tokens ctx : contexts)
-        c.per_gpu.push_back(make_plan(at_context(vin, ctx), false).per_gpu.kv_bytes_total);
+      const PreparedModel prepared(vin.model);  // the same model at every context
+      for (const Tokens ctx : contexts) {
+        vin.context = ctx;
+        c.per_gpu.push_back(make_plan(prepared, vin, false).per_gpu.kv_bytes_total);
+      }
     } catch (const Error& e) {
       c.error = e.what();
     }
@@ -68,8 +63,13 @@ UsersSeries max_users_series(const PlanInputs& in, std::span<const Tokens> conte
   UsersSeries s;
   s.contexts.assign(contexts.begin(), contexts.end());
   s.max_users.reserve(contexts.size());
+  PlanInputs at = in;
   try {
-    for (const Tokens ctx : contexts) s.max_users.push_back(make_plan(at_context(in, ctx), false).max_users);
+    const PreparedModel prepared(at.model);  // the same model at every context
+    for (const Tokens ctx : contexts) {
+      at.context = ctx;
+      s.max_users.push_back(make_plan(prepared, at, false).max_users);
+    }
   } catch (const Error&) {
     // Longer contexts overflow too: the curve stops here.
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kvplan/engine.hpp"
+#include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/model.hpp"
@@ -166,6 +167,40 @@ struct Plan {
   std::vector<std::string> warnings;
 };
 
+/// What make_plan needs of a model that no dtype, deployment, GPU or engine changes, worked out once:
+/// the model validated (validate), its layer count, whether it has routed experts, and its weights from
+/// the architecture (parameter_count, active_parameter_count, model_weight_bytes and
+/// routed_expert_weight_bytes, core/weights.hpp). A search that plans one model many times (fit,
+/// series, kvplan-bench --planner) prepares it once and passes it to make_plan. It refers to the model:
+/// valid while that ModelSpec lives unchanged (as an EnginePolicy is).
+class PreparedModel {
+ public:
+  /// Validates `m` (throws kvplan::Error as validate does) and works out its figures. A weight figure
+  /// that overflows is kept, not thrown: make_plan throws it where it needs that figure, as before.
+  explicit PreparedModel(const ModelSpec& m);
+  /// The model prepared.
+  [[nodiscard]] const ModelSpec& model() const { return *m_; }
+  /// num_layers(model()).
+  [[nodiscard]] std::uint64_t layers() const { return layers_; }
+  /// Some layer group has routed experts (MlpSpec::num_experts > 0).
+  [[nodiscard]] bool moe() const { return moe_; }
+  /// parameter_count, active_parameter_count and model_weight_bytes of the model; throws the
+  /// kvplan::Error that computing them threw (an overflow).
+  [[nodiscard]] std::uint64_t parameters() const;
+  [[nodiscard]] std::uint64_t active_parameters() const;
+  [[nodiscard]] Bytes architecture_weight_bytes() const;
+  /// routed_expert_weight_bytes of the model; throws the kvplan::Error that computing it threw.
+  [[nodiscard]] Bytes routed_expert_weight_bytes() const;
+
+ private:
+  const ModelSpec* m_;
+  std::uint64_t layers_ = 0;
+  bool moe_ = false;
+  std::uint64_t parameters_ = 0, active_parameters_ = 0;
+  Bytes weights_{0}, experts_{0};
+  std::optional<Error> weights_error_, experts_error_;
+};
+
 /// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
 /// (gpu_bytes for the users, max_requests at the context, max_context for the users). Validates the
 /// model, parallelism, utilisation (finite, in (0, 1]), context and users (positive); throws
@@ -176,6 +211,11 @@ Plan make_plan(const PlanInputs& in);
 /// searched for; the engine report's own max_context is still there): for figures swept over many
 /// contexts (core/series.cpp).
 Plan make_plan(const PlanInputs& in, bool with_max_context);
+
+/// make_plan with the model prepared once: the same plan, without the per-model work. `model` must be
+/// PreparedModel(in.model) of this very object (throws kvplan::Error("model", ...) when it was prepared
+/// from another ModelSpec object).
+Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context = true);
 
 /// floor(memory x utilisation); throws kvplan::Error("gpu_util", ...) unless finite and in (0, 1].
 Bytes usable_memory(Bytes memory, double utilization);
