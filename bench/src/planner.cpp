@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -26,19 +27,36 @@ const std::vector<Engine>& engines() {
   return e;
 }
 
-/// Calls f() for `seconds` of wall time (at least once); returns {calls, elapsed seconds}.
-template <class F>
-std::pair<std::uint64_t, double> run_for(F&& f, double seconds) {
-  const auto t0 = Clock::now();
+/// Seconds of CPU time this thread has used.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// What run_for measured: calls, wall seconds, and this thread's CPU seconds.
+struct Run {
   std::uint64_t calls = 0;
-  double elapsed = 0;
+  double seconds = 0, cpu_seconds = 0;
+};
+
+/// Calls f() for `seconds` of wall time (at least once).
+template <class F>
+Run run_for(F&& f, double seconds) {
+  const auto t0 = Clock::now();
+  const double c0 = thread_cpu_seconds();
+  Run r;
   do {
     f();
-    ++calls;
-    elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-  } while (elapsed < seconds);
-  return {calls, elapsed};
+    ++r.calls;
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  } while (r.seconds < seconds);
+  r.cpu_seconds = thread_cpu_seconds() - c0;
+  return r;
 }
+
+/// calls per second of `s` (0 when no time was measured).
+double rate(std::uint64_t calls, double s) { return s > 0 ? static_cast<double>(calls) / s : 0.0; }
 
 double median(std::vector<double> v) { return summarize(v).median; }
 
@@ -96,14 +114,22 @@ PlannerReport run_planner_bench(const PlannerOptions& o) {
         rep.plans.push_back(std::move(t));
         continue;
       }
+      // As fit does: the model's own figures once, then every plan of it (make_plan(in) prepares the
+      // model on each call).
+      const PreparedModel prepared(in.model);
+      std::vector<double> cpu_max_context, cpu_no_max_context;
       for (int i = 0; i < o.repeats; ++i) {
-        const auto [n1, s1] = run_for([&] { g_sink = g_sink + make_plan(in).max_users; }, o.seconds);
-        t.repeats_max_context.push_back(static_cast<double>(n1) / s1);
-        const auto [n2, s2] = run_for([&] { g_sink = g_sink + make_plan(in, false).max_users; }, o.seconds);
-        t.repeats_no_max_context.push_back(static_cast<double>(n2) / s2);
+        const Run a = run_for([&] { g_sink = g_sink + make_plan(prepared, in).max_users; }, o.seconds);
+        t.repeats_max_context.push_back(rate(a.calls, a.seconds));
+        cpu_max_context.push_back(rate(a.calls, a.cpu_seconds));
+        const Run b = run_for([&] { g_sink = g_sink + make_plan(prepared, in, false).max_users; }, o.seconds);
+        t.repeats_no_max_context.push_back(rate(b.calls, b.seconds));
+        cpu_no_max_context.push_back(rate(b.calls, b.cpu_seconds));
       }
       t.plans_per_s_max_context = median(t.repeats_max_context);
       t.plans_per_s_no_max_context = median(t.repeats_no_max_context);
+      t.plans_per_cpu_s_max_context = median(cpu_max_context);
+      t.plans_per_cpu_s_no_max_context = median(cpu_no_max_context);
       rep.plans.push_back(std::move(t));
     }
   }
@@ -129,8 +155,8 @@ PlannerReport run_planner_bench(const PlannerOptions& o) {
               std::to_string(kUsers) + " users";
     for (int i = 0; i < o.repeats; ++i) {
       FitResult res;
-      const auto [n, s] = run_for([&] { res = fit(r); }, o.seconds);
-      f.repeats_s.push_back(s / static_cast<double>(n));
+      const Run run = run_for([&] { res = fit(r); }, o.seconds);
+      f.repeats_s.push_back(run.seconds / static_cast<double>(run.calls));
       f.candidates = res.candidates;
       f.fitting = res.fitting;
     }
@@ -153,6 +179,8 @@ nlohmann::json planner_json(const PlannerReport& r) {
       p["plans_per_s_no_max_context"] = t.plans_per_s_no_max_context;
       p["repeats_max_context"] = t.repeats_max_context;
       p["repeats_no_max_context"] = t.repeats_no_max_context;
+      p["plans_per_cpu_s_max_context"] = t.plans_per_cpu_s_max_context;
+      p["plans_per_cpu_s_no_max_context"] = t.plans_per_cpu_s_no_max_context;
     }
     plans.push_back(std::move(p));
   }
@@ -180,18 +208,22 @@ nlohmann::json planner_json(const PlannerReport& r) {
 
 std::string planner_text(const PlannerReport& r) {
   std::string s;
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "make_plan, plans/s (median of %d repeats of %.2g s)\n%-9s %-20s %16s %16s\n",
-                r.options.repeats, r.options.seconds, "engine", "model", "max context", "no max context");
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "make_plan, model prepared once, plans/s (median of %d repeats of %.2g s): per second of wall "
+      "time, and per second of the thread's CPU time\n%-9s %-20s %16s %16s %16s %16s\n",
+      r.options.repeats, r.options.seconds, "engine", "model", "max context", "no max context",
+      "cpu: max ctx", "cpu: no max ctx");
   s += line;
   for (const auto& t : r.plans) {
     if (!t.refused.empty())
       std::snprintf(line, sizeof line, "%-9s %-20s %33s\n", t.engine.c_str(), t.model.c_str(),
                     "refused by the engine's rules");
     else
-      std::snprintf(line, sizeof line, "%-9s %-20s %16.0f %16.0f\n", t.engine.c_str(), t.model.c_str(),
-                    t.plans_per_s_max_context, t.plans_per_s_no_max_context);
+      std::snprintf(line, sizeof line, "%-9s %-20s %16.0f %16.0f %16.0f %16.0f\n", t.engine.c_str(),
+                    t.model.c_str(), t.plans_per_s_max_context, t.plans_per_s_no_max_context,
+                    t.plans_per_cpu_s_max_context, t.plans_per_cpu_s_no_max_context);
     s += line;
   }
   for (const auto& t : r.plans)
