@@ -307,6 +307,65 @@ TEST_CASE("vLLM 0.20 reports the KV cache size as max concurrency x max_model_le
   }
 }
 
+TEST_CASE("vLLM 0.26: sliding groups keep the window plus the tokens in flight", "[engine][vllm]") {
+  // docs/engines/vllm-kv-report.md, version "0.26" (PR #47728): the sliding reserve is
+  // cdiv(min(W - 1 + max_in_flight_tokens, L), bs) + 1 pages, max_in_flight_tokens =
+  // max_concurrent_batches x max_num_batched_tokens; max_concurrent_batches is 2 at pp 1 (async
+  // scheduling) and pp otherwise. gpt-oss-20b: 12 sliding (W 128) + 12 full layers, page 16 * 8 *
+  // (64 + 64) * 2 B = 32,768 B per layer.
+  const ModelSpec m = presets::find_model("gpt-oss-20b");
+  const Tokens len{131072};  // cdiv(131,072, 16) = 8,192 full pages per request
+  SECTION("pp 1: two batches of 8,192 in flight") {
+    // Two groups of 12 layers; 12 * 32,768 * 100,000 B // 32,768 // 12 = 100,000 blocks.
+    const Bytes mem{12ULL * 32768 * 100000};
+    const auto v20 = vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "0.20"), mem);
+    const auto v26 = vllm_policy(m, KvDtypes{}, Parallelism{}, len, engine(Engine::vllm, "0.26"), mem);
+    CHECK(*v26.num_blocks == 100000);
+    // 0.20: 8,192 + cdiv(127 + 8,192, 16) + 1 = 8,192 + 521 = 8,713 pages; 100,000 // 8,713 = 11.
+    CHECK(*v20.max_requests == 11);
+    // 0.26: 8,192 + cdiv(127 + 16,384, 16) + 1 = 8,192 + 1,032 + 1 = 9,225 pages; 100,000 // 9,225 = 10
+    // (9,225 * 11 = 101,475 > 100,000).
+    CHECK(*v26.max_requests == 10);
+    // 100,000 / 9,225 = 10.840 -> "10.84x"; 13,107,200,000 / 9,225 = 1,420,834.69 -> 1,420,834 tokens.
+    CHECK(v26.log_lines.back() == "Maximum concurrency for 131,072 tokens per request: 10.84x");
+    CHECK(kv_size_line(v26) == "GPU KV cache size: 1,420,834 tokens");
+    // Longest context: cdiv(L, 16) + 1,033 <= 100,000 -> cdiv(L, 16) <= 98,967 -> L = 1,583,472
+    // (0.20: 100,000 - 521 = 99,479 pages -> 1,591,664).
+    CHECK(*v26.max_context == 1583472);
+    CHECK(*v20.max_context == 1591664);
+    CHECK(v26.rules.find("v0.26") != std::string::npos);
+    CHECK(v26.per_token_note.find("the in-flight tokens (16,384)") != std::string::npos);
+  }
+  SECTION("pp 4: one batch per stage in flight, and max_num_batched_tokens scales with it") {
+    // Each stage: 6 layers, 3 sliding + 3 full, groups of 3; 3 * 32,768 * 100,000 B -> 100,000 blocks.
+    const Bytes mem{3ULL * 32768 * 100000};
+    const Parallelism pp4{1, 4, 1};
+    const auto v20 = vllm_policy(m, KvDtypes{}, pp4, len, engine(Engine::vllm, "0.20"), mem);
+    const auto v26 = vllm_policy(m, KvDtypes{}, pp4, len, engine(Engine::vllm, "0.26"), mem);
+    // 0.26: 4 * 8,192 = 32,768 in flight; 8,192 + cdiv(127 + 32,768, 16) + 1 = 8,192 + 2,056 + 1 =
+    // 10,249 pages; 100,000 // 10,249 = 9. 0.20: 8,713 pages -> 11.
+    CHECK(*v26.max_requests == 9);
+    CHECK(*v20.max_requests == 11);
+    auto o = engine(Engine::vllm, "0.26");
+    o.max_num_batched_tokens = 2048;  // 4 * 2,048 = 8,192 in flight: 0.20's reserve at its default
+    const auto small = vllm_policy(m, KvDtypes{}, pp4, len, o, mem);
+    CHECK(*small.max_requests == 11);
+    CHECK(*small.max_context == *v20.max_context);
+  }
+  SECTION("full attention alone does not change") {
+    const ModelSpec llama = presets::find_model("llama-3.1-8b");
+    const Bytes mem{32ULL * 65536 * 5000};
+    const auto v20 =
+        vllm_policy(llama, KvDtypes{}, Parallelism{}, Tokens{8192}, engine(Engine::vllm, "0.20"), mem);
+    const auto v26 =
+        vllm_policy(llama, KvDtypes{}, Parallelism{}, Tokens{8192}, engine(Engine::vllm, "0.26"), mem);
+    // 5,000 blocks, 512 per request: 9 requests either way.
+    CHECK(*v26.max_requests == 9);
+    CHECK(*v20.max_requests == 9);
+    CHECK(v26.log_lines == v20.log_lines);
+  }
+}
+
 TEST_CASE("engines reject what they do not support", "[engine]") {
   const ModelSpec m = presets::find_model("llama-3.1-8b");
   CHECK_THROWS_AS(vllm_policy(m, KvDtypes{DType::q8_0, DType::q8_0}, Parallelism{}, Tokens{16},
@@ -344,7 +403,7 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
     return apply_engine(m, f16, Parallelism{}, Tokens{1024}, 1, o, std::nullopt);
   };
   // Every listed version is accepted (the policies check their own lists), and nothing else is.
-  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "v0"});
+  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "0.26", "v0"});
   CHECK(engine_versions(Engine::llamacpp) == std::vector<std::string_view>{"2026", "2025-11", "2025-08"});
   CHECK(engine_versions(Engine::sglang).empty());
   for (const Engine e : {Engine::vllm, Engine::llamacpp})

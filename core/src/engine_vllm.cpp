@@ -12,11 +12,14 @@
 //  - get_num_blocks: available // page_size // group_size; get_max_concurrency_for_kv_cache_config:
 //    num_blocks / sum over groups of cdiv(max_memory_usage_bytes, page_size).
 //  - GPU KV cache size (_report_kv_cache_config), version "v1" (the default; vLLM up to at least v0.19.0):
-//    num_blocks // groups * min block_size tokens. Version "0.20" (vLLM v0.20 and later; changed after
-//    v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len), in Python floats.
+//    num_blocks // groups * min block_size tokens. Versions "0.20" and "0.26" (vLLM v0.20 and later;
+//    changed after v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len),
+//    in Python floats.
 //  - max_memory_usage_bytes: full cdiv(max_model_len, bs) pages; SlidingWindowSpec
-//    cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), bs) + 1 pages; ChunkedLocalAttentionSpec
-//    cdiv(min(C + max_num_batched_tokens, max_model_len), bs) pages.
+//    cdiv(min(W - 1 + T, max_model_len), bs) + 1 pages; ChunkedLocalAttentionSpec
+//    cdiv(min(C + T, max_model_len), bs) pages, where T is max_num_batched_tokens up to v0.25 and, in
+//    version "0.26" (PR #47728, v0.26.0), max_in_flight_tokens = max_concurrent_batches x
+//    max_num_batched_tokens (in_flight_tokens below).
 //  - estimate_max_model_len: binary search for the largest length whose need fits the memory.
 //  - Pipeline parallel (get_kv_cache_configs): each stage sizes its own blocks; all take the minimum.
 // V0 (version "v0", 0.6-era), after vllm/worker/cache_engine.py CacheEngine.get_cache_block_size and
@@ -53,15 +56,15 @@ struct Spec {
   }
   /// Pages of this spec's own page size that a request of `len` tokens needs (max_memory_usage_bytes /
   /// page_size_bytes).
-  [[nodiscard]] std::uint64_t pages(std::uint64_t len, std::uint64_t mnbt) const {
+  [[nodiscard]] std::uint64_t pages(std::uint64_t len, std::uint64_t in_flight) const {
     // min(a + b, len) without wrapping when a window is near 2^64.
     const auto capped = [len](std::uint64_t a, std::uint64_t b) {
       return a >= len || b >= len - a ? len : a + b;
     };
     switch (kind) {
       case AttentionKind::recurrent: return 1;  // mamba_cache_mode "none": one state per request
-      case AttentionKind::sliding: return ceil_div(capped(window - 1, mnbt), block_size) + 1;
-      case AttentionKind::chunked: return ceil_div(capped(window, mnbt), block_size);
+      case AttentionKind::sliding: return ceil_div(capped(window - 1, in_flight), block_size) + 1;
+      case AttentionKind::chunked: return ceil_div(capped(window, in_flight), block_size);
       default: return ceil_div(len, block_size);
     }
   }
@@ -168,11 +171,11 @@ __extension__ typedef unsigned __int128 U128;
 
 /// Pages of the stage's page size one request of `len` tokens needs, over all groups
 /// (cdiv(max_memory_usage_bytes, page_size) per group); nullopt past 2^64.
-std::optional<std::uint64_t> stage_pages(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
+std::optional<std::uint64_t> stage_pages(const Groups& g, std::uint64_t len, std::uint64_t in_flight) {
   if (g.page == Bytes{0}) return 0;
   std::uint64_t pages = 0;
   for (const auto& [spec, n] : g.groups) {
-    const U128 bytes = static_cast<U128>(spec.pages(len, mnbt)) * spec.page().value;
+    const U128 bytes = static_cast<U128>(spec.pages(len, in_flight)) * spec.page().value;
     const U128 k = bytes / g.page.value + (bytes % g.page.value != 0);
     if (k > ~std::uint64_t{0}) return std::nullopt;
     const auto sum = add(pages, static_cast<std::uint64_t>(k));
@@ -186,14 +189,14 @@ std::optional<std::uint64_t> stage_pages(const Groups& g, std::uint64_t len, std
 /// by one page per block of tokens, windowed groups and Mamba states are taken at their most (the
 /// usual case: the answer is past every window). Only the starting point of longest_near, which checks
 /// it.
-std::uint64_t length_guess(const Groups& g, std::uint64_t budget, std::uint64_t mnbt) {
+std::uint64_t length_guess(const Groups& g, std::uint64_t budget, std::uint64_t in_flight) {
   constexpr std::uint64_t top = ~std::uint64_t{0};
   double fixed = 0, per_token = 0;
   for (const auto& [spec, n] : g.groups) {
     if (spec.kind == AttentionKind::full)
       per_token += 1.0 / static_cast<double>(spec.block_size);
     else
-      fixed += static_cast<double>(spec.pages(top, mnbt));
+      fixed += static_cast<double>(spec.pages(top, in_flight));
   }
   if (per_token == 0) return top;
   const double len = (static_cast<double>(budget) - fixed) / per_token;
@@ -201,9 +204,9 @@ std::uint64_t length_guess(const Groups& g, std::uint64_t budget, std::uint64_t 
 }
 
 /// stage_pages, throwing: the report's figures name what overflowed.
-std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_t mnbt) {
+std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_t in_flight) {
   if (g.page == Bytes{0}) throw Error("page_size_bytes", "is 0 B: vLLM cannot page this model");
-  const auto pages = stage_pages(g, len, mnbt);
+  const auto pages = stage_pages(g, len, in_flight);
   if (!pages) throw Error("context", "overflows 64-bit arithmetic");
   return *pages;
 }
@@ -221,7 +224,7 @@ std::uint64_t pool_blocks(const std::vector<Groups>& stages, std::uint64_t memor
 /// Everything vLLM V1 derives from the model before any request: the block size (raised for Mamba
 /// states), the padded Mamba page, each stage's KV cache groups, and the stage the report follows.
 struct Layout {
-  std::uint64_t mnbt = 0;
+  std::uint64_t in_flight = 0;
   std::uint64_t block = 0;
   std::vector<std::string> block_lines;  // the block-size and padding lines vLLM logs
   std::vector<Groups> stages;
@@ -271,10 +274,22 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
   return r;
 }
 
+/// Tokens scheduled but not yet settled, that a sliding or chunked group keeps per request beyond its
+/// window (VllmConfig.max_in_flight_tokens). Up to v0.25: max_num_batched_tokens (the argument of
+/// SlidingWindowSpec.max_memory_usage_bytes). Version "0.26" (PR #47728, in v0.26.0):
+/// max_concurrent_batches x max_num_batched_tokens, where max_concurrent_batches is 2 under async
+/// scheduling (vLLM's default) at pp 1 and pp otherwise (vllm/config/vllm.py, V1 model runner).
+std::uint64_t in_flight_tokens(const EngineOptions& o, std::uint64_t pp) {
+  const std::uint64_t mnbt =
+      o.max_num_batched_tokens ? o.max_num_batched_tokens : kDefaultMaxNumBatchedTokens;
+  if (o.version != "0.26") return mnbt;
+  return checked_mul(mnbt, pp <= 1 ? 2 : pp, "max_num_batched_tokens");
+}
+
 Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
   Layout l;
   const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
-  l.mnbt = o.max_num_batched_tokens ? o.max_num_batched_tokens : kDefaultMaxNumBatchedTokens;
+  l.in_flight = in_flight_tokens(o, p.pp);
   l.block = bs;
   // Hybrid attention + Mamba / linear attention (vllm/model_executor/models/config.py,
   // HybridAttentionMambaModelConfig.verify_and_update_config, mamba_cache_mode "none"): the attention
@@ -360,7 +375,7 @@ class VllmPolicy final : public PolicyBase {
                                     [&](const auto& s) { return stage_bytes(s, n, len.value, p_.tp); });
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
-    const auto pages = stage_pages(l_.stages[l_.worst], len.value, l_.mnbt);
+    const auto pages = stage_pages(l_.stages[l_.worst], len.value, l_.in_flight);
     if (!pages) return 0;
     return *pages == 0 ? kUnboundedRequests : pool_blocks(l_.stages, memory.value) / *pages;
   }
@@ -368,7 +383,7 @@ class VllmPolicy final : public PolicyBase {
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0) return std::nullopt;
     const std::uint64_t blocks = pool_blocks(l_.stages, memory.value);
-    const auto l = longest_near(length_guess(l_.stages[l_.worst], blocks / n, l_.mnbt),
+    const auto l = longest_near(length_guess(l_.stages[l_.worst], blocks / n, l_.in_flight),
                                 [&](std::uint64_t len) { return max_requests(Tokens{len}, memory) >= n; });
     if (!l) return std::nullopt;
     return Tokens{*l};
@@ -379,7 +394,7 @@ class VllmPolicy final : public PolicyBase {
   /// n requests' pages of one stage, in bytes, times `ranks`.
   [[nodiscard]] std::optional<Bytes> stage_bytes(const Groups& g, std::uint64_t n, std::uint64_t len,
                                                  std::uint64_t ranks) const {
-    const auto pages = stage_pages(g, len, l_.mnbt);
+    const auto pages = stage_pages(g, len, l_.in_flight);
     return pages ? as_bytes(product({*pages, g.page.value, g.group_size, n, ranks})) : std::nullopt;
   }
   Layout l_;
@@ -387,12 +402,14 @@ class VllmPolicy final : public PolicyBase {
 
 EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
   const Groups& g = l_.stages[l_.worst];
-  const std::uint64_t mnbt = l_.mnbt, block = l_.block;
+  const std::uint64_t in_flight = l_.in_flight, block = l_.block;
   EngineResult r;
   r.engine = Engine::vllm;
   // vLLM v0.20 and later report the size as max_concurrency x max_model_len (see concurrency_tokens).
-  const bool concurrency_report = o_.version == "0.20";
-  r.rules = std::string(concurrency_report ? "vLLM V1 (v0.20 and later)" : "vLLM V1") +
+  const bool concurrency_report = o_.version == "0.20" || o_.version == "0.26";
+  r.rules = std::string(o_.version == "0.26" ? "vLLM V1 (v0.26 and later)"
+                        : concurrency_report ? "vLLM V1 (v0.20 to v0.25)"
+                                             : "vLLM V1") +
             ": vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
             "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
   r.block_size = block;
@@ -412,12 +429,13 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     r.per_token_note =
         "not meaningful under vLLM's hybrid allocator: " + std::to_string(g.groups.size()) +
         " KV cache groups of " + std::to_string(g.group_size) +
-        " layers share one block pool; sliding and chunked groups hold at most the window plus "
-        "max_num_batched_tokens (" +
-        format_count(mnbt) + ") tokens; read the token and concurrency figures";
+        " layers share one block pool; sliding and chunked groups hold at most the window plus " +
+        std::string(o_.version == "0.26" ? "the in-flight tokens (" : "max_num_batched_tokens (") +
+        format_count(in_flight) + ") tokens; read the token and concurrency figures";
   }
   // KV for one request of the context length, all groups, this GPU.
-  r.kv_bytes_total = g.page * checked_mul(pages_per_request(g, context.value, mnbt), g.group_size, "context");
+  r.kv_bytes_total =
+      g.page * checked_mul(pages_per_request(g, context.value, in_flight), g.group_size, "context");
   if (!kv_memory) return r;
 
   std::uint64_t blocks = ~0ULL;
@@ -425,7 +443,7 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     blocks = std::min(
         blocks, divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"));
   r.num_blocks = blocks;
-  const std::uint64_t pages = pages_per_request(g, context.value, mnbt);
+  const std::uint64_t pages = pages_per_request(g, context.value, in_flight);
   r.max_concurrency = static_cast<double>(blocks) / static_cast<double>(pages);
   if (concurrency_report) {
     r.kv_cache_tokens = concurrency_tokens(*r.max_concurrency, context.value);
@@ -439,12 +457,12 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
   const auto fits = [&](std::uint64_t len) {
     for (const auto& s : l_.stages) {
       if (s.page.value == 0 || s.group_size == 0) continue;  // no KV layers on this stage
-      const auto need = stage_pages(s, len, mnbt);
+      const auto need = stage_pages(s, len, in_flight);
       if (!need || *need > kv_memory->value / s.page.value / s.group_size) return false;
     }
     return true;
   };
-  const auto longest_len = longest_near(length_guess(g, blocks, mnbt), fits);
+  const auto longest_len = longest_near(length_guess(g, blocks, in_flight), fits);
   r.max_context_unbounded = !longest_len.has_value();
   if (longest_len) r.max_context = *longest_len;
   r.log_lines.push_back("Available KV cache memory: " + gib(*kv_memory) + " GiB");

@@ -29,7 +29,7 @@ Engine parse_engine(std::string_view text, std::string_view field = "engine");
 /// Engine options, each defaulting to the engine's own default (0 or empty = that default).
 struct EngineOptions {
   Engine engine = Engine::ideal;
-  /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default), "0.20", "v0";
+  /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default), "0.20", "0.26", "v0";
   /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed).
   std::string version;
   std::uint64_t block_size =
@@ -45,7 +45,7 @@ struct EngineOptions {
   bool operator==(const EngineOptions&) const = default;
 };
 
-/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "v0"; llamacpp:
+/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.26", "v0"; llamacpp:
 /// "2026", "2025-11", "2025-08"); empty for an engine with one version. EngineOptions::version takes
 /// one of them (or stays empty for the default).
 std::vector<std::string_view> engine_versions(Engine e);
