@@ -298,6 +298,13 @@ class SideBySideTest : public QObject {
     QVERIFY(pdf_file.open(QIODevice::ReadOnly));
     QVERIFY(pdf_file.read(5) == "%PDF-");
     QVERIFY(pdf_file.size() > 10000);  // four charts in it
+
+    // A report that cannot be written names the path; nothing is left behind.
+    const QString bad = QStringLiteral("/no-such-folder/report.html");
+    QVERIFY(export_with_dialog(action, 800, 450, QStringLiteral("HTML"), bad));
+    QVERIFY2(win.w.shownError().startsWith(bad + QStringLiteral(": cannot be written")),
+             qPrintable(win.w.shownError()));
+    QVERIFY(!QFile::exists(bad));
   }
 };
 
