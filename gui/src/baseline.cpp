@@ -59,30 +59,35 @@ QString count_change(std::uint64_t now, std::uint64_t base) {
 }
 
 QString change_text(const Quantity& now, const Quantity& base, const QString& now_text,
-                    const QString& base_text) {
+                    const QString& base_text, bool with_base) {
   using K = Quantity::Kind;
-  if (now.kind != base.kind || now.kind == K::text)
-    return now_text == base_text ? QStringLiteral("same") : QStringLiteral("was ") + base_text;
+  const auto was = [with_base](const QString& change, const QString& before) {
+    return with_base ? change + QStringLiteral(", was ") + before : change;
+  };
+  if (now.kind != base.kind || now.kind == K::text) {
+    if (now_text == base_text) return QStringLiteral("same");
+    return with_base ? QStringLiteral("was ") + base_text : QStringLiteral("changed");
+  }
   switch (now.kind) {
     case K::bytes:
       if (now.value == base.value) return QStringLiteral("same");
       if (base.value == 0) return QStringLiteral("was 0 B");
-      return percent_change(now.value, base.value) + QStringLiteral(", was ") + human(base.value);
+      return was(percent_change(now.value, base.value), human(base.value));
     case K::count:
       if (now.value == base.value) return QStringLiteral("same");
-      return count_change(now.value, base.value) + QStringLiteral(", was ") + count(base.value);
+      return was(count_change(now.value, base.value), count(base.value));
     case K::tokens:
       if (now.unbounded && base.unbounded) return QStringLiteral("same");
       if (base.unbounded) return QStringLiteral("was unbounded");
-      if (now.unbounded) return QStringLiteral("now unbounded, was ") + count(base.value);
+      if (now.unbounded) return was(QStringLiteral("now unbounded"), count(base.value));
       if (now.value == base.value) return QStringLiteral("same");
-      return count_change(now.value, base.value) + QStringLiteral(", was ") + count(base.value);
+      return was(count_change(now.value, base.value), count(base.value));
     case K::ratio: {
       if (now.ratio == base.ratio) return QStringLiteral("same");
       const double d = now.ratio - base.ratio;
-      return (d < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
-             QString::fromStdString(format_fixed(std::abs(d), 2)) + QStringLiteral(", was ") +
-             QString::fromStdString(format_fixed(base.ratio, 2));
+      return was((d < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
+                     QString::fromStdString(format_fixed(std::abs(d), 2)),
+                 QString::fromStdString(format_fixed(base.ratio, 2)));
     }
     case K::verdict:
       return now.value == base.value ? QStringLiteral("same") : QStringLiteral("was ") + base_text;

@@ -593,7 +593,17 @@ QWidget* MainWindow::buildResults() {
   const auto fit_rows = [table] {
     // Wide enough for the labels with large numbers in them, which change without a reset.
     table->resizeColumnToContents(0);
-    if (table->model()->columnCount() > 2) table->resizeColumnToContents(1);  // beside "vs baseline"
+    // With a baseline, its column keeps the width its short texts need and the value column takes the
+    // rest (a long value elides, its tooltip is whole): the changes stay in sight at 1366 x 768.
+    const bool compared = table->model()->columnCount() > 2;
+    table->horizontalHeader()->setStretchLastSection(!compared);
+    table->horizontalHeader()->setSectionResizeMode(
+        1, compared ? QHeaderView::Stretch : QHeaderView::Interactive);
+    if (compared) {
+      table->resizeColumnToContents(2);
+      const int change_room = table->fontMetrics().horizontalAdvance(QStringLiteral("+1,000,000")) + 16;
+      if (table->columnWidth(2) < change_room) table->setColumnWidth(2, change_room);
+    }
     const int room =
         table->fontMetrics().horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) +
         16;

@@ -22,8 +22,10 @@ Report make_report(const ResultsModel& results, const ChartPanel& charts, const 
   r.baseline = baseline;
   const bool compared = results.columnCount() > 2;
   for (int row = 0; row < results.rowCount(); ++row)
-    r.figures.push_back({results.index(row, 0).data().toString(), results.index(row, 1).data().toString(),
-                         compared ? results.index(row, 2).data().toString() : QString()});
+    r.figures.push_back(
+        {results.index(row, 0).data().toString(), results.index(row, 1).data().toString(),
+         // The change with the baseline's figure ("-50%, was 8.00 GiB"): the column's tooltip.
+         compared ? results.index(row, 2).data(Qt::ToolTipRole).toString() : QString()});
   QString why;
   r.command = controller.commandLine(&why);
   if (r.command.isEmpty()) {

@@ -100,7 +100,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   // Each value with the exact figure behind it, which the "vs baseline" column compares.
   const auto add = [&rows](const char* key, const QString& label, const Shown& value,
                            std::optional<bool> good = std::nullopt) {
-    rows.push_back({QLatin1String(key), label, value.text, good, value.quantity, {}});
+    rows.push_back({QLatin1String(key), label, value.text, good, value.quantity, {}, {}});
   };
   // Under an engine's rules the first rows stay the exact layout's (what the model needs, token by
   // token); the per-GPU KV, free memory and capacity are the engine's. Each row says which it is.
@@ -209,6 +209,8 @@ void ResultsModel::refresh() {
           std::find_if(before.begin(), before.end(), [&r](const Row& b) { return b.key == r.key; });
       r.change = it == before.end() ? QStringLiteral("not in baseline")
                                     : change_text(r.quantity, it->quantity, r.value, it->value);
+      r.change_detail = it == before.end() ? QStringLiteral("not in the baseline's plan")
+                                           : change_text(r.quantity, it->quantity, r.value, it->value, true);
     }
   }
   const int columns = base != nullptr ? 3 : 2;
@@ -221,7 +223,7 @@ void ResultsModel::refresh() {
     for (qsizetype i = 0; i < rows.size(); ++i) {
       Row& old = rows_[i];
       if (old.label == rows[i].label && old.value == rows[i].value && old.good == rows[i].good &&
-          old.change == rows[i].change)
+          old.change == rows[i].change && old.change_detail == rows[i].change_detail)
         continue;
       old = std::move(rows[i]);
       Q_EMIT dataChanged(index(static_cast<int>(i), 0), index(static_cast<int>(i), columns - 1));
@@ -245,6 +247,7 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole: return index.column() == 0 ? r.label : index.column() == 1 ? r.value : r.change;
     case Qt::ToolTipRole: {
+      if (index.column() == 2) return r.change_detail;
       const QString term = row_tooltip(r.key);
       return index.column() == 0 ? (term.isEmpty() ? r.label : r.label + QStringLiteral(": ") + term)
                                  : r.value;

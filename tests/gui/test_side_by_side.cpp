@@ -55,11 +55,11 @@ struct Window {
     return w.findChild<T*>(QLatin1String(name));
   }
   /// The results table's cell in `column` of the row keyed `key`, as the view shows it.
-  QString cell(const char* key, int column) {
+  QString cell(const char* key, int column, int role = Qt::DisplayRole) {
     const QAbstractItemModel* m = find<QTableView>("results")->model();
     for (int row = 0; row < m->rowCount(); ++row)
       if (m->index(row, 0).data(ResultsModel::KeyRole).toString() == QLatin1String(key))
-        return m->index(row, column).data().toString();
+        return m->index(row, column).data(role).toString();
     return QStringLiteral("<no row %1>").arg(QLatin1String(key));
   }
   int columns() { return find<QTableView>("results")->model()->columnCount(); }
@@ -136,19 +136,28 @@ class SideBySideTest : public QObject {
     // The whole uint64_t range, with no overflow: 2^64 - 1.
     QCOMPARE(count_change(0, std::numeric_limits<std::uint64_t>::max()),
              QStringLiteral("-18,446,744,073,709,551,615"));
-    QCOMPARE(change_text(Quantity::of_bytes(Bytes{4 * GiB}), Quantity::of_bytes(Bytes{8 * GiB}), {}, {}),
-             QStringLiteral("-50%, was 8.00 GiB"));
-    QCOMPARE(change_text(Quantity::of_count(80), Quantity::of_count(40), {}, {}),
+    QCOMPARE(
+        change_text(Quantity::of_bytes(Bytes{4 * GiB}), Quantity::of_bytes(Bytes{8 * GiB}), {}, {}, true),
+        QStringLiteral("-50%, was 8.00 GiB"));
+    QCOMPARE(change_text(Quantity::of_count(80), Quantity::of_count(40), {}, {}, true),
              QStringLiteral("+40, was 40"));
     QCOMPARE(change_text(Quantity::of_count(40), Quantity::of_count(40), {}, {}), QStringLiteral("same"));
-    QCOMPARE(change_text(Quantity::of_tokens(std::nullopt), Quantity::of_tokens(Tokens{4096}), {}, {}),
+    // The column's short form: the change alone.
+    QCOMPARE(change_text(Quantity::of_bytes(Bytes{4 * GiB}), Quantity::of_bytes(Bytes{8 * GiB}), {}, {}),
+             QStringLiteral("-50%"));
+    QCOMPARE(change_text(Quantity::of_count(196), Quantity::of_count(100), {}, {}), QStringLiteral("+96"));
+    QCOMPARE(change_text({}, {}, QStringLiteral("vllm rules"), QStringLiteral("ideal")),
+             QStringLiteral("changed"));
+    QCOMPARE(change_text({}, {}, QStringLiteral("vllm rules"), QStringLiteral("ideal"), true),
+             QStringLiteral("was ideal"));
+    QCOMPARE(change_text(Quantity::of_tokens(std::nullopt), Quantity::of_tokens(Tokens{4096}), {}, {}, true),
              QStringLiteral("now unbounded, was 4,096"));
     QCOMPARE(change_text(Quantity::of_tokens(Tokens{4096}), Quantity::of_tokens(std::nullopt), {}, {}),
              QStringLiteral("was unbounded"));
     QCOMPARE(change_text(Quantity::of_verdict(false), Quantity::of_verdict(true), QStringLiteral("NO"),
                          QStringLiteral("YES")),
              QStringLiteral("was YES"));
-    QCOMPARE(change_text(Quantity::of_ratio(3.5), Quantity::of_ratio(2), {}, {}),
+    QCOMPARE(change_text(Quantity::of_ratio(3.5), Quantity::of_ratio(2), {}, {}, true),
              QStringLiteral("+1.50, was 2.00"));
     QCOMPARE(change_text(Quantity::of_bytes(Bytes{1}), Quantity::of_bytes(Bytes{0}), {}, {}),
              QStringLiteral("was 0 B"));
@@ -166,15 +175,28 @@ class SideBySideTest : public QObject {
     QTest::keyClick(&win.w, Qt::Key_B, Qt::ControlModifier);  // Compare > Pin as baseline
     QCOMPARE(win.columns(), 3);
     QCOMPARE(win.cell("per_gpu.kv_bytes_total", 2), QStringLiteral("same"));
+    // The changes are in sight at 1366 x 768, not past the table's right edge.
+    auto* table = win.find<QTableView>("results");
+    QVERIFY(table->columnWidth(2) > 0);
+    QVERIFY2(table->columnViewportPosition(2) + table->columnWidth(2) <= table->viewport()->width(),
+             qPrintable(QStringLiteral("vs baseline at %1 + %2, table %3")
+                            .arg(table->columnViewportPosition(2))
+                            .arg(table->columnWidth(2))
+                            .arg(table->viewport()->width())));
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::KvMemory), kv_lines + 1);
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::MaxUsers), users_lines + 1);
 
     win.chooseKvDtype("fp8_e4m3");
     QCOMPARE(win.c.inputs().kv.k, DType::fp8_e4m3);
-    QCOMPARE(win.cell("bytes_per_token", 2), QStringLiteral("-50%, was 128 KiB"));  // 131,072 B
-    QCOMPARE(win.cell("per_gpu.kv_bytes_total", 2), QStringLiteral("-50%, was 8.00 GiB"));
-    QCOMPARE(win.cell("max_users", 2), QStringLiteral("+40, was 40"));
-    QCOMPARE(win.cell("max_context", 2), QStringLiteral("+40,960, was 40,960"));
+    QCOMPARE(win.cell("bytes_per_token", 2), QStringLiteral("-50%"));
+    QCOMPARE(win.cell("bytes_per_token", 2, Qt::ToolTipRole),
+             QStringLiteral("-50%, was 128 KiB"));  // 131,072 B
+    QCOMPARE(win.cell("per_gpu.kv_bytes_total", 2), QStringLiteral("-50%"));
+    QCOMPARE(win.cell("per_gpu.kv_bytes_total", 2, Qt::ToolTipRole), QStringLiteral("-50%, was 8.00 GiB"));
+    QCOMPARE(win.cell("max_users", 2), QStringLiteral("+40"));
+    QCOMPARE(win.cell("max_users", 2, Qt::ToolTipRole), QStringLiteral("+40, was 40"));
+    QCOMPARE(win.cell("max_context", 2), QStringLiteral("+40,960"));
+    QCOMPARE(win.cell("max_context", 2, Qt::ToolTipRole), QStringLiteral("+40,960, was 40,960"));
     QCOMPARE(win.cell("per_gpu.available_kv_bytes", 2), QStringLiteral("same"));
     QCOMPARE(win.cell("fits", 2), QStringLiteral("same"));
     // The value column is the current plan's, as without a baseline.
@@ -220,7 +242,8 @@ class SideBySideTest : public QObject {
     QVERIFY(win.w.baseline()->pinned());
     QCOMPARE(win.w.baseline()->summary(), summary);
     // 70B: 80 layers, 8 KV heads, head dim 128: 2 x 8 x 128 x 2 B x 80 = 327,680 B per token, +150%.
-    QCOMPARE(win.cell("bytes_per_token", 2), QStringLiteral("+150%, was 128 KiB"));
+    QCOMPARE(win.cell("bytes_per_token", 2), QStringLiteral("+150%"));
+    QCOMPARE(win.cell("bytes_per_token", 2, Qt::ToolTipRole), QStringLiteral("+150%, was 128 KiB"));
   }
 
   void exportsAChartAtTheChosenSize() {

@@ -50,17 +50,19 @@ QString percent_change(std::uint64_t now, std::uint64_t base);
 /// uint64_t (the magnitude is computed without overflow).
 QString count_change(std::uint64_t now, std::uint64_t base);
 
-/// What the results table's "vs baseline" column shows for one figure:
+/// The change of one figure against the baseline, for the results table's "vs baseline" column:
 /// - equal: "same";
-/// - bytes: the percentage and the baseline's figure, "-50%, was 125 GiB" ("was 0 B" from zero);
-/// - counts: the difference and the baseline's figure, "+96, was 100";
-/// - tokens: "+4,096, was 8,192", or "was unbounded" / "now unbounded";
-/// - ratio: the difference to 2 decimals, "+1.50, was 2.00";
-/// - verdict and text: "was NO" / "was <base_text>".
-/// Kinds that differ (a row whose meaning changed) compare as text. `base_text` is the baseline's
-/// shown value, used for text rows.
+/// - bytes: the percentage, "-50%" ("was 0 B" from zero);
+/// - counts and tokens: the signed difference, "+96"; "was unbounded" / "now unbounded" for a max
+///   context that is or was unbounded;
+/// - ratio: the difference to 2 decimals, "+1.50";
+/// - verdict: "was NO"; text: "changed".
+/// `with_base` adds the baseline's figure, as the column's tooltip and the report show it:
+/// "-50%, was 125 GiB", "+96, was 100", "+1.50, was 2.00", "was <base_text>" for text.
+/// Kinds that differ (a row whose meaning changed) compare as text. `now_text` and `base_text` are the
+/// shown values, compared for text rows.
 QString change_text(const Quantity& now, const Quantity& base, const QString& now_text,
-                    const QString& base_text);
+                    const QString& base_text, bool with_base = false);
 
 /// The pinned plan: the figures (Plan with its inputs, and the chart series) and the model's title
 /// at the time of pinning. It survives every input change, a model change included, since comparing

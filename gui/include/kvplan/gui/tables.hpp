@@ -31,7 +31,8 @@ std::pair<QColor, QColor> verdict_colors(bool good, bool dark_theme);
 bool is_dark(const QPalette& palette);
 
 /// Every figure of the plan, one row each: a label and its value (two columns), and with a pinned
-/// baseline a third, "vs baseline" (change_text: "-50%, was 125 GiB"). Rows are keyed by the CLI's
+/// baseline a third, "vs baseline" (change_text: "-50%"; its tooltip "-50%, was 125 GiB"). Rows are keyed by
+/// the CLI's
 /// --json names ("bytes_per_token", "per_gpu.kv_bytes_total", "fits", "max_users" ...). The plan's
 /// warnings are not rows (the window shows them apart, so that the table keeps its height).
 class ResultsModel : public QAbstractTableModel {
@@ -53,7 +54,7 @@ class ResultsModel : public QAbstractTableModel {
   [[nodiscard]] QString value(const QString& key) const;
   /// The label shown for a key.
   [[nodiscard]] QString label(const QString& key) const;
-  /// The "vs baseline" text for a key; empty without a baseline or such a row.
+  /// The "vs baseline" text shown for a key ("-50%"); empty without a baseline or such a row.
   [[nodiscard]] QString change(const QString& key) const;
 
   /// Compares every row with `baseline`'s plan while one is pinned (the third column); follows its
@@ -65,7 +66,8 @@ class ResultsModel : public QAbstractTableModel {
     QString key, label, value;
     std::optional<bool> good;  ///< colours the row: green when true, red when false
     Quantity quantity;         ///< the exact figure behind `value`
-    QString change;            ///< against the baseline
+    QString change;            ///< against the baseline: "-50%" (change_text)
+    QString change_detail;     ///< the same with the baseline's figure: "-50%, was 8.00 GiB" (tooltip)
   };
   /// The rows of any plan (the current one, or the baseline's to compare with).
   static QList<Row> rowsOf(const Plan& p);
