@@ -6,10 +6,11 @@
 # `file`, to compute the package's Depends.
 set -euo pipefail
 packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev catch2
-          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev
+          qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev
           dpkg-dev file clang-14 libclang-rt-14-dev python3
           libcurl4-openssl-dev)  # dpkg-dev, file: cpack -G DEB; clang: the libFuzzer
-# targets; python3: the GGUF fixtures of tests/sources; libcurl4-openssl-dev: the Hugging Face Hub fetches
+# targets; qt6-svg-dev: kvplan-gui's SVG chart export (QSvgGenerator); python3: the GGUF fixtures of
+# tests/sources; libcurl4-openssl-dev: the Hugging Face Hub fetches
 if [[ ${1:-} == --list ]]; then
   printf '%s\n' "${packages[@]}"
   exit 0

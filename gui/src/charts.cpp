@@ -1,10 +1,10 @@
 #include "kvplan/gui/charts.hpp"
-#include "kvplan/gui/save_file.hpp"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QHorizontalStackedBarSeries>
 #include <QLegendMarker>
@@ -75,6 +75,25 @@ void set_range(QAbstractAxis* a, double lo, double hi) {
     if (v->min() == lo && v->max() == hi) return;
   }
   a->setRange(lo, hi);
+}
+
+/// The memory bar's chart, axes and series, in a view under `parent`.
+void make_bar(BarView& b, QWidget* parent) {
+  b.chart = new QChart;
+  b.series = new QHorizontalStackedBarSeries;
+  b.series->setLabelsVisible(true);
+  b.series->setLabelsFormat(QStringLiteral("@value"));
+  b.series->setLabelsPrecision(12);  // the values come rounded (describe_charts): print them as they are
+  b.series->setBarWidth(0.6);
+  b.chart->addSeries(b.series);
+  b.category = new QBarCategoryAxis;
+  b.value = new QValueAxis;
+  b.value->setLabelFormat(QStringLiteral("%g"));
+  b.chart->addAxis(b.category, Qt::AlignLeft);
+  b.chart->addAxis(b.value, Qt::AlignBottom);
+  b.series->attachAxis(b.category);
+  b.series->attachAxis(b.value);
+  b.view = make_view(b.chart, parent);
 }
 
 void display_xy(XYView& v, const XYChart& c) {
@@ -179,6 +198,7 @@ void display_bar(BarView& v, const StackedBar& b) {
 struct ChartPanel::Impl {
   XYView kv, users, prefill;
   BarView bar;
+  ChartsData shown;  ///< what display() was last given: paintChart() draws it afresh at any size
 
   [[nodiscard]] QChartView* view(Chart c) const {
     switch (c) {
@@ -199,22 +219,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
     v->chart = new QChart;
     v->view = make_view(v->chart, this);
   }
-  BarView& b = d_->bar;
-  b.chart = new QChart;
-  b.series = new QHorizontalStackedBarSeries;
-  b.series->setLabelsVisible(true);
-  b.series->setLabelsFormat(QStringLiteral("@value"));
-  b.series->setLabelsPrecision(12);  // the values come rounded (describe_charts): print them as they are
-  b.series->setBarWidth(0.6);
-  b.chart->addSeries(b.series);
-  b.category = new QBarCategoryAxis;
-  b.value = new QValueAxis;
-  b.value->setLabelFormat(QStringLiteral("%g"));
-  b.chart->addAxis(b.category, Qt::AlignLeft);
-  b.chart->addAxis(b.value, Qt::AlignBottom);
-  b.series->attachAxis(b.category);
-  b.series->attachAxis(b.value);
-  b.view = make_view(b.chart, this);
+  make_bar(d_->bar, this);
 
   grid->addWidget(d_->kv.view, 0, 0);
   grid->addWidget(d_->bar.view, 0, 1);
@@ -229,20 +234,43 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
 ChartPanel::~ChartPanel() = default;
 
 void ChartPanel::display(const ChartsData& data) {
+  d_->shown = data;
   display_xy(d_->kv, data.kv_memory);
   display_bar(d_->bar, data.memory);
   display_xy(d_->users, data.max_users);
   display_xy(d_->prefill, data.prefill);
 }
 
-bool ChartPanel::exportPng(Chart chart, const QString& path, QString* error) const {
-  QChartView* v = d_->view(chart);
-  const QPixmap pixmap = v == nullptr ? QPixmap() : v->grab();
-  if (pixmap.isNull()) {
-    if (error != nullptr) *error = QStringLiteral("%1: the chart has not been drawn yet").arg(path);
-    return false;
+void ChartPanel::paintChart(Chart chart, QPainter* painter, const QRect& target) const {
+  // A chart of its own, laid out at the target's size (fonts stay their size, the plot grows), so an
+  // export is not the on-screen chart scaled. The view is never shown.
+  std::unique_ptr<QChartView> view;
+  if (chart == GpuMemory) {
+    BarView b;
+    make_bar(b, nullptr);
+    display_bar(b, d_->shown.memory);
+    view.reset(b.view);
+  } else {
+    XYView v;
+    v.chart = new QChart;
+    v.view = make_view(v.chart, nullptr);
+    display_xy(v, chart == KvMemory   ? d_->shown.kv_memory
+                  : chart == MaxUsers ? d_->shown.max_users
+                                      : d_->shown.prefill);
+    view.reset(v.view);
   }
-  return savePngAtomically(pixmap, path, error);
+  view->setMinimumSize(1, 1);
+  view->setFrameShape(QFrame::NoFrame);
+  view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  view->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  view->resize(target.size());
+  // The resize event (pending while hidden) sizes the chart to the view; the layout then places the
+  // plot, axes and legend for that size.
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  view->show();
+  view->chart()->resize(QSizeF(target.size()));
+  if (QGraphicsLayout* layout = view->chart()->layout()) layout->activate();
+  view->render(painter, QRectF(target), QRect(QPoint(0, 0), target.size()));
 }
 
 QString ChartPanel::chartName(Chart chart) {

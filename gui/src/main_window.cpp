@@ -46,6 +46,7 @@
 #include <tuple>
 
 #include "kvplan/format.hpp"
+#include "kvplan/gui/baseline.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
@@ -138,6 +139,8 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   setAcceptDrops(true);
 
   results_ = new ResultsModel(controller_, this);
+  baseline_ = new Baseline(this);
+  results_->setBaseline(baseline_);
   groups_ = new LayerGroupsModel(controller_, this);
   presets_ = new PresetListModel(controller_->modelPresets(), this);
 
@@ -206,6 +209,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   guard_wheel(this);
 
   connect(controller_, &Controller::planChanged, this, &MainWindow::showPlan);
+  connect(baseline_, &Baseline::changed, this, &MainWindow::showPlan);
   connect(controller_, &Controller::inputsChanged, this, &MainWindow::syncInputs);
   connect(controller_, &Controller::errorOccurred, this, &MainWindow::showError);
   // The title: the scenario file, and "*" while the scenario differs from it (or from the start).
@@ -589,6 +593,17 @@ QWidget* MainWindow::buildResults() {
   const auto fit_rows = [table] {
     // Wide enough for the labels with large numbers in them, which change without a reset.
     table->resizeColumnToContents(0);
+    // With a baseline, its column keeps the width its short texts need and the value column takes the
+    // rest (a long value elides, its tooltip is whole): the changes stay in sight at 1366 x 768.
+    const bool compared = table->model()->columnCount() > 2;
+    table->horizontalHeader()->setStretchLastSection(!compared);
+    table->horizontalHeader()->setSectionResizeMode(
+        1, compared ? QHeaderView::Stretch : QHeaderView::Interactive);
+    if (compared) {
+      table->resizeColumnToContents(2);
+      const int change_room = table->fontMetrics().horizontalAdvance(QStringLiteral("+1,000,000")) + 16;
+      if (table->columnWidth(2) < change_room) table->setColumnWidth(2, change_room);
+    }
     const int room =
         table->fontMetrics().horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) +
         16;
@@ -683,10 +698,13 @@ void MainWindow::buildMenus() {
   file->addAction(QStringLiteral("Clear measured prefill points"), controller_,
                   &Controller::clearMeasuredPrefill);
   file->addSeparator();
-  QMenu* png = file->addMenu(QStringLiteral("&Export chart as PNG"));
+  QMenu* png = file->addMenu(QStringLiteral("&Export chart (PNG, SVG)"));
   for (int c = 0; c < ChartPanel::kCount; ++c)
     png->addAction(ChartPanel::chartName(static_cast<ChartPanel::Chart>(c)) + QStringLiteral("..."), this,
-                   [this, c] { exportDialog(c); });
+                   [this, c] { exportDialog(c); })
+        ->setObjectName(QStringLiteral("export_chart_%1").arg(c));
+  file->addAction(QStringLiteral("Export &report (HTML, PDF)..."), this, &MainWindow::exportReportDialog)
+      ->setObjectName(QStringLiteral("export_report"));
   file->addSeparator();
   QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -701,6 +719,7 @@ void MainWindow::buildMenus() {
   edit->addSeparator();
   QAction* copy = edit->addAction(QStringLiteral("&Copy as command"), this, &MainWindow::copyCommand);
   copy->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+C")));
+  buildCompareMenu();
 }
 
 void MainWindow::syncInputs() {
@@ -939,7 +958,9 @@ void MainWindow::showPlan() {
   for (const auto& w : p.warnings) warnings << QStringLiteral("warning: ") + QString::fromStdString(w);
   const QString warning_text = warnings.join('\n');
   if (warnings_->text() != warning_text) warnings_->setText(warning_text);
-  charts_->display(describe_charts(controller_->figures(), controller_->modelTitle()));
+  ChartsData charts = describe_charts(controller_->figures(), controller_->modelTitle());
+  if (const Figures* base = baseline_->figures()) add_baseline_lines(charts, *base);
+  charts_->display(charts);
 }
 
 void MainWindow::showError(const QString& message) {
@@ -963,17 +984,6 @@ void MainWindow::copyCommand() {
   statusBar()->showMessage(QStringLiteral("Copied: ") + line, 8000);
 }
 
-bool MainWindow::exportChart(int chart, const QString& path) {
-  QString error;
-  if (chart < 0 || chart >= ChartPanel::kCount) return false;
-  if (!charts_->exportPng(static_cast<ChartPanel::Chart>(chart), path, &error)) {
-    showError(error);
-    return false;
-  }
-  statusBar()->showMessage(QStringLiteral("Saved ") + path, 5000);
-  return true;
-}
-
 void MainWindow::openDialog() {
   const QString path =
       QFileDialog::getOpenFileName(this, QStringLiteral("Open a preset, config.json or scenario"), QString(),
@@ -994,15 +1004,6 @@ void MainWindow::measuredDialog() {
       QFileDialog::getOpenFileName(this, QStringLiteral("Measured prefill points"), QString(),
                                    QStringLiteral("JSON (*.json);;All files (*)"));
   if (!path.isEmpty()) controller_->loadMeasuredPrefill(path);
-}
-
-void MainWindow::exportDialog(int chart) {
-  QString name = ChartPanel::chartName(static_cast<ChartPanel::Chart>(chart)).toLower();
-  name.replace(' ', '-');
-  const QString path =
-      QFileDialog::getSaveFileName(this, QStringLiteral("Export chart as PNG"), name + QStringLiteral(".png"),
-                                   QStringLiteral("PNG (*.png)"));
-  if (!path.isEmpty()) exportChart(chart, path);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

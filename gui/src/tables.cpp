@@ -5,6 +5,7 @@
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
+#include <algorithm>
 
 #include "kvplan/format.hpp"
 
@@ -19,6 +20,16 @@ bool dark_theme() {
   return qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr &&
          is_dark(QGuiApplication::palette());
 }
+
+/// A row's value as shown and the exact figure behind it (text rows: the text alone).
+struct Shown {
+  Shown(QString t) : text(std::move(t)) {}  // NOLINT(google-explicit-constructor): most rows are text
+  Shown(QString t, Quantity q) : text(std::move(t)), quantity(q) {}
+  QString text;
+  Quantity quantity;
+};
+Shown shown_bytes(Bytes b) { return {bytes_text(b), Quantity::of_bytes(b)}; }
+Shown shown_count(std::uint64_t n) { return {count(n), Quantity::of_count(n)}; }
 
 /// One sentence for the terms of the results table (issue 16, "words"); empty for a plain row.
 QString row_tooltip(const QString& key) {
@@ -82,14 +93,14 @@ ResultsModel::ResultsModel(const Controller* controller, QObject* parent)
   connect(controller_, &Controller::planChanged, this, &ResultsModel::refresh);
 }
 
-void ResultsModel::refresh() {
-  const Plan& p = controller_->plan();
+QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   const PlanInputs& in = p.inputs;
   const PerGpu& g = p.per_gpu;
   QList<Row> rows;
-  const auto add = [&rows](const char* key, const QString& label, const QString& value,
+  // Each value with the exact figure behind it, which the "vs baseline" column compares.
+  const auto add = [&rows](const char* key, const QString& label, const Shown& value,
                            std::optional<bool> good = std::nullopt) {
-    rows.push_back({QLatin1String(key), label, value, good});
+    rows.push_back({QLatin1String(key), label, value.text, good, value.quantity, {}, {}});
   };
   // Under an engine's rules the first rows stay the exact layout's (what the model needs, token by
   // token); the per-GPU KV, free memory and capacity are the engine's. Each row says which it is.
@@ -97,57 +108,60 @@ void ResultsModel::refresh() {
   const QString exact = rules ? QStringLiteral("exact layout, ") : QString();
   const QString engine_rules = QStringLiteral("%1 rules").arg(qstr(std::string(name(in.engine.engine))));
   add("bytes_per_token", QStringLiteral("bytes per token (%1%2 layers)").arg(exact, count(p.layers)),
-      bytes_text(p.bytes_per_token));
+      shown_bytes(p.bytes_per_token));
   add("full_bytes_per_token", QStringLiteral("full bytes per token (%1never cap)").arg(exact),
-      bytes_text(p.full_bytes_per_token));
+      shown_bytes(p.full_bytes_per_token));
   add("kv_bytes_per_sequence",
       QStringLiteral("per sequence (%1%2 tokens)").arg(exact, count(in.context.value)),
-      bytes_text(p.kv_bytes_per_sequence));
+      shown_bytes(p.kv_bytes_per_sequence));
   if (p.state_bytes_per_sequence != Bytes{0})
     add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
-        bytes_text(p.state_bytes_per_sequence));
+        shown_bytes(p.state_bytes_per_sequence));
   // llama.cpp's total is its buffers (make_plan), another engine's total stays the exact layout's.
   const bool engine_total = in.engine.engine == Engine::llamacpp && p.has_gpu;
   add("kv_bytes_total",
       QStringLiteral("total (%1%2 users, all %3 GPUs)")
           .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users), count(p.gpus)),
-      bytes_text(p.kv_bytes_total));
+      shown_bytes(p.kv_bytes_total));
   add("per_gpu.kv_bytes_total",
       QStringLiteral("KV per GPU (%1 users per replica%2)")
           .arg(count(g.users), rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
-      bytes_text(g.kv_bytes_total));
+      shown_bytes(g.kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
           .arg(in.deployment.parallel.tp)
           .arg(in.deployment.parallel.pp),
-      qstr(format_bytes(g.weights_bytes, UnitSystem::iec)) + QStringLiteral(" of ") +
-          qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) + QStringLiteral(", ") +
-          qstr(name(in.model.weight_dtype).data()) +
-          (p.weights_from_architecture
-               ? QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
-               : QStringLiteral(", as given")));
-  add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), bytes_text(g.reserve_bytes));
+      Shown{qstr(format_bytes(g.weights_bytes, UnitSystem::iec)) + QStringLiteral(" of ") +
+                qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) + QStringLiteral(", ") +
+                qstr(name(in.model.weight_dtype).data()) +
+                (p.weights_from_architecture
+                     ? QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
+                     : QStringLiteral(", as given")),
+            Quantity::of_bytes(g.weights_bytes)});
+  add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), shown_bytes(g.reserve_bytes));
   if (p.has_gpu) {
     if (in.kv_memory) {
       add("per_gpu.available_kv_bytes", QStringLiteral("KV memory per GPU (given)"),
-          bytes_text(g.available_kv_bytes));
+          shown_bytes(g.available_kv_bytes));
     } else {
       add("per_gpu.usable_bytes",
           QStringLiteral("usable per GPU (memory x %1)")
               .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
-          bytes_text(g.usable_bytes));
+          shown_bytes(g.usable_bytes));
       add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
-          bytes_text(g.available_kv_bytes));
+          shown_bytes(g.available_kv_bytes));
     }
-    add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), bytes_text(g.free_bytes));
-    add("fits", QStringLiteral("fits"), p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), p.fits);
+    add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), shown_bytes(g.free_bytes));
+    add("fits", QStringLiteral("fits"),
+        Shown{p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), Quantity::of_verdict(p.fits)}, p.fits);
     add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)),
         p.fits);
     add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
-        count(p.max_users), p.max_users >= in.users);
+        Shown{count(p.max_users), Quantity::of_count(p.max_users)}, p.max_users >= in.users);
     add("max_context", QStringLiteral("max context for %1 users").arg(count(in.users)),
-        p.max_context ? count(p.max_context->value) + QStringLiteral(" tokens")
-                      : QStringLiteral("unbounded (every layer windowed)"),
+        Shown{p.max_context ? count(p.max_context->value) + QStringLiteral(" tokens")
+                            : QStringLiteral("unbounded (every layer windowed)"),
+              Quantity::of_tokens(p.max_context)},
         !p.max_context || p.max_context->value >= in.context.value);
   } else {
     add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)));
@@ -157,52 +171,83 @@ void ResultsModel::refresh() {
     add("engine.rules", QStringLiteral("engine rules"), qstr(e.rules));
     if (e.bytes_per_token)
       add("engine.bytes_per_token", QStringLiteral("engine bytes per token per GPU"),
-          bytes_text(*e.bytes_per_token));
+          shown_bytes(*e.bytes_per_token));
     if (e.block_size != 0)
       add("engine.block_size", QStringLiteral("engine block"),
           e.page_bytes == Bytes{0}
               ? QStringLiteral("%1 tokens").arg(count(e.block_size))
               : QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes)));
     if (!e.caches.empty())
-      add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"), bytes_text(e.kv_bytes_total));
-    if (e.num_blocks) add("engine.num_blocks", QStringLiteral("engine blocks per GPU"), count(*e.num_blocks));
+      add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"),
+          shown_bytes(e.kv_bytes_total));
+    if (e.num_blocks)
+      add("engine.num_blocks", QStringLiteral("engine blocks per GPU"), shown_count(*e.num_blocks));
     if (e.kv_cache_tokens)
-      add("engine.kv_cache_tokens", QStringLiteral("engine KV cache (tokens)"), count(*e.kv_cache_tokens));
+      add("engine.kv_cache_tokens", QStringLiteral("engine KV cache (tokens)"),
+          shown_count(*e.kv_cache_tokens));
     if (e.max_concurrency)
       add("engine.max_concurrency",
           QStringLiteral("engine max concurrency at %1 tokens").arg(count(in.context.value)),
-          qstr(format_fixed(*e.max_concurrency, 2)));
+          Shown{qstr(format_fixed(*e.max_concurrency, 2)), Quantity::of_ratio(*e.max_concurrency)});
   }
+  return rows;
+}
+
+void ResultsModel::setBaseline(const Baseline* baseline) {
+  baseline_ = baseline;
+  connect(baseline_, &Baseline::changed, this, &ResultsModel::refresh);
+  refresh();
+}
+
+void ResultsModel::refresh() {
+  QList<Row> rows = rowsOf(controller_->plan());
+  const Figures* base = baseline_ != nullptr ? baseline_->figures() : nullptr;
+  if (base != nullptr) {
+    const QList<Row> before = rowsOf(base->plan);
+    for (Row& r : rows) {
+      const auto it =
+          std::find_if(before.begin(), before.end(), [&r](const Row& b) { return b.key == r.key; });
+      r.change = it == before.end() ? QStringLiteral("not in baseline")
+                                    : change_text(r.quantity, it->quantity, r.value, it->value);
+      r.change_detail = it == before.end() ? QStringLiteral("not in the baseline's plan")
+                                           : change_text(r.quantity, it->quantity, r.value, it->value, true);
+    }
+  }
+  const int columns = base != nullptr ? 3 : 2;
 
   // Same rows: new values in place (a reset would make the view lay out again).
-  bool same_keys = rows.size() == rows_.size();
+  bool same_keys = rows.size() == rows_.size() && columns == columns_;
   for (qsizetype i = 0; same_keys && i < rows.size(); ++i) same_keys = rows[i].key == rows_[i].key;
   if (same_keys) {
     // Only the rows whose text or colour changed repaint.
     for (qsizetype i = 0; i < rows.size(); ++i) {
       Row& old = rows_[i];
-      if (old.label == rows[i].label && old.value == rows[i].value && old.good == rows[i].good) continue;
+      if (old.label == rows[i].label && old.value == rows[i].value && old.good == rows[i].good &&
+          old.change == rows[i].change && old.change_detail == rows[i].change_detail)
+        continue;
       old = std::move(rows[i]);
-      Q_EMIT dataChanged(index(static_cast<int>(i), 0), index(static_cast<int>(i), 1));
+      Q_EMIT dataChanged(index(static_cast<int>(i), 0), index(static_cast<int>(i), columns - 1));
     }
     return;
   }
   beginResetModel();
   rows_ = std::move(rows);
+  columns_ = columns;
   endResetModel();
 }
 
 int ResultsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
-int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 2; }
+int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : columns_; }
 
 QVariant ResultsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_.size()) return {};
   const Row& r = rows_[index.row()];
   switch (role) {
-    case Qt::DisplayRole: return index.column() == 0 ? r.label : r.value;
+    case Qt::DisplayRole: return index.column() == 0 ? r.label : index.column() == 1 ? r.value : r.change;
     case Qt::ToolTipRole: {
+      if (index.column() == 2) return r.change_detail;
       const QString term = row_tooltip(r.key);
       return index.column() == 0 ? (term.isEmpty() ? r.label : r.label + QStringLiteral(": ") + term)
                                  : r.value;
@@ -226,13 +271,23 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ResultsModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (o != Qt::Horizontal) return {};
+  if (section == 2 && role == Qt::ToolTipRole && baseline_ != nullptr)
+    return QStringLiteral("Change against the pinned baseline: ") + baseline_->summary();
+  if (role != Qt::DisplayRole) return {};
+  if (section == 2) return QStringLiteral("vs baseline");
   return section == 0 ? QStringLiteral("figure") : QStringLiteral("value");
 }
 
 QString ResultsModel::value(const QString& key) const {
   for (const auto& r : rows_)
     if (r.key == key) return r.value;
+  return {};
+}
+
+QString ResultsModel::change(const QString& key) const {
+  for (const auto& r : rows_)
+    if (r.key == key) return r.change;
   return {};
 }
 

@@ -3,11 +3,14 @@
 /// The four charts on screen. This class and its .cpp are the only Qt Charts code in kvplan (Qt Charts
 /// is deprecated from Qt 6.10): it renders ChartsData, so another backend replaces these two files.
 
+#include <QRect>
 #include <QString>
 #include <QWidget>
 #include <memory>
 
 #include "kvplan/gui/chart_data.hpp"
+
+class QPainter;
 
 namespace kvplan::gui {
 
@@ -26,8 +29,10 @@ class ChartPanel : public QWidget {
   /// Redraws every chart from `data`, reusing its series (no chart is rebuilt unless its lines change kind).
   void display(const ChartsData& data);
 
-  /// Writes one chart as a PNG, as it is on screen. False with `error` set when it cannot be written.
-  bool exportPng(Chart chart, const QString& path, QString* error = nullptr) const;
+  /// Draws one chart as last displayed into `target` of `painter` (a QImage's, a QSvgGenerator's, a
+  /// QPdfWriter's), laid out afresh at the target's size in pixels: an export at 1600 x 900 has a
+  /// plot of that size with text at its normal size, not a scaled copy of the on-screen chart.
+  void paintChart(Chart chart, QPainter* painter, const QRect& target) const;
 
   /// "KV memory vs context", ... : names for menus and file names.
   [[nodiscard]] static QString chartName(Chart chart);

@@ -4,6 +4,7 @@
 /// controller holds; every figure comes from the controller's Plan and Figures.
 
 #include <QMainWindow>
+#include <QSize>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -23,6 +24,7 @@ class QTableView;
 
 namespace kvplan::gui {
 
+class Baseline;
 class ChartPanel;
 class FitView;
 class CountBox;
@@ -49,8 +51,20 @@ class MainWindow : public QMainWindow {
 
   /// Puts Controller::commandLine() on the clipboard, or shows why it cannot.
   void copyCommand();
-  /// Writes one chart as PNG (see ChartPanel::exportPng); errors go to the banner.
-  bool exportChart(int chart, const QString& path);
+  /// Writes one chart at `size` pixels as `format` ("PNG", "SVG"; empty: SVG when the path ends in
+  /// ".svg", else PNG) with export_chart; errors go to the banner. File > Export chart asks these in
+  /// an ExportDialog.
+  bool exportChart(int chart, const QString& path, QSize size = QSize(1600, 900),
+                   const QString& format = QString());
+  /// Writes the report (report.hpp) as `format` ("HTML", "PDF"; empty: PDF when the path ends in
+  /// ".pdf", else HTML), its charts at `chart_size`; errors go to the banner. File > Export report
+  /// asks these in an ExportDialog.
+  bool exportReport(const QString& path, QSize chart_size = QSize(1600, 900),
+                    const QString& format = QString());
+  /// The pinned plan the results and charts are compared with (Compare > Pin as baseline).
+  [[nodiscard]] Baseline* baseline() const { return baseline_; }
+  /// Pins the current figures as the baseline.
+  void pinBaseline();
   /// Restores the size, place and splitter of the last session (QSettings), and saves them on close
   /// from now on. Without this call (tests, --screenshot) the window opens within the screen, at most
   /// 1600 x 1000, and saves nothing.
@@ -90,6 +104,9 @@ class MainWindow : public QMainWindow {
   void saveDialog();
   void measuredDialog();
   void exportDialog(int chart);
+  void exportReportDialog();
+  /// The Compare menu (pin, clear baseline); in main_window_export.cpp with the export actions.
+  void buildCompareMenu();
 
   Controller* controller_;
   ResultsModel* results_ = nullptr;
@@ -97,6 +114,7 @@ class MainWindow : public QMainWindow {
   PresetListModel* presets_ = nullptr;
   QSortFilterProxyModel* preset_filter_ = nullptr;
   ChartPanel* charts_ = nullptr;
+  Baseline* baseline_ = nullptr;
   FitView* fit_ = nullptr;
   QDockWidget* fit_dock_ = nullptr;
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "kvplan/gui/baseline.hpp"
 #include "kvplan/gui/controller.hpp"
 
 namespace kvplan::gui {
@@ -29,9 +30,11 @@ std::pair<QColor, QColor> verdict_colors(bool good, bool dark_theme);
 /// Whether `palette` is a dark theme's (its window colour is dark).
 bool is_dark(const QPalette& palette);
 
-/// Every figure of the plan, one row each: a label and its value (two columns). Rows are keyed by the
-/// CLI's --json names ("bytes_per_token", "per_gpu.kv_bytes_total", "fits", "max_users" ...). The
-/// plan's warnings are not rows (the window shows them apart, so that the table keeps its height).
+/// Every figure of the plan, one row each: a label and its value (two columns), and with a pinned
+/// baseline a third, "vs baseline" (change_text: "-50%"; its tooltip "-50%, was 125 GiB"). Rows are keyed by
+/// the CLI's
+/// --json names ("bytes_per_token", "per_gpu.kv_bytes_total", "fits", "max_users" ...). The plan's
+/// warnings are not rows (the window shows them apart, so that the table keeps its height).
 class ResultsModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -51,16 +54,29 @@ class ResultsModel : public QAbstractTableModel {
   [[nodiscard]] QString value(const QString& key) const;
   /// The label shown for a key.
   [[nodiscard]] QString label(const QString& key) const;
+  /// The "vs baseline" text shown for a key ("-50%"); empty without a baseline or such a row.
+  [[nodiscard]] QString change(const QString& key) const;
+
+  /// Compares every row with `baseline`'s plan while one is pinned (the third column); follows its
+  /// changed() signal. `baseline` must outlive the model.
+  void setBaseline(const Baseline* baseline);
 
  private:
   struct Row {
     QString key, label, value;
     std::optional<bool> good;  ///< colours the row: green when true, red when false
+    Quantity quantity;         ///< the exact figure behind `value`
+    QString change;            ///< against the baseline: "-50%" (change_text)
+    QString change_detail;     ///< the same with the baseline's figure: "-50%, was 8.00 GiB" (tooltip)
   };
+  /// The rows of any plan (the current one, or the baseline's to compare with).
+  static QList<Row> rowsOf(const Plan& p);
   void refresh();
 
   const Controller* controller_;
+  const Baseline* baseline_ = nullptr;
   QList<Row> rows_;
+  int columns_ = 2;
 };
 
 /// The model's layer groups, one row each, editable: count, scheme, heads, KV heads, head dims,
