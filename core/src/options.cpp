@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
@@ -12,18 +14,31 @@ namespace kvplan {
 namespace {
 constexpr std::uint32_t bit(Engine e) { return 1U << static_cast<unsigned>(e); }
 
-// One record per engine option; the engines' own defaults are in each help text (and in the policies:
-// core/src/engine_<name>.cpp).
+// EngineOptionSpec::engine_default from (engine, value) pairs.
+constexpr std::array<std::uint64_t, 5> defaults(
+    std::initializer_list<std::pair<Engine, std::uint64_t>> values) {
+  std::array<std::uint64_t, 5> out{};
+  for (const auto& [e, v] : values) out.at(static_cast<std::size_t>(e)) = v;
+  return out;
+}
+constexpr std::array<std::uint64_t, 5> kNoDefault{};
+
+// One record per engine option; the engines' own defaults are in each help text, in engine_default (for
+// the front ends to show) and in the policies (core/src/engine_<name>.cpp: vLLM kDefaultBlockSize and
+// kDefaultMaxNumBatchedTokens, SGLang page_size 1, TensorRT-LLM tokens_per_block 32, llama.cpp n_ubatch 512).
 const std::array<EngineOptionSpec, 8> kEngineOptions{{
     {"block_size", "--block-size", "Block / page size",
      "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)", OptionKind::count,
      &EngineOptions::block_size, kMaxEngineBlockSize,
-     bit(Engine::vllm) | bit(Engine::sglang) | bit(Engine::trtllm), ""},
+     bit(Engine::vllm) | bit(Engine::sglang) | bit(Engine::trtllm), "",
+     defaults({{Engine::vllm, 16}, {Engine::sglang, 1}, {Engine::trtllm, 32}})},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "Max batched tokens",
      "vLLM: sliding-window reserve (default 8192)", OptionKind::tokens,
-     &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0"},
+     &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0",
+     defaults({{Engine::vllm, 8192}})},
     {"ubatch", "--ubatch", "Micro-batch (n_ubatch)", "llama.cpp n_ubatch (default 512)", OptionKind::count,
-     &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), ""},
+     &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), "",
+     defaults({{Engine::llamacpp, 512}})},
     {"swa_full", "--swa-full", "Full-size SWA cache", "llama.cpp: full-size cache for sliding-window layers",
      OptionKind::flag, &EngineOptions::swa_full, 0, bit(Engine::llamacpp), ""},
     {"kv_unified", "--kv-unified", "Unified KV stream", "llama.cpp: one KV stream shared by all sequences",
@@ -32,7 +47,8 @@ const std::array<EngineOptionSpec, 8> kEngineOptions{{
      "vLLM: every layer as full attention", OptionKind::flag, &EngineOptions::disable_hybrid_kv_cache_manager,
      0, bit(Engine::vllm), "v0"},
     {"max_tokens", "--max-tokens", "Max tokens (KvCacheConfig)", "TensorRT-LLM KvCacheConfig.max_tokens",
-     OptionKind::tokens, &EngineOptions::max_tokens, kMaxEngineMaxTokens, bit(Engine::trtllm), "", true},
+     OptionKind::tokens, &EngineOptions::max_tokens, kMaxEngineMaxTokens, bit(Engine::trtllm), "", kNoDefault,
+     true},
     {"swa_full_tokens_ratio", "--swa-full-tokens-ratio", "SWA / full tokens ratio",
      "SGLang: SWA pool / full pool tokens (default 0.8)", OptionKind::ratio,
      &EngineOptions::swa_full_tokens_ratio, 0, bit(Engine::sglang), ""},
@@ -89,6 +105,11 @@ std::string engine_list(std::uint32_t engines) {
   for (std::size_t i = 0; i < names.size(); ++i)
     out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
+}
+
+bool engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e) {
+  return (o.engines & bit(e.engine)) != 0 &&
+         (o.not_under_version.empty() || e.version != o.not_under_version);
 }
 
 void require_engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e) {

@@ -12,6 +12,7 @@
 
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
+#include "kvplan/gui/recent_files.hpp"
 #include "kvplan/gui/save_file.hpp"
 #include "kvplan/presets.hpp"
 
@@ -80,14 +81,19 @@ int main(int argc, char** argv) {
   }
   QStringList files = parser.positionalArguments();
   if (parser.isSet(scenario)) files.prepend(parser.value(scenario));
-  for (const QString& f : files)
-    if (!controller.openFile(f) && shot) {
+  QStringList opened;
+  for (const QString& f : files) {
+    if (controller.openFile(f)) {
+      opened << f;
+    } else if (shot) {
       fail(controller.errorMessage());
       return 2;
     }
+  }
 
   if (!shot) {
     window.restoreSettings();
+    for (const QString& f : opened) window.recentFiles()->add(f);  // File > Open Recent
     window.show();
     return QApplication::exec();
   }

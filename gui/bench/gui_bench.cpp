@@ -4,6 +4,7 @@
 // 100 user counts, which recompute every chart series (the context sweep reuses them), and then each
 // other kind of input as a person changes it in the window: GPU, KV cache dtype, weight dtype, tp, the
 // engine and the model (every step recomputes the series; each is measured with the paint the app does).
+// Ends with a summary: per kind of input, the median and worst step and whether the worst fits a frame.
 // Usage: kvplan-gui-bench [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
 #include <QApplication>
 #include <QComboBox>
@@ -61,7 +62,14 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
   return ms;
 }
 
-void report(const char* what, Times t) {
+/// One line of the closing summary: an input kind, its median and worst step as the app paints (wall).
+struct Summary {
+  const char* kind;
+  double median, worst, cpu_worst;
+};
+std::vector<Summary> summary;
+
+void report(const char* what, Times t, const char* kind = nullptr) {
   // The step whose wall time was worst, before sorting: a recurring one is layout, not noise.
   const auto worst = static_cast<int>(std::max_element(t.wall.begin(), t.wall.end()) - t.wall.begin());
   const auto stats = [](std::vector<double>& v) {
@@ -71,6 +79,7 @@ void report(const char* what, Times t) {
   };
   const auto w = stats(t.wall);
   const auto c = stats(t.cpu);
+  if (kind != nullptr) summary.push_back({kind, w[0], w[2], c[2]});
   std::printf(
       "%-50s wall median %5.2f p90 %5.2f max %5.2f ms (step %d) | cpu median %5.2f p90 %5.2f max %5.2f ms\n",
       what, w[0], w[1], w[2], worst, c[0], c[1], c[2]);
@@ -97,9 +106,12 @@ int main(int argc, char** argv) {
 
   constexpr int kSteps = 100;
   const auto slide = [&](int i) { slider->setValue(i * kvplan::gui::kContextSliderMax / (kSteps - 1)); };
-  report("context slider: recompute + paint (as in the app)", sweep(window, kSteps, false, slide));
+  report("context slider: recompute + paint (as in the app)", sweep(window, kSteps, false, slide), "context");
   slider->setValue(0);
   report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
+  report("users (Enter in the box): recompute all series + paint",
+         sweep(window, kSteps, false, [&](int i) { Q_EMIT users->textCommitted(QString::number(101 + i)); }),
+         "users");
   report("users: recompute all series + repaint all 4 charts",
          sweep(window, kSteps, true, [&](int i) { Q_EMIT users->textCommitted(QString::number(1 + i)); }));
   Times compute;
@@ -114,36 +126,46 @@ int main(int argc, char** argv) {
   report("users: recompute and window update, no repaint", compute);
 
   // Every other kind of input, through its widget, as the app paints (no forced repaint).
-  const auto cycle = [&](const char* what, const char* object, int steps) {
+  const auto cycle = [&](const char* what, const char* object, int steps, const char* kind) {
     auto* box = window.findChild<QComboBox*>(QLatin1String(object));
     if (box == nullptr || box->count() < 2) return;
     const int start = box->currentIndex();
-    report(what, sweep(window, steps, false, [&](int i) {
-             // The next enabled item (types the engine has no cache for are disabled).
-             int next = (start + i + 1) % box->count();
-             for (int k = 0; k < box->count() &&
-                             !(box->model()->flags(box->model()->index(next, 0)) & Qt::ItemIsEnabled);
-                  ++k)
-               next = (next + 1) % box->count();
-             box->setCurrentIndex(next);
-           }));
+    report(what,
+           sweep(window, steps, false,
+                 [&](int i) {
+                   // The next enabled item (types the engine has no cache for are disabled).
+                   int next = (start + i + 1) % box->count();
+                   for (int k = 0; k < box->count() &&
+                                   !(box->model()->flags(box->model()->index(next, 0)) & Qt::ItemIsEnabled);
+                        ++k)
+                     next = (next + 1) % box->count();
+                   box->setCurrentIndex(next);
+                 }),
+           kind);
     box->setCurrentIndex(start);
   };
-  cycle("GPU preset: recompute all series + paint", "gpu", 40);
-  cycle("KV cache dtype: recompute all series + paint", "kv_dtype", 40);
-  cycle("weight dtype: recompute all series + paint", "weight_dtype", 40);
+  cycle("GPU preset: recompute all series + paint", "gpu", 40, "GPU");
+  cycle("KV cache dtype: recompute all series + paint", "kv_dtype", 40, "KV dtype");
+  cycle("weight dtype: recompute all series + paint", "weight_dtype", 40, "weight dtype");
   if (auto* tp = window.findChild<QSpinBox*>(QStringLiteral("tp"))) {
     static constexpr int kTp[] = {1, 2, 4, 8};
     report("tp (1, 2, 4, 8): recompute all series + paint",
-           sweep(window, 40, false, [&](int i) { tp->setValue(kTp[i % 4]); }));
+           sweep(window, 40, false, [&](int i) { tp->setValue(kTp[i % 4]); }), "tp");
     tp->setValue(1);
   }
-  cycle("engine: recompute all series + paint", "engine", 40);
+  cycle("engine: recompute all series + paint", "engine", 40, "engine");
   if (auto* list = window.findChild<QListView*>(QStringLiteral("presets"));
       list && list->model()->rowCount() > 1) {
     const int models = std::min(40, list->model()->rowCount());
     report("model preset: load, recompute all series + paint",
-           sweep(window, models, false, [&](int i) { Q_EMIT list->activated(list->model()->index(i, 0)); }));
+           sweep(window, models, false, [&](int i) { Q_EMIT list->activated(list->model()->index(i, 0)); }),
+           "model");
   }
+  // Per kind of input, as the app paints: within one 16 ms frame or not.
+  std::printf("\n%-14s %12s %12s %14s  worst within 16 ms\n", "input", "wall median", "wall worst",
+              "CPU worst");
+  for (const Summary& s : summary)
+    std::printf("%-14s %9.2f ms %9.2f ms %11.2f ms  %s\n", s.kind, s.median, s.worst, s.cpu_worst,
+                s.worst <= 16.0 ? "yes" : "no");
   return 0;
 }

@@ -132,6 +132,17 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
                 QColor(0x55, 0xa8, 0x68)};
   bar.values = {to_gib(g.weights_bytes), to_gib(g.kv_bytes_total), to_gib(g.reserve_bytes),
                 to_gib(g.free_bytes)};
+  // Lines for the usable memory (memory x utilisation; the reserve is a part of the bar) and the GPU's
+  // capacity; with the KV memory given there is no usable-memory figure.
+  if (in.gpu) {
+    if (!in.kv_memory)
+      bar.marks.push_back({QStringLiteral("usable %1 GiB (x %2)")
+                               .arg(to_gib(g.usable_bytes), 0, 'f', 1)
+                               .arg(in.deployment.gpu_memory_utilization),
+                           to_gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
+    bar.marks.push_back({QStringLiteral("GPU %1 GiB").arg(to_gib(in.gpu->memory), 0, 'f', 1),
+                         to_gib(in.gpu->memory), QColor(), false});
+  }
   double total = 0;
   for (const double v : bar.values) total += v;
   bar.value_max = std::max(total, in.gpu ? to_gib(in.gpu->memory) : 0.0) * 1.05;

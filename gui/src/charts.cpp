@@ -1,4 +1,5 @@
 #include "kvplan/gui/charts.hpp"
+#include "chart_theme.hpp"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -26,6 +27,7 @@ struct XYView {
   bool log_x = false, log_y = false;
   QList<QXYSeries*> series;
   QList<ChartLine::Style> styles;
+  bool restyle = true;  ///< axes were made: colour them from the palette (apply_chart_palette)
 };
 
 /// The stacked bar of one GPU's memory.
@@ -36,7 +38,9 @@ struct BarView {
   QBarCategoryAxis* category = nullptr;
   QValueAxis* value = nullptr;
   QList<QBarSet*> sets;
-  double range_max = -1;  ///< the value_max the axis was last set for (nice numbers widen it)
+  double range_max = -1;            ///< the value_max the axis was last set for (nice numbers widen it)
+  QValueAxis* mark_axis = nullptr;  ///< hidden, 0 to 1: the marks' lines span the plot's height
+  QList<QLineSeries*> marks;        ///< StackedBar::marks
 };
 
 QChartView* make_view(QChart* chart, QWidget* parent) {
@@ -50,6 +54,7 @@ QChartView* make_view(QChart* chart, QWidget* parent) {
   // A moving marker dirties a few thin strips; one bounding rect repaints faster than their region.
   view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   view->setMinimumSize(300, 220);  // two by two, within a 1280 x 720 screen beside the inputs
+  show_chart_focus(view);
   return view;
 }
 
@@ -93,10 +98,15 @@ void make_bar(BarView& b, QWidget* parent) {
   b.chart->addAxis(b.value, Qt::AlignBottom);
   b.series->attachAxis(b.category);
   b.series->attachAxis(b.value);
+  b.mark_axis = new QValueAxis;
+  b.mark_axis->setRange(0, 1);
+  b.mark_axis->setVisible(false);
+  b.chart->addAxis(b.mark_axis, Qt::AlignRight);
   b.view = make_view(b.chart, parent);
 }
 
-void display_xy(XYView& v, const XYChart& c) {
+// `palette`: a line colour too dark for a dark background is drawn in its text colour (readable_on).
+void display_xy(XYView& v, const XYChart& c, const QPalette& palette) {
   // Setters below are skipped when nothing changes: a text change relayouts the whole chart.
   if (v.chart->title() != c.title) v.chart->setTitle(c.title);
   const Qt::Alignment legend = c.legend_right ? Qt::AlignRight : Qt::AlignBottom;
@@ -119,6 +129,7 @@ void display_xy(XYView& v, const XYChart& c) {
     v.chart->addAxis(v.x, Qt::AlignBottom);
     if (auto* log = qobject_cast<QLogValueAxis*>(v.x)) log->setBase(c.x_log_base);
     v.chart->addAxis(v.y, Qt::AlignLeft);
+    v.restyle = true;
   }
   QList<ChartLine::Style> styles;
   for (const auto& l : c.lines) styles.push_back(l.style);
@@ -142,12 +153,12 @@ void display_xy(XYView& v, const XYChart& c) {
       s->attachAxis(v.y);
       if (l.style != ChartLine::Style::markers) {
         QPen pen = s->pen();
-        if (l.color.isValid()) pen.setColor(l.color);
+        if (l.color.isValid()) pen.setColor(readable_on(palette, l.color));
         pen.setWidthF(l.width);
         pen.setStyle(l.style == ChartLine::Style::dashed ? Qt::DashLine : Qt::SolidLine);
         s->setPen(pen);
       } else if (l.color.isValid()) {
-        s->setColor(l.color);
+        s->setColor(readable_on(palette, l.color));
       }
       v.series.push_back(s);
     }
@@ -165,7 +176,8 @@ void display_xy(XYView& v, const XYChart& c) {
   set_range(v.y, c.y_min, c.y_max);
 }
 
-void display_bar(BarView& v, const StackedBar& b) {
+// `text`: the palette's text colour, for a mark without a colour of its own.
+void display_bar(BarView& v, const StackedBar& b, const QColor& text) {
   if (v.chart->title() != b.title) v.chart->setTitle(b.title);
   if (v.sets.size() != b.parts.size()) {
     v.series->clear();
@@ -192,13 +204,38 @@ void display_bar(BarView& v, const StackedBar& b) {
     v.value->setRange(0, b.value_max);
     v.value->applyNiceNumbers();
   }
+  // The marks: a vertical line each, labelled in the legend.
+  if (v.marks.size() != b.marks.size()) {
+    for (auto* s : v.marks) {
+      v.chart->removeSeries(s);
+      delete s;
+    }
+    v.marks.clear();
+    for (qsizetype i = 0; i < b.marks.size(); ++i) {
+      auto* s = new QLineSeries;
+      v.chart->addSeries(s);
+      s->attachAxis(v.value);
+      s->attachAxis(v.mark_axis);
+      v.marks.push_back(s);
+    }
+  }
+  for (qsizetype i = 0; i < b.marks.size(); ++i) {
+    const StackedBar::Mark& m = b.marks[i];
+    QLineSeries* s = v.marks[i];
+    if (s->name() != m.name) s->setName(m.name);
+    const QPen pen(m.color.isValid() ? m.color : text, 2, m.dashed ? Qt::DashLine : Qt::SolidLine);
+    if (s->pen() != pen) s->setPen(pen);
+    const QList<QPointF> points{{m.value, 0}, {m.value, 1}};
+    if (s->points() != points) s->replace(points);
+  }
 }
 }  // namespace
 
 struct ChartPanel::Impl {
   XYView kv, users, prefill;
   BarView bar;
-  ChartsData shown;  ///< what display() was last given: paintChart() draws it afresh at any size
+  ChartsData shown;  ///< what display() was last given: drawn again after a palette change, and by
+                     ///< paintChart() at any size
 
   [[nodiscard]] QChartView* view(Chart c) const {
     switch (c) {
@@ -220,6 +257,8 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
     v->view = make_view(v->chart, this);
   }
   make_bar(d_->bar, this);
+  for (QChart* c : {d_->kv.chart, d_->users.chart, d_->prefill.chart, d_->bar.chart})
+    apply_chart_palette(c, palette());
 
   grid->addWidget(d_->kv.view, 0, 0);
   grid->addWidget(d_->bar.view, 0, 1);
@@ -234,11 +273,37 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
 ChartPanel::~ChartPanel() = default;
 
 void ChartPanel::display(const ChartsData& data) {
+  display_xy(d_->kv, data.kv_memory, palette());
+  display_bar(d_->bar, data.memory, palette().color(QPalette::Text));
+  display_xy(d_->users, data.max_users, palette());
+  display_xy(d_->prefill, data.prefill, palette());
+  for (XYView* v : {&d_->kv, &d_->users, &d_->prefill})
+    if (v->restyle) {
+      apply_chart_palette(v->chart, palette());
+      v->restyle = false;
+    }
   d_->shown = data;
-  display_xy(d_->kv, data.kv_memory);
-  display_bar(d_->bar, data.memory);
-  display_xy(d_->users, data.max_users);
-  display_xy(d_->prefill, data.prefill);
+}
+
+void ChartPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange && event->type() != QEvent::ApplicationPaletteChange) return;
+  // A theme change resets the series' colours: make them again from the data last shown.
+  for (XYView* v : {&d_->kv, &d_->users, &d_->prefill}) {
+    apply_chart_palette(v->chart, palette());
+    v->styles.clear();  // differs from the data's: display_xy makes the series again
+  }
+  BarView& b = d_->bar;
+  apply_chart_palette(b.chart, palette());
+  b.series->clear();
+  b.sets.clear();
+  for (auto* s : b.marks) {
+    b.chart->removeSeries(s);
+    delete s;
+  }
+  b.marks.clear();
+  const ChartsData data = d_->shown;
+  display(data);
 }
 
 void ChartPanel::paintChart(Chart chart, QPainter* painter, const QRect& target) const {
@@ -248,15 +313,19 @@ void ChartPanel::paintChart(Chart chart, QPainter* painter, const QRect& target)
   if (chart == GpuMemory) {
     BarView b;
     make_bar(b, nullptr);
-    display_bar(b, d_->shown.memory);
+    apply_chart_palette(b.chart, palette());
+    display_bar(b, d_->shown.memory, palette().color(QPalette::Text));
     view.reset(b.view);
   } else {
     XYView v;
     v.chart = new QChart;
     v.view = make_view(v.chart, nullptr);
-    display_xy(v, chart == KvMemory   ? d_->shown.kv_memory
-                  : chart == MaxUsers ? d_->shown.max_users
-                                      : d_->shown.prefill);
+    display_xy(v,
+               chart == KvMemory   ? d_->shown.kv_memory
+               : chart == MaxUsers ? d_->shown.max_users
+                                   : d_->shown.prefill,
+               palette());
+    apply_chart_palette(v.chart, palette());  // after the axes exist: the export looks as the window does
     view.reset(v.view);
   }
   view->setMinimumSize(1, 1);

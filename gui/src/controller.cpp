@@ -289,7 +289,7 @@ AttentionLayer& Controller::group(Scenario& s, int index) const {
 }
 
 bool Controller::selectModel(const QString& presetId) {
-  return apply([&](Scenario& s) {
+  return loaded(apply([&](Scenario& s) {
     const std::string id = presetId.toStdString();
     ModelSpec m;
     bool found = false;
@@ -302,11 +302,16 @@ bool Controller::selectModel(const QString& presetId) {
     s.source = {ModelSource::Kind::preset, m.id};
     s.base = s.inputs.model = m;
     s.inputs.deployment.weights.reset();  // an override belongs to the model it was set for
-  });
+  }));
+}
+
+bool Controller::loaded(bool ok) {
+  if (ok) loaded_at_ = undo_->index();
+  return ok;
 }
 
 bool Controller::openModelFile(const QString& path) {
-  return apply([&](Scenario& s) {
+  return loaded(apply([&](Scenario& s) {
     const QFileInfo info(path);
     // A model folder is its config.json, which load_model_file reads with the safetensors beside it.
     const QString abs = info.isDir() ? QDir(info.absoluteFilePath()).filePath(QStringLiteral("config.json"))
@@ -317,7 +322,7 @@ bool Controller::openModelFile(const QString& path) {
     s.base = s.inputs.model = presets::load_model_file(fspath(abs));
     s.source = {ModelSource::Kind::file, abs.toStdString()};
     s.inputs.deployment.weights.reset();
-  });
+  }));
 }
 
 bool Controller::openFile(const QString& path) {
@@ -630,7 +635,7 @@ bool Controller::loadScenario(const QString& path) {
   if (!apply([&](Scenario& s) { s = load_scenario(fspath(path)); })) return false;
   scenario_path_ = QFileInfo(path).absoluteFilePath();
   undo_->setClean();
-  return true;
+  return loaded(true);
 }
 
 bool Controller::saveScenario(const QString& path) {

@@ -51,7 +51,9 @@
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/context_scale.hpp"
 #include "kvplan/gui/count_box.hpp"
+#include "kvplan/gui/engine_rows.hpp"
 #include "kvplan/gui/fit_view.hpp"
+#include "kvplan/gui/recent_files.hpp"
 #include "kvplan/gui/tables.hpp"
 #include "kvplan/hf_hub.hpp"
 
@@ -234,6 +236,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
 
 void MainWindow::restoreSettings() {
   remember_ = true;
+  recent_->load();
   const QSettings settings;
   const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
   // restoreGeometry moves a window saved on a screen that is gone back onto one that is there.
@@ -243,23 +246,37 @@ void MainWindow::restoreSettings() {
     split->restoreState(state);
 }
 
+bool MainWindow::askToSave() {
+  const auto answer = QMessageBox::question(
+      this, QStringLiteral("kvplan"),
+      QStringLiteral("The scenario has changes that are not saved. Save them?"),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) {
+    saveDialog();
+    return !isWindowModified();  // false: the dialog was cancelled or the file not written
+  }
+  return true;
+}
+
+bool MainWindow::mayDropEdits(bool whole_scenario) {
+  if (!isWindowModified()) return true;
+  const PlanInputs& in = controller_->inputs();
+  const bool lost = whole_scenario ? controller_->undoStack()->index() != controller_->loadedAt()
+                                   : !(in.model == controller_->scenario().base) || in.deployment.weights;
+  return !lost || askToSave();
+}
+
+bool MainWindow::openPath(const QString& path) {
+  if (!mayDropEdits(true) || !controller_->openFile(path)) return false;
+  recent_->add(path);
+  return true;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (isWindowModified()) {
-    const auto answer = QMessageBox::question(
-        this, QStringLiteral("kvplan"),
-        QStringLiteral("The scenario has changes that are not saved. Save them?"),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) {
-      event->ignore();
-      return;
-    }
-    if (answer == QMessageBox::Save) {
-      saveDialog();
-      if (isWindowModified()) {  // the dialog was cancelled or the file not written
-        event->ignore();
-        return;
-      }
-    }
+  if (isWindowModified() && !askToSave()) {
+    event->ignore();
+    return;
   }
   if (remember_) {
     QSettings settings;
@@ -307,7 +324,12 @@ QWidget* MainWindow::buildInputs() {
   connect(search_, &QLineEdit::textChanged, preset_filter_, &QSortFilterProxyModel::setFilterFixedString);
   connect(search_, &QLineEdit::returnPressed, this, &MainWindow::searchEntered);
   const auto pick = [this](const QModelIndex& index) {
-    if (index.isValid()) controller_->selectModel(index.data(PresetListModel::IdRole).toString());
+    if (!index.isValid()) return;
+    if (!mayDropEdits(false)) {
+      syncInputs();  // the list shows the model kept
+      return;
+    }
+    controller_->selectModel(index.data(PresetListModel::IdRole).toString());
   };
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
@@ -486,31 +508,9 @@ QWidget* MainWindow::buildInputs() {
   engine_form_ = new QFormLayout(engine_box);
   engine_version_ = new QComboBox;
   engine_version_->setObjectName(QStringLiteral("engine_version"));
-  // The ranges are core's bounds (validate_engine_options), so a widget never shows a clamped value.
-  block_size_ = spin("block_size", 0, static_cast<int>(kMaxEngineBlockSize));
-  max_num_batched_tokens_ = spin("max_num_batched_tokens", 0, static_cast<int>(kMaxEngineBatchedTokens));
-  ubatch_ = spin("ubatch", 0, static_cast<int>(kMaxEngineUbatch));
-  max_tokens_ = spin("max_tokens", 0, static_cast<int>(kMaxEngineMaxTokens));
-  for (QSpinBox* s : {block_size_, max_num_batched_tokens_, ubatch_, max_tokens_}) {
-    s->setKeyboardTracking(false);
-    s->setSpecialValueText(QStringLiteral("engine default"));
-  }
-  max_tokens_->setSpecialValueText(QStringLiteral("none"));
-  swa_full_tokens_ratio_ = new QDoubleSpinBox;
-  swa_full_tokens_ratio_->setObjectName(QStringLiteral("swa_full_tokens_ratio"));
-  swa_full_tokens_ratio_->setRange(0.001, 1.0);
-  swa_full_tokens_ratio_->setDecimals(3);
-  swa_full_tokens_ratio_->setSingleStep(0.05);
-  swa_full_tokens_ratio_->setKeyboardTracking(false);
-  const auto check = [](const char* object_name, const char* text) {
-    auto* c = new QCheckBox(QLatin1String(text));
-    c->setObjectName(QLatin1String(object_name));
-    return c;
-  };
-  swa_full_ = check("swa_full", "--swa-full: full-size cache for sliding layers");
-  kv_unified_ = check("kv_unified", "--kv-unified: one stream for all sequences");
-  disable_hybrid_ = check("disable_hybrid_kv_cache_manager", "every layer as full attention");
-  fp8_ds_mla_ = check("fp8_ds_mla", "fp8_ds_mla cache (656 B per MLA layer)");
+  // One row per record of core's engine option table (EngineRows), then vLLM's fp8_ds_mla cache dtype.
+  fp8_ds_mla_ = new QCheckBox(QStringLiteral("fp8_ds_mla cache (656 B per MLA layer)"));
+  fp8_ds_mla_->setObjectName(QStringLiteral("fp8_ds_mla"));
   kv_memory_ = new QLineEdit;
   kv_memory_->setObjectName(QStringLiteral("kv_memory"));
   kv_memory_->setPlaceholderText(QStringLiteral("auto (from the GPU)"));
@@ -518,14 +518,7 @@ QWidget* MainWindow::buildInputs() {
       QStringLiteral("KV-cache memory per GPU as the engine logs it (vLLM: \"Available KV cache memory\"): "
                      "a size, or auto"));
   engine_form_->addRow(QStringLiteral("&version"), engine_version_);
-  engine_form_->addRow(QStringLiteral("&block / page size"), block_size_);
-  engine_form_->addRow(QStringLiteral("max_num_batched_tokens"), max_num_batched_tokens_);
-  engine_form_->addRow(QStringLiteral("n_ubatch"), ubatch_);
-  engine_form_->addRow(QStringLiteral("max_tokens"), max_tokens_);
-  engine_form_->addRow(QStringLiteral("swa_full_tokens_ratio"), swa_full_tokens_ratio_);
-  engine_form_->addRow(QString(), swa_full_);
-  engine_form_->addRow(QString(), kv_unified_);
-  engine_form_->addRow(QString(), disable_hybrid_);
+  engine_rows_ = new EngineRows(engine_form_, this);
   engine_form_->addRow(QString(), fp8_ds_mla_);
   engine_form_->addRow(QStringLiteral("KV memory per GPU"), kv_memory_);
   layout->addWidget(engine_box);
@@ -533,11 +526,8 @@ QWidget* MainWindow::buildInputs() {
 
   const auto send_options = [this] { controller_->setEngineOptions(engineOptionsShown()); };
   connect(engine_version_, &QComboBox::currentIndexChanged, this, send_options);
-  for (QSpinBox* s : {block_size_, max_num_batched_tokens_, ubatch_, max_tokens_})
-    connect(s, &QSpinBox::valueChanged, this, send_options);
-  connect(swa_full_tokens_ratio_, &QDoubleSpinBox::valueChanged, this, send_options);
-  for (QCheckBox* c : {swa_full_, kv_unified_, disable_hybrid_, fp8_ds_mla_})
-    connect(c, &QCheckBox::toggled, this, send_options);
+  connect(engine_rows_, &EngineRows::edited, this, send_options);
+  connect(fp8_ds_mla_, &QCheckBox::toggled, this, send_options);
   connect(kv_memory_, &QLineEdit::editingFinished, this, [this] {
     const auto& now = controller_->inputs().kv_memory;
     if (kv_memory_->text() != (now ? size_input_text(*now) : QString()))
@@ -691,6 +681,13 @@ void MainWindow::buildMenus() {
   file->addAction(QStringLiteral("Open &model (GGUF file or config.json)..."), this,
                   &MainWindow::openModelDialog);
   file->addAction(QStringLiteral("Open model &folder..."), this, &MainWindow::openFolderDialog);
+  QMenu* recent = file->addMenu(QStringLiteral("Open &Recent"));
+  recent->setObjectName(QStringLiteral("recent_menu"));
+  recent_ = new RecentFiles(recent, this);
+  connect(recent_, &RecentFiles::chosen, this, &MainWindow::openPath);
+  connect(recent_, &RecentFiles::missing, this, [this](const QString& path) {
+    showError(QStringLiteral("Open Recent: %1 is no longer there; it was taken off the list.").arg(path));
+  });
   QAction* save = file->addAction(QStringLiteral("&Save scenario..."), this, &MainWindow::saveDialog);
   save->setShortcut(QKeySequence::Save);
   file->addSeparator();
@@ -815,46 +812,14 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const int i = engine_version_->findData(qstr(o.version));
     if (i >= 0) engine_version_->setCurrentIndex(i);
   }
-  // The rows of this engine's options (V1-only ones hidden under vLLM V0); setVisible is a no-op
-  // when nothing changes.
-  const bool vllm = e == Engine::vllm, llama = e == Engine::llamacpp, v1 = vllm && o.version != "v0";
+  // The rows of the options that apply to this engine and version (core's table), holding its values.
   engine_form_->setRowVisible(engine_version_, !engine_versions(e).empty());
-  engine_form_->setRowVisible(block_size_, vllm || e == Engine::sglang || e == Engine::trtllm);
-  engine_form_->setRowVisible(max_num_batched_tokens_, v1);
-  engine_form_->setRowVisible(ubatch_, llama);
-  engine_form_->setRowVisible(max_tokens_, e == Engine::trtllm);
-  engine_form_->setRowVisible(swa_full_tokens_ratio_, e == Engine::sglang);
-  engine_form_->setRowVisible(swa_full_, llama);
-  engine_form_->setRowVisible(kv_unified_, llama);
-  engine_form_->setRowVisible(disable_hybrid_, v1);
-  engine_form_->setRowVisible(fp8_ds_mla_, vllm);
-  const auto set_spin = [](QSpinBox* box, std::uint64_t v) {
-    const QSignalBlocker block(box);
-    box->setValue(clamp_int(v));
-  };
-  // At 0 the box says which block the engine then uses (Plan::engine.block_size: vLLM 16, TRT-LLM 32).
-  const std::uint64_t block_used = controller_->plan().engine.block_size;
-  const QString block_default =
-      block_used > 0 && o.block_size == 0
-          ? QStringLiteral("engine default (%1)").arg(QString::fromStdString(format_count(block_used)))
-          : QStringLiteral("engine default");
-  if (block_size_->specialValueText() != block_default) block_size_->setSpecialValueText(block_default);
-  set_spin(block_size_, o.block_size);
-  set_spin(max_num_batched_tokens_, o.max_num_batched_tokens);
-  set_spin(ubatch_, o.ubatch);
-  set_spin(max_tokens_, o.max_tokens);
+  engine_rows_->show(o);
+  engine_form_->setRowVisible(fp8_ds_mla_, e == Engine::vllm);
   {
-    const QSignalBlocker block(swa_full_tokens_ratio_);
-    swa_full_tokens_ratio_->setValue(o.swa_full_tokens_ratio);
+    const QSignalBlocker block(fp8_ds_mla_);
+    fp8_ds_mla_->setChecked(o.fp8_ds_mla);
   }
-  const auto set_check = [](QCheckBox* box, bool on) {
-    const QSignalBlocker block(box);
-    box->setChecked(on);
-  };
-  set_check(swa_full_, o.swa_full);
-  set_check(kv_unified_, o.kv_unified);
-  set_check(disable_hybrid_, o.disable_hybrid_kv_cache_manager);
-  set_check(fp8_ds_mla_, o.fp8_ds_mla);
   const QString kv = in.kv_memory ? size_input_text(*in.kv_memory) : QString();
   if (kv_memory_->text() != kv) {
     const QSignalBlocker block(kv_memory_);
@@ -899,24 +864,9 @@ void MainWindow::syncKvDtypes(const PlanInputs& in) {
 EngineOptions MainWindow::engineOptionsShown() const {
   EngineOptions o;
   o.engine = controller_->inputs().engine.engine;
-  const bool vllm = o.engine == Engine::vllm, llama = o.engine == Engine::llamacpp;
   o.version = engine_version_->currentData().toString().toStdString();
-  if (vllm || o.engine == Engine::sglang || o.engine == Engine::trtllm)
-    o.block_size = static_cast<std::uint64_t>(block_size_->value());
-  if (vllm) {
-    if (o.version != "v0") {  // V1-only options (their rows are hidden under V0)
-      o.max_num_batched_tokens = static_cast<std::uint64_t>(max_num_batched_tokens_->value());
-      o.disable_hybrid_kv_cache_manager = disable_hybrid_->isChecked();
-    }
-    o.fp8_ds_mla = fp8_ds_mla_->isChecked();
-  }
-  if (llama) {
-    o.ubatch = static_cast<std::uint64_t>(ubatch_->value());
-    o.swa_full = swa_full_->isChecked();
-    o.kv_unified = kv_unified_->isChecked();
-  }
-  if (o.engine == Engine::trtllm) o.max_tokens = static_cast<std::uint64_t>(max_tokens_->value());
-  if (o.engine == Engine::sglang) o.swa_full_tokens_ratio = swa_full_tokens_ratio_->value();
+  engine_rows_->read(o);  // the rows that apply to this engine and version
+  if (o.engine == Engine::vllm) o.fp8_ds_mla = fp8_ds_mla_->isChecked();
   return o;
 }
 
@@ -988,15 +938,17 @@ void MainWindow::openDialog() {
   const QString path =
       QFileDialog::getOpenFileName(this, QStringLiteral("Open a preset, config.json or scenario"), QString(),
                                    QStringLiteral("JSON (*.json);;All files (*)"));
-  if (!path.isEmpty()) controller_->openFile(path);
+  if (!path.isEmpty()) openPath(path);
 }
 
 void MainWindow::saveDialog() {
   const QString path =
       QFileDialog::getSaveFileName(this, QStringLiteral("Save scenario"), QStringLiteral("scenario.json"),
                                    QStringLiteral("JSON (*.json)"));
-  if (!path.isEmpty() && controller_->saveScenario(path))
+  if (!path.isEmpty() && controller_->saveScenario(path)) {
+    recent_->add(path);
     statusBar()->showMessage(QStringLiteral("Saved ") + path, 5000);
+  }
 }
 
 void MainWindow::measuredDialog() {
@@ -1015,7 +967,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QMimeData* m = event->mimeData();
   if (!m->hasUrls() || m->urls().isEmpty() || !m->urls().first().isLocalFile()) return;
   event->acceptProposedAction();
-  controller_->openFile(m->urls().first().toLocalFile());
+  openPath(m->urls().first().toLocalFile());
 }
 
 // The Fit view: a dock under the explorer, hidden until asked for; a chosen row loads as one action.
@@ -1077,18 +1029,21 @@ QWidget* MainWindow::buildStreamingRow() {
 void MainWindow::openModelDialog() {
   const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open a model"), QString(),
                                                     QStringLiteral("Models (*.gguf *.json);;All files (*)"));
-  if (!path.isEmpty()) controller_->openFile(path);
+  if (!path.isEmpty()) openPath(path);
 }
 
 void MainWindow::openFolderDialog() {
   const QString dir = QFileDialog::getExistingDirectory(
       this, QStringLiteral("Open a model folder (config.json and safetensors)"));
-  if (!dir.isEmpty()) controller_->openModelFile(dir);
+  if (!dir.isEmpty()) openPath(dir);  // Controller::openFile takes a folder as a model folder
 }
 
 void MainWindow::searchEntered() {
   const QString text = search_->text().trimmed();
-  if (text.isEmpty()) return;
+  // One preset listed: the list's own Enter handler (pick, in buildInputs) loads it.
+  if (text.isEmpty() || (preset_filter_->rowCount() == 1 && !presets::is_hf_repo_id(text.toStdString())) ||
+      !mayDropEdits(false))
+    return;
   // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); other text picks the
   // first preset the filter shows, or says that nothing matches.
   if (preset_filter_->rowCount() > 0 && !presets::is_hf_repo_id(text.toStdString()))

@@ -4,12 +4,15 @@
 #include <QDropEvent>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QPalette>
 #include <QString>
 #include <QStringList>
 #include <QTest>
 #include <QUrl>
 #include <QWidget>
 
+#include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/main_window.hpp"
 #include "kvplan/plan.hpp"
 
 namespace kvplan::gui::test {
@@ -46,6 +49,34 @@ inline void type_into(QWidget* box, const QString& text) {
   QTest::keyClicks(box, text);
   QTest::keyClick(box, Qt::Key_Return);
 }
+
+/// `light` with dark window and base colours and white text: a dark theme.
+inline QPalette dark_palette(const QPalette& light) {
+  QPalette dark = light;
+  dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+  dark.setColor(QPalette::WindowText, Qt::white);
+  dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
+  dark.setColor(QPalette::Text, Qt::white);
+  return dark;
+}
+
+/// The text a spin box (or CountBox) shows, as a person reads it.
+inline QString shown_text(QWidget* box) { return box->findChild<QLineEdit*>()->text(); }
+
+/// A main window on its own controller, shown and activated (then QTest::qWaitForWindowActive(&w)).
+struct Window {
+  Controller c;
+  MainWindow w{&c};
+  Window() {
+    w.show();
+    w.activateWindow();
+  }
+  /// The child widget of type T with this object name; nullptr when none.
+  template <typename T>
+  T* find(const char* name) {
+    return w.findChild<T*>(QLatin1String(name));
+  }
+};
 
 /// Every figure of two plans that differs, one line each; empty when they are the same plan.
 inline QString plan_differences(const Plan& a, const Plan& b) {

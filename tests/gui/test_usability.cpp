@@ -41,19 +41,9 @@ void wheel(QWidget* w, int notches) {
   QApplication::sendEvent(w, &e);
 }
 
-QString shown_text(QWidget* box) { return box->findChild<QLineEdit*>()->text(); }
+using test::shown_text;
 
-struct Window {
-  Controller c;
-  MainWindow w{&c};
-  Window() {
-    w.show();
-    w.activateWindow();
-  }
-  template <typename T>
-  T* find(const char* name) {
-    return w.findChild<T*>(QLatin1String(name));
-  }
+struct Window : test::Window {
   QString notice() { return find<QLabel>("notice") ? find<QLabel>("notice")->text() : QString(); }
 };
 }  // namespace
@@ -405,11 +395,7 @@ class UsabilityTest : public QObject {
   // Issue 16, "dark themes": the verdict was white text on pale green or pink.
   void verdictsCanBeReadInADarkTheme() {
     const QPalette light = QApplication::palette();
-    QPalette dark = light;
-    dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
-    dark.setColor(QPalette::WindowText, Qt::white);
-    dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
-    dark.setColor(QPalette::Text, Qt::white);
+    const QPalette dark = test::dark_palette(light);
     for (const QPalette& palette : {dark, light}) {
       QApplication::setPalette(palette);
       Window win;

@@ -7,6 +7,7 @@
 /// CLI's options, scenario files and the GUI's engine rows all loop over engine_option_table(), so adding
 /// an engine option is one record here plus its use in the policy.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -37,6 +38,9 @@ struct EngineOptionSpec {
   std::uint64_t max = 0;      ///< count and tokens: the largest accepted (past it figures could overflow)
   std::uint32_t engines = 0;  ///< the engines it applies to, as a set of bits (1 << Engine)
   std::string_view not_under_version;  ///< a version of those engines it has no effect under ("v0"), or ""
+  /// count and tokens: the value each engine uses when the option is left at 0 (index: Engine), 0 where
+  /// the engine has none; the same figures as the policies' defaults (core/src/engine_<name>.cpp).
+  std::array<std::uint64_t, 5> engine_default{};
   bool capacity_only = false;  ///< only meaningful with a KV memory (the CLI's size, not show or compare)
 };
 
@@ -48,6 +52,10 @@ const EngineOptionSpec* find_engine_option(std::string_view key_or_flag);
 
 /// Whether `o` is set away from its default in `e`.
 bool engine_option_set(const EngineOptionSpec& o, const EngineOptions& e);
+
+/// Whether option `o` may be given under `e`'s engine and version (require_engine_option_applies without
+/// the error): what decides which engine rows a front end shows.
+bool engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e);
 
 /// Checks that option `o` may be given under `e`'s engine and version; throws kvplan::Error(o.key,
 /// "applies to ...") naming the engines it applies to, or saying which version it has no effect under.

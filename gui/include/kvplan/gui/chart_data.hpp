@@ -50,6 +50,15 @@ struct StackedBar {
   QList<double> values;  ///< one per part, rounded to what its label shows (0.1 GiB; 0.01 under 10)
   QList<bool> labelled;  ///< one per part: wide enough for its value label inside it
   double value_max = 1;
+  /// A labelled line across the bar at a value: the usable memory (GPU memory x utilisation), the GPU's
+  /// capacity. Its name, with the value, is its legend entry.
+  struct Mark {
+    QString name;
+    double value = 0;  ///< GiB
+    QColor color;      ///< invalid: the palette's text colour
+    bool dashed = false;
+  };
+  QList<Mark> marks;
 };
 
 /// The four charts.

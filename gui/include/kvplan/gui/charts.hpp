@@ -43,6 +43,10 @@ class ChartPanel : public QWidget {
   /// Series each chart shows now (for tests: the renderer keeps what it was given).
   [[nodiscard]] int seriesCount(Chart chart) const;
 
+ protected:
+  /// A palette change (a dark theme) colours the charts again (apply_chart_palette in chart_theme.cpp).
+  void changeEvent(QEvent* event) override;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> d_;

@@ -92,6 +92,9 @@ class Controller : public QObject {
   /// Every applied change of the scenario, undoable (Edit > Undo): each step restores the scenario
   /// before it, figures recomputed. Clean when the scenario is as last loaded or saved.
   [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
+  /// The undo stack's index just after the last model or scenario was loaded (selectModel, openFile,
+  /// openModelFile, loadScenario); 0 before any. The edits since then are what opening a file loses.
+  [[nodiscard]] int loadedAt() const { return loaded_at_; }
   /// The scenario file last loaded or saved; empty before one is.
   [[nodiscard]] const QString& scenarioPath() const { return scenario_path_; }
   /// Path of the loaded measured prefill points; empty when none.
@@ -231,6 +234,9 @@ class Controller : public QObject {
   QString measured_path_;
   QString notice_;
   QUndoStack* undo_ = nullptr;
+  /// Records a successful load (loadedAt); returns `ok`.
+  bool loaded(bool ok);
+  int loaded_at_ = 0;
   bool restoring_ = false;  ///< restore() is running: no undo step for it
   QString scenario_path_;
   std::map<Engine, EngineOptions> engine_options_;  ///< each engine's options when it was last left

@@ -28,8 +28,10 @@ class Baseline;
 class ChartPanel;
 class FitView;
 class CountBox;
+class EngineRows;
 class LayerGroupsModel;
 class PresetListModel;
+class RecentFiles;
 class ResultsModel;
 
 /// The kvplan-gui window. Inputs on the left (model, architecture, dtypes, deployment), results and
@@ -70,6 +72,12 @@ class MainWindow : public QMainWindow {
   /// 1600 x 1000, and saves nothing.
   void restoreSettings();
 
+  /// File > Open Recent's list (RecentFiles).
+  [[nodiscard]] RecentFiles* recentFiles() const { return recent_; }
+  /// Opens a file as File > Open does (asking first about unsaved edits, see mayDropEdits) and, once it
+  /// loads, lists it under File > Open Recent.
+  bool openPath(const QString& path);
+
   /// The Fit view (a dock, hidden until View > Fit shows it) and showing it.
   [[nodiscard]] FitView* fitView() const { return fit_; }
   void showFitView();
@@ -88,6 +96,13 @@ class MainWindow : public QMainWindow {
   void buildFitDock();
   QWidget* buildStreamingRow();
   void syncInputs();
+  /// Before the model is replaced: with unsaved edits that the change would lose, asks Save / Discard /
+  /// Cancel, as quitting does. The edits lost: for a file opened (a scenario replaces everything), those
+  /// made since the last model was loaded (Controller::loadedAt); for a preset, the architecture edits and
+  /// the weights override (the deployment stays). False when the user cancels or the save does not happen.
+  bool mayDropEdits(bool whole_scenario);
+  /// Save / Discard / Cancel about unsaved changes; true when the user discards them or they are saved.
+  bool askToSave();
   /// The engine options group: rows for the current engine's options only, showing `in`.
   void syncEngineOptions(const PlanInputs& in);
   /// The engine options as the widgets show them, for the current engine.
@@ -144,15 +159,8 @@ class MainWindow : public QMainWindow {
   QFormLayout* engine_form_ = nullptr;
   Engine engine_shown_ = Engine::ideal;  ///< the engine whose options the group shows
   QComboBox* engine_version_ = nullptr;  ///< data: the version ("" for the default)
-  QSpinBox* block_size_ = nullptr;       ///< 0: the engine's default
-  QSpinBox* max_num_batched_tokens_ = nullptr;
-  QSpinBox* ubatch_ = nullptr;
-  QSpinBox* max_tokens_ = nullptr;
-  QDoubleSpinBox* swa_full_tokens_ratio_ = nullptr;
-  QCheckBox* swa_full_ = nullptr;
-  QCheckBox* kv_unified_ = nullptr;
-  QCheckBox* disable_hybrid_ = nullptr;
-  QCheckBox* fp8_ds_mla_ = nullptr;
+  EngineRows* engine_rows_ = nullptr;    ///< a row per record of core's engine option table
+  QCheckBox* fp8_ds_mla_ = nullptr;      ///< vLLM's fp8_ds_mla cache dtype (a dtype, not a table option)
   QLineEdit* kv_memory_ = nullptr;
   QSlider* context_slider_ = nullptr;
   CountBox* context_ = nullptr;
@@ -163,7 +171,8 @@ class MainWindow : public QMainWindow {
   QString kv_dtypes_key_;                 ///< the engine and model the dtype items were checked for
   QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
   QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
-  bool remember_ = false;                 ///< restoreSettings() was called: save the geometry on close
+  RecentFiles* recent_ = nullptr;
+  bool remember_ = false;  ///< restoreSettings() was called: save the geometry on close
 };
 
 }  // namespace kvplan::gui
