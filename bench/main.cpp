@@ -293,7 +293,7 @@ int run_check(const Resolved& r) {
     for (const auto& c : check_suite(*b, r.sweep.seed)) {
       char line[400];
       std::snprintf(line, sizeof line, "%-10s %-4s %-72s %s (max abs err %.2g, allowed %.2g)%s%s\n",
-                    b->name().c_str(), to_string(b->dtype()).c_str(), c.name.c_str(),
+                    b->name().c_str(), std::string(kvplan::name(b->dtype())).c_str(), c.name.c_str(),
                     c.passed ? "ok    " : "FAILED", c.max_abs_err, c.allowed, c.detail.empty() ? "" : ": ",
                     c.detail.c_str());
       print(line);

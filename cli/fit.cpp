@@ -1,15 +1,13 @@
 #include "fit.hpp"
 
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/speed.hpp"
+#include "render.hpp"
 
 namespace kvplan::cli {
 
@@ -32,18 +30,6 @@ std::vector<std::uint64_t> counts(const std::string& text, const char* flag) {
   if (text.empty()) return out;
   for (const auto& part : split(text)) out.push_back(parse_count(part, flag));
   return out;
-}
-
-/// A positive finite number; `at_most_one`: in (0, 1].
-double positive(const std::string& text, const char* flag, bool at_most_one) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v <= 0.0 ||
-      (at_most_one && v > 1.0))
-    throw Error(flag, std::string(at_most_one ? "must be a number in (0, 1]" : "must be a positive number") +
-                          ", got '" + text + "'");
-  return v;
 }
 
 std::string kv_name(const KvDtypes& t) {
@@ -124,8 +110,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
 void add_fit_options(CLI::App& app, FitOptions& o) {
   add_model_options(app, o.model, true);
   add_engine_options(app, o.engine, false);
-  app.add_option("--context", o.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
-  app.add_option("--users", o.users, "concurrent sequences (default 1)");
+  add_capacity_options(app, o);
   app.add_option("--gpu", o.gpus,
                  "GPU preset ids to search, repeatable or comma-separated (default: every preset)");
   app.add_option("--max-gpus", o.max_gpus, "most GPUs in all, replicas included (default 64)");
@@ -136,9 +121,6 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
       "--kv-dtype", o.kv_dtype,
       "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
   app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the model's)");
-  app.add_option("--gpu-util", o.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
-  app.add_option("--overhead", o.overhead, "runtime reserve per GPU (default 1 GiB)");
-  app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
   app.add_option("--price-per-gpu-hour", o.price, "rank by cost per million output tokens at this price");
   app.add_option("--ttft", o.ttft,
                  "keep layouts whose time to first token (one context-long prompt) is at most S seconds");
@@ -149,8 +131,6 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
   app.add_option("--compute-efficiency", o.compute_eff, "share of dense bf16 peak reached (default 0.5)");
   app.add_option("--link-efficiency", o.link_eff,
                  "share of link bandwidth an all-reduce reaches (default 0.7)");
-  app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
-  app.add_flag("--json", o.json, "one JSON object");
 }
 
 FitRequest build_fit_request(const FitOptions& o) {
@@ -177,22 +157,26 @@ FitRequest build_fit_request(const FitOptions& o) {
   else
     for (const auto& item : o.gpus)
       for (const auto& id : split(item)) r.gpus.push_back(presets::find_gpu(id));
-  if (!o.gpu_util.empty()) r.deployment.gpu_memory_utilization = positive(o.gpu_util, "--gpu-util", true);
+  if (!o.gpu_util.empty())
+    r.deployment.gpu_memory_utilization = parse_positive(o.gpu_util, "--gpu-util", true);
   if (!o.overhead.empty()) r.deployment.reserve = parse_bytes(o.overhead, "--overhead");
-  if (!o.weights.empty() && o.weights != "auto") r.deployment.weights = parse_bytes(o.weights, "--weights");
-  if (!o.price.empty()) r.price_per_gpu_hour = positive(o.price, "--price-per-gpu-hour", false);
-  if (!o.ttft.empty()) r.max_ttft_s = positive(o.ttft, "--ttft", false);
-  if (!o.tpot.empty()) r.max_tpot_s = positive(o.tpot, "--tpot", false);
+  refuse_weights_with_weight_dtype(o.weights, o.weight_dtype);
+  if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_bytes(o.weights, "--weights");
+  if (!o.price.empty()) r.price_per_gpu_hour = parse_positive(o.price, "--price-per-gpu-hour", false);
+  if (!o.ttft.empty()) r.max_ttft_s = parse_positive(o.ttft, "--ttft", false);
+  if (!o.tpot.empty()) r.max_tpot_s = parse_positive(o.tpot, "--tpot", false);
   r.top = parse_count(o.top, "--top");
-  if (!o.mem_eff.empty()) r.efficiency.memory = positive(o.mem_eff, "--bandwidth-efficiency", true);
-  if (!o.compute_eff.empty()) r.efficiency.compute = positive(o.compute_eff, "--compute-efficiency", true);
-  if (!o.link_eff.empty()) r.efficiency.link = positive(o.link_eff, "--link-efficiency", true);
+  if (!o.mem_eff.empty()) r.efficiency.memory = parse_positive(o.mem_eff, "--bandwidth-efficiency", true);
+  if (!o.compute_eff.empty())
+    r.efficiency.compute = parse_positive(o.compute_eff, "--compute-efficiency", true);
+  if (!o.link_eff.empty()) r.efficiency.link = parse_positive(o.link_eff, "--link-efficiency", true);
   return r;
 }
 
 int run_fit(const FitOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   const FitRequest r = build_fit_request(o);
+  warn(r.model.warnings);
   const FitResult res = fit(r);
   const auto& m = r.model;
   if (o.json) {

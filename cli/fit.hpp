@@ -13,14 +13,12 @@
 
 namespace kvplan::cli {
 
-struct FitOptions {
+struct FitOptions : CapacityOptions {
   ModelOptions model;
   EngineCliOptions engine;
-  std::string context = "4096", users = "1", max_gpus = "64", tp, pp, kv_dtype, weight_dtype, gpu_util,
-              overhead, weights, price, ttft, tpot, top = "10", mem_eff, compute_eff, link_eff;
+  std::string max_gpus = "64", tp, pp, kv_dtype, weight_dtype, price, ttft, tpot, top = "10", mem_eff,
+              compute_eff, link_eff;
   std::vector<std::string> gpus;
-  std::string units = "iec";
-  bool json = false;
 };
 
 /// Every option of `fit`.

@@ -2,7 +2,6 @@
 // Each subcommand has an options struct, a setup_x(App&) and a run_x(const XOptions&) (CLI11's
 // subcom_in_files pattern). main has the one try block: every error is one line on stderr, exit 2.
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -26,9 +25,6 @@ void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-void warn(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
-}
 
 /// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
 std::string user_mark(bool user, const std::filesystem::path& path) {
@@ -36,6 +32,7 @@ std::string user_mark(bool user, const std::filesystem::path& path) {
 }
 
 int run_models() {
+  presets::check_presets();  // a broken GPU preset too: listing is where a user looks for mistakes
   std::string out;
   for (const auto& p : presets::list_models())
     out += fmt::format("{:<22} {:<44} {}{}\n", printable(p.id), printable(p.hf_repo), printable(p.name),
@@ -45,6 +42,7 @@ int run_models() {
 }
 
 int run_gpus() {
+  presets::check_presets();  // a broken model preset too
   std::string out;
   for (const auto& [g, path, user] : presets::list_gpu_presets())
     out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id),
@@ -67,6 +65,7 @@ Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliO
 int run_show(const ShowOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
+  warn(p.inputs.model.warnings);
   print(o.json ? dump(layout_json(p)) + "\n" : layout_text(p, u));
   return 0;
 }
@@ -94,6 +93,7 @@ int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   // --speculative-config is taken by every command with engine options: the drafter's layers count.
   ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
+  warn(m.warnings);
   apply_streaming(o.streaming, m);
   EngineOptions engine = resolve_engine(o.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
@@ -119,19 +119,15 @@ int run_compare(const CompareOptions& o) {
 
 int run_prefill(const PrefillOptions& o) {
   const ModelSpec m = resolve_model(o.model, nullptr);
+  warn(m.warnings);
   if (o.prompt.empty()) throw Error("--prompt", "missing");
   const std::uint64_t n = parse_tokens(o.prompt, "--prompt").value;
   const std::uint64_t vs = o.vs.empty() ? 0 : parse_tokens(o.vs, "--vs").value;
   std::optional<Gpu> gpu;
   if (!o.gpu.empty()) gpu = presets::find_gpu(o.gpu);
   if (!o.vs.empty() && vs == 0) throw Error("--vs", "must be positive");
-  char* end = nullptr;
-  errno = 0;
-  const double eff = std::strtod(o.efficiency.c_str(), &end);
   // Checked whether or not a time is asked for: a value is never silently ignored.
-  if (o.efficiency.empty() || end != o.efficiency.c_str() + o.efficiency.size() || errno == ERANGE ||
-      !std::isfinite(eff) || eff <= 0.0 || eff > 1.0)
-    throw Error("--efficiency", "must be a number in (0, 1], got '" + o.efficiency + "'");
+  const double eff = parse_positive(o.efficiency, "--efficiency", true);
   const PrefillFlops f = prefill_flops(m, n);
   std::optional<PrefillComparison> c;
   if (vs != 0) c = compare_prefill(m, n, vs);

@@ -2,6 +2,9 @@
 
 #include "kvplan/options.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,6 +14,14 @@
 #include "kvplan/streaming.hpp"
 
 namespace kvplan::cli {
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_auto(std::string_view text) { return lowercase(text) == "auto"; }
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
   auto* m = app.add_option(
@@ -101,9 +112,9 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
 namespace {
 /// A KV type by name, with the engines' own names: auto (the model's dtype) and fp8_ds_mla (vLLM).
 DType kv_type(const std::string& text, const char* field, const ModelSpec& m, EngineOptions* engine) {
-  if (text == "auto")
+  if (is_auto(text))
     return m.dtype == DType::fp32 ? DType::fp16 : m.dtype;  // vLLM: fp32 models serve in fp16
-  if (text == "fp8_ds_mla") {
+  if (lowercase(text) == "fp8_ds_mla") {
     if (engine == nullptr || engine->engine != Engine::vllm)
       throw Error(field, "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
     engine->fp8_ds_mla = true;
@@ -128,9 +139,16 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
     t.k = kv_type(o.k_dtype, "--k-dtype", m, engine);
     t.v = kv_type(o.v_dtype, "--v-dtype", m, engine);
   }
+  // A state type for a model without recurrent layers would change nothing: refused, not ignored.
+  const bool recurrent = std::any_of(m.layers.begin(), m.layers.end(),
+                                     [](const LayerGroup& g) { return has_state(g.attention); });
   const auto state_type = [&](const std::string& text, const char* field) -> std::optional<DType> {
-    if (text.empty() || text == "auto") return std::nullopt;
-    return parse_dtype(text, field);
+    if (text.empty() || is_auto(text)) return std::nullopt;
+    const DType d = parse_dtype(text, field);
+    if (!recurrent)
+      throw Error(field, "applies to a model with recurrent (Mamba, linear-attention, conv) layers; " +
+                             m.name + " has none");
+    return d;
   };
   t.state = state_type(o.mamba_cache_dtype, "--mamba-cache-dtype");
   t.ssm_state = state_type(o.mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
@@ -166,14 +184,23 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   }
 }
 
+void add_capacity_options(CLI::App& app, CapacityOptions& o) {
+  app.add_option("--context", o.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
+  app.add_option("--users", o.users, "concurrent sequences (default 1)");
+  app.add_option("--gpu-util", o.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
+  app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
+  app.add_option("--overhead", o.overhead, "runtime reserve per GPU (default 1 GiB)");
+  app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
+  app.add_flag("--json", o.json, "one JSON object");
+}
+
 void add_size_options(CLI::App& app, SizeOptions& o) {
   add_model_options(app, o.model, false);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
   add_streaming_options(app, o.streaming);
   auto& d = o.deploy;
-  app.add_option("--context", d.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
-  app.add_option("--users", d.users, "concurrent sequences (default 1)");
+  add_capacity_options(app, d);
   app.add_option("--gpu", d.gpu, "GPU preset id (see `kvplan gpus`)");
   app.add_option("--gpu-memory", d.gpu_memory, "memory per GPU (bytes, or with GiB/MiB/GB/MB)");
   app.add_option(
@@ -181,15 +208,11 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
       "GPUs in all (default tp x pp; more make data-parallel replicas; alone, tensor parallel over them)");
   app.add_option("--tp", d.tp, "tensor-parallel size");
   app.add_option("--pp", d.pp, "pipeline-parallel stages");
-  app.add_option("--gpu-util", d.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
-  app.add_option("--weights", d.weights, "weights of the whole model (size, or auto)");
-  app.add_option("--overhead", d.overhead, "runtime reserve per GPU (default 1 GiB)");
-  app.add_option("--units", d.units, "iec (GiB, default) or si (GB)");
-  app.add_flag("--json", d.json, "one JSON object");
   // Data-parallel attention with expert parallel: its own block.
   app.add_option("--dp-attention", d.dp_attention,
                  "MoE: attention as N data-parallel ranks of tp/N GPUs, experts over tp (SGLang --dp N "
-                 "--enable-dp-attention; vLLM --data-parallel-size N --enable-expert-parallel)");
+                 "--enable-dp-attention; vLLM --data-parallel-size N --enable-expert-parallel); 1 (the "
+                 "default) is off, on any model");
 }
 
 void reject_empty_values(const CLI::App& app) {
@@ -206,7 +229,7 @@ void reject_empty_values(const CLI::App& app) {
 EngineOptions resolve_engine(const EngineCliOptions& o) {
   EngineOptions e;
   e.engine = parse_engine(o.engine, "--engine");
-  e.version = o.version;
+  e.version = lowercase(o.version);  // as every enum-like value: case-insensitive ("V1" is v1)
   if (e.engine == Engine::ideal && !o.version.empty())
     throw Error("--engine-version", "applies to an engine other than ideal");
   // Each option given: parsed by its kind, and refused unless it applies to the engine (core's rule).
@@ -220,11 +243,7 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
     if (spec.kind == OptionKind::flag) {
       e.*std::get<bool EngineOptions::*>(spec.member) = true;
     } else if (spec.kind == OptionKind::ratio) {
-      char* end = nullptr;
-      const double x = std::strtod(v->second.c_str(), &end);
-      if (end != v->second.c_str() + v->second.size() || !std::isfinite(x) || x <= 0.0 || x > 1.0)
-        throw Error(flag, "must be a number in (0, 1], got '" + v->second + "'");
-      e.*std::get<double EngineOptions::*>(spec.member) = x;
+      e.*std::get<double EngineOptions::*>(spec.member) = parse_positive(v->second, flag, true);
     } else {
       e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = spec.kind == OptionKind::tokens
                                                                      ? parse_tokens(v->second, flag).value
@@ -234,6 +253,13 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   return e;
 }
 
+void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype) {
+  if (!weights.empty() && !is_auto(weights) && !weight_dtype.empty())
+    throw Error(
+        "--weight-dtype",
+        "give --weight-dtype or --weights SIZE, not both (--weights sets the bytes whatever the type)");
+}
+
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
   if (o.weight_dtype.empty()) return;
   m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
@@ -241,22 +267,24 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
 }
 
 UnitSystem resolve_units(const std::string& units) {
-  if (units == "iec") return UnitSystem::iec;
-  if (units == "si") return UnitSystem::si;
+  const std::string u = lowercase(units);
+  if (u == "iec") return UnitSystem::iec;
+  if (u == "si") return UnitSystem::si;
   throw Error("--units", "must be iec or si, got '" + units + "'");
 }
 
-namespace {
-double parse_fraction(const std::string& text, const char* field) {
+double parse_positive(const std::string& text, std::string_view flag, bool at_most_one) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
+  const std::string got = ", got '" + text + "'";
   if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-    throw Error(field, "must be a number in (0, 1], got '" + text + "'");
-  if (v <= 0.0 || v > 1.0) throw Error(field, "must be in (0, 1], got '" + text + "'");
+    throw Error(std::string(flag),
+                (at_most_one ? "must be a number in (0, 1]" : "must be a positive number") + got);
+  if (v <= 0.0 || (at_most_one && v > 1.0))
+    throw Error(std::string(flag), (at_most_one ? "must be in (0, 1]" : "must be a positive number") + got);
   return v;
 }
-}  // namespace
 
 ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
   if (text.empty()) return m;
@@ -337,9 +365,11 @@ PlanInputs build_inputs(const SizeOptions& o) {
   // Data-parallel attention (checked against tp and the model by make_plan).
   if (!d.dp_attention.empty()) in.deployment.dp_attention = parse_count(d.dp_attention, "--dp-attention");
 
-  if (!d.gpu_util.empty()) in.deployment.gpu_memory_utilization = parse_fraction(d.gpu_util, "--gpu-util");
+  if (!d.gpu_util.empty())
+    in.deployment.gpu_memory_utilization = parse_positive(d.gpu_util, "--gpu-util", true);
   if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");
-  if (!d.weights.empty() && d.weights != "auto") {
+  refuse_weights_with_weight_dtype(d.weights, o.dtypes.weight_dtype);
+  if (!d.weights.empty() && !is_auto(d.weights)) {
     in.deployment.weights = parse_bytes(d.weights, "--weights");
     // Each GPU holds its weights and the reserve: the sum must exist for any split.
     (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value,

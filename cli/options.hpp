@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -41,12 +42,17 @@ struct StreamingOptions {
   std::string sink_tokens, recent_window;
 };
 
-/// Deployment and capacity.
-struct DeployOptions {
-  std::string context = "4096", users = "1";
-  std::string gpu, gpu_memory, gpus, tp, pp, gpu_util, weights, overhead;
+/// What `size` and `fit` share, with one help text each: the request (--context, --users), the memory
+/// the engine takes (--gpu-util, --weights, --overhead) and the output (--units, --json).
+struct CapacityOptions {
+  std::string context = "4096", users = "1", gpu_util, weights, overhead;
   std::string units = "iec";
   bool json = false;
+};
+
+/// Deployment and capacity.
+struct DeployOptions : CapacityOptions {
+  std::string gpu, gpu_memory, gpus, tp, pp;
   std::string dp_attention;  ///< --dp-attention N (DP attention with expert parallel)
 };
 
@@ -82,6 +88,17 @@ struct PrefillOptions {
   bool json = false;
 };
 
+/// ASCII lower case: every enum-like value (--units, --engine, --engine-version, dtype names, "auto")
+/// is read case-insensitively, as presets and GPU ids are.
+std::string lowercase(std::string_view text);
+/// Whether a value is "auto", in any case.
+bool is_auto(std::string_view text);
+/// A positive finite decimal number (--ttft, --price-per-gpu-hour); `at_most_one`: a share in (0, 1]
+/// (--gpu-util, --efficiency, engine ratios). Throws kvplan::Error(flag, ...): "must be a number in
+/// (0, 1], got 'x'" / "must be a positive number, got 'x'" for text that is no such number, "must be in
+/// (0, 1], got 'x'" for a share out of range.
+double parse_positive(const std::string& text, std::string_view flag, bool at_most_one = false);
+
 void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
 /// --sink-tokens and --recent-window.
@@ -91,6 +108,8 @@ void add_streaming_options(CLI::App& app, StreamingOptions& o);
 void apply_streaming(const StreamingOptions& o, ModelSpec& m);
 /// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
+/// --context, --users, --gpu-util, --weights, --overhead, --units and --json.
+void add_capacity_options(CLI::App& app, CapacityOptions& o);
 /// Every option of `size` (model, dtypes, engine, deployment, --units, --json): the CLI and the
 /// fuzz harness wire the same command.
 void add_size_options(CLI::App& app, SizeOptions& o);
@@ -112,6 +131,9 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
 /// The engine options.
 EngineOptions resolve_engine(const EngineCliOptions& o);
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m);
+/// --weights SIZE with --weight-dtype: the size would win silently, so the pair is refused
+/// (Error("--weight-dtype", ...) naming both flags); --weights auto goes with any --weight-dtype.
+void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype);
 UnitSystem resolve_units(const std::string& units);
 /// Everything `size` needs.
 PlanInputs build_inputs(const SizeOptions& o);

@@ -1,10 +1,16 @@
 #include "render.hpp"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "kvplan/format.hpp"
 
 namespace kvplan::cli {
+
+void warn(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
+}
 
 namespace {
 using nlohmann::json;

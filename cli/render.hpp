@@ -22,4 +22,8 @@ nlohmann::json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens contex
 std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
                          const std::vector<VariantFigures>& rows, UnitSystem u);
 
+/// Each warning as one line on stderr, "kvplan: warning: ...", made printable (format.hpp): every
+/// command prints its model's warnings (a Hub fallback to a preset, an unmodelled quant_method).
+void warn(const std::vector<std::string>& warnings);
+
 }  // namespace kvplan::cli

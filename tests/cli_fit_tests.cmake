@@ -21,13 +21,14 @@ kvplan_cli_ok("size json speed" "\"speed\": [{].*\"tpot_s\": [0-9.e-]+"
   size llama-3.1-8b --gpu h100-sxm --json)
 
 kvplan_cli_bad("fit max-gpus 0" "^kvplan: error: --max-gpus: must be positive" fit llama-3.1-8b --max-gpus 0)
-kvplan_cli_bad("fit tp the model cannot take" "^kvplan: error: --tp: 3: " fit llama-3.1-8b --tp 3)
+# The reason names the size once (it said "--tp: 3: 3 does not divide"): 32 heads, 3 does not divide them.
+kvplan_cli_bad("fit tp the model cannot take" "^kvplan: error: --tp: 3 does not divide num_attention_heads 32\n$" fit llama-3.1-8b --tp 3)
 kvplan_cli_bad("fit pp past the layers" "^kvplan: error: --pp: 33 stages exceed" fit llama-3.1-8b --pp 33)
 kvplan_cli_bad("fit unknown gpu" "^kvplan: error: --gpu: unknown GPU 'nope'" fit llama-3.1-8b --gpu h100-sxm,nope)
 kvplan_cli_bad("fit bad kv dtype" "^kvplan: error: --kv-dtype: " fit llama-3.1-8b --kv-dtype bf16,nope)
 kvplan_cli_bad("fit negative price" "^kvplan: error: --price-per-gpu-hour: must be a positive number" fit llama-3.1-8b --price-per-gpu-hour -1)
 kvplan_cli_bad("fit bad ttft" "^kvplan: error: --ttft: must be a positive number, got 'soon'" fit llama-3.1-8b --ttft soon)
-kvplan_cli_bad("fit efficiency past 1" "^kvplan: error: --bandwidth-efficiency: must be a number in \\(0, 1\\]" fit llama-3.1-8b --bandwidth-efficiency 1.5)
+kvplan_cli_bad("fit efficiency past 1" "^kvplan: error: --bandwidth-efficiency: must be in \\(0, 1\\], got '1.5'" fit llama-3.1-8b --bandwidth-efficiency 1.5)
 kvplan_cli_bad("fit without a model" "MODEL" fit)
 
 # StreamingLLM's cap (--sink-tokens, --recent-window) on size and compare: Llama-3.1-8B keeps 4 + 1,020 = 1,024

@@ -56,7 +56,9 @@ kvplan_cli_bad("malformed json" "malformed.json: malformed JSON" size ${KVPLAN_F
 kvplan_cli_bad("empty file" "empty.json: is empty" size ${KVPLAN_FIXTURES}/empty.json)
 kvplan_cli_bad("unknown architecture" "unknown-arch.json: /num_attention_heads: missing" size ${KVPLAN_FIXTURES}/unknown-arch.json)
 kvplan_cli_bad("zero users" "--users: must be positive" size llama-3.1-8b --users 0)
-kvplan_cli_bad("negative context" "--context: must not be negative" size llama-3.1-8b --context -5)
+# A token count is positive: a negative one says so with its text, "-0" is 0.
+kvplan_cli_bad("negative context" "^kvplan: error: --context: must be positive, got '-5'\n$" size llama-3.1-8b --context -5)
+kvplan_cli_bad("context minus zero" "^kvplan: error: --context: must be positive\n$" size llama-3.1-8b --context -0)
 kvplan_cli_bad("kv heads do not divide heads" "--kv-heads: 3 does not divide --heads 8" size --layers 2 --heads 8 --kv-heads 3 --head-dim 64)
 kvplan_cli_bad("tp does not divide heads" "--tp: 3 does not divide num_attention_heads 64" size llama-3.1-70b --tp 3)
 # DP attention (--dp-attention): N divides tp, MoE models only, not under llama.cpp.
@@ -176,3 +178,57 @@ kvplan_cli_ok("show with the MTP layer" "bytes per token \\(all cached layers\\)
 # --gpus alone is tensor parallel over the GPUs: a count the heads do not take is --gpus's error.
 kvplan_cli_bad("gpus alone that the heads do not take" "--gpus: without --tp means tensor parallel over the GPUs of a replica, and 3 does not divide num_attention_heads 32"
   size llama-3.1-8b --gpus 3)
+
+# A fresh user's findings (listing, dtypes, GGUF dispatch, wording; flag pairs, case).
+# Listing commands read every user preset file, model and GPU alike: a broken one is an error naming it.
+kvplan_cli_bad("user presets: models reports a malformed GPU preset"
+  "^kvplan: error: [^\n]*presets-malformed-gpu/gpus/broken.json: malformed JSON"
+  --presets ${KVPLAN_FIXTURES}/presets-malformed-gpu models)
+kvplan_cli_bad("user presets: gpus reports a malformed GPU preset"
+  "^kvplan: error: [^\n]*presets-malformed-gpu/gpus/broken.json: malformed JSON"
+  --presets ${KVPLAN_FIXTURES}/presets-malformed-gpu gpus)
+kvplan_cli_bad("user presets: models reports a bad GPU preset"
+  "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
+  --presets ${KVPLAN_FIXTURES}/presets-bad-gpu models)
+kvplan_cli_bad("user presets: gpus reports a bad model preset"
+  "presets-bad-config/models/bad-config.json /config: /num_hidden_layers: "
+  --presets ${KVPLAN_FIXTURES}/presets-bad-config gpus)
+kvplan_cli_bad("user presets: --presets of a file" "^kvplan: error: --presets: [^\n]*empty.json: is not a folder\n$"
+  --presets ${KVPLAN_FIXTURES}/empty.json models)
+# torch_dtype / dtype is checked, never taken as bf16 when it is not a type (with --weight-dtype too).
+kvplan_cli_bad("config torch_dtype not a type"
+  "^kvplan: error: bad-torch-dtype.json: /torch_dtype: unknown dtype 'float13' \\(bfloat16, float16, float32\\)\n$"
+  size ${KVPLAN_FIXTURES}/bad-torch-dtype.json)
+kvplan_cli_bad("config torch_dtype not a type, with --weight-dtype" "bad-torch-dtype.json: /torch_dtype: unknown dtype 'float13'"
+  size ${KVPLAN_FIXTURES}/bad-torch-dtype.json --weight-dtype fp8)
+kvplan_cli_bad("config dtype a number" "^kvplan: error: bad-dtype-number.json: /dtype: must be a string, got a number\n$"
+  show ${KVPLAN_FIXTURES}/bad-dtype-number.json)
+# --weights SIZE would win over --weight-dtype silently: the pair is refused, on size and fit.
+kvplan_cli_bad("weights with weight-dtype" "^kvplan: error: --weight-dtype: give --weight-dtype or --weights SIZE, not both"
+  size llama-3.1-8b --weights 16GB --weight-dtype fp8)
+kvplan_cli_bad("fit weights with weight-dtype" "^kvplan: error: --weight-dtype: give --weight-dtype or --weights SIZE, not both"
+  fit llama-3.1-8b --gpu h100-sxm --weights 16GB --weight-dtype fp8)
+# --weights auto is the architecture at the weight type: 8,030,261,248 params x 1 B (fp8) = 8,030,261,248 B.
+kvplan_cli_ok("weights auto with weight-dtype" "\"weights_bytes\": 8030261248"
+  size llama-3.1-8b --weights AUTO --weight-dtype fp8 --json)
+# The recurrent state's type on a model without recurrent layers would change nothing: refused.
+kvplan_cli_bad("mamba-cache-dtype on a model without recurrent layers"
+  "^kvplan: error: --mamba-cache-dtype: applies to a model with recurrent \\(Mamba, linear-attention, conv\\) layers; Llama 3.1 8B has none\n$"
+  size llama-3.1-8b --mamba-cache-dtype fp32)
+kvplan_cli_bad("mamba-ssm-cache-dtype on a model without recurrent layers" "^kvplan: error: --mamba-ssm-cache-dtype: applies to a model with recurrent"
+  show llama-3.1-8b --mamba-ssm-cache-dtype fp32)
+kvplan_cli_ok("mamba-cache-dtype on a hybrid model" "AI21 Jamba 1.5 Mini" show jamba-1.5-mini --mamba-cache-dtype fp32)
+# --dp-attention 1 is DP attention off, on any model and engine (N > 1 needs MoE): 32 layers x 8 KV heads
+# x 128 x 2 (K, V) x 2 B = 131,072 B per token either way.
+kvplan_cli_ok("dp-attention 1 on a dense model is off" "\"bytes_per_token\": 131072.*\"dp_attention\": 1"
+  size llama-3.1-8b --dp-attention 1 --json)
+kvplan_cli_ok("dp-attention 1 under llama.cpp is off" "\"bytes_per_token\": 131072"
+  size llama-3.1-8b --dp-attention 1 --engine llamacpp --json)
+# Named values are case-insensitive everywhere, as --engine always was.
+kvplan_cli_ok("units in capitals" "2.62 MB \\(2,621,440 B\\)"
+  size --layers 80 --heads 64 --head-dim 128 --kv-dtype fp16 --context 4096 --units SI)
+kvplan_cli_ok("engine, version and kv dtype in capitals" "GPU KV cache size: 422,944 tokens"
+  size llama-3.1-8b --engine VLLM --engine-version V1 --kv-dtype AUTO --kv-memory 51.63GiB --context 131072)
+# A file named .gguf without the GGUF magic is not read as JSON.
+kvplan_cli_bad("gguf without the magic" "^kvplan: error: random-bytes.gguf: magic: not a GGUF file"
+  size ${KVPLAN_FIXTURES}/random-bytes.gguf)

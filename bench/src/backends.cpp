@@ -13,15 +13,6 @@
 
 namespace kvplan::bench {
 
-std::string to_string(Dtype t) {
-  switch (t) {
-    case Dtype::fp64: return "fp64";
-    case Dtype::fp32: return "fp32";
-    case Dtype::bf16: return "bf16";
-  }
-  return "?";
-}
-
 std::uint64_t available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;
@@ -37,7 +28,7 @@ namespace {
 class CpuBackend : public Backend {
  public:
   explicit CpuBackend(const CpuOptions& o) : opt_(o) {}
-  [[nodiscard]] Dtype dtype() const override { return Dtype::fp32; }
+  [[nodiscard]] DType dtype() const override { return DType::fp32; }
   [[nodiscard]] bool is_gpu() const override { return false; }
 
   [[nodiscard]] std::string unavailable(const Shape& s) const override {

@@ -355,7 +355,7 @@ class CudaBackend : public Backend {
     if (start_ != nullptr) cudaEventDestroy(start_);
     if (stop_ != nullptr) cudaEventDestroy(stop_);
   }
-  [[nodiscard]] Dtype dtype() const override { return Dtype::bf16; }
+  [[nodiscard]] DType dtype() const override { return DType::bf16; }
   [[nodiscard]] bool is_gpu() const override { return true; }
 
   [[nodiscard]] std::string unavailable(const Shape& s) const override {

@@ -94,7 +94,7 @@ class Unavailable final : public Backend {
  public:
   Unavailable(std::string name, std::string reason) : name_(std::move(name)), reason_(std::move(reason)) {}
   [[nodiscard]] std::string name() const override { return name_; }
-  [[nodiscard]] Dtype dtype() const override { return Dtype::bf16; }
+  [[nodiscard]] DType dtype() const override { return DType::bf16; }
   [[nodiscard]] bool is_gpu() const override { return true; }
   [[nodiscard]] std::string unavailable(const Shape&) const override { return reason_; }
   [[nodiscard]] std::uint64_t extra_bytes(const Shape&) const override { return 0; }

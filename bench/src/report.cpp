@@ -81,7 +81,7 @@ json fit_json(const RunResult& r, std::uint64_t threshold) {
 }
 
 json gemm_json(const GemmResult& g) {
-  return {{"library", g.library}, {"dtype", g.dtype},
+  return {{"library", g.library}, {"dtype", kvplan::name(g.dtype)},
           {"m", g.size},          {"n", g.size},
           {"k", g.size},          {"time_s", time_json(g.time)},
           {"tflops", g.tflops},   {"tflops_best", g.tflops_best},
@@ -102,7 +102,7 @@ json run_json(const RunResult& r, const Report& rep) {
     points.push_back(std::move(j));
   }
   json j{{"backend", r.backend},
-         {"dtype", to_string(r.dtype)},
+         {"dtype", kvplan::name(r.dtype)},
          {"hardware", r.gpu ? "gpu" : "cpu"},
          {"batch", r.shape.batch},
          {"heads", r.shape.heads},
@@ -209,10 +209,10 @@ json to_json(const Report& r) {
 }
 
 std::string run_text(const RunResult& r) {
-  std::string out = r.backend + " (" + to_string(r.dtype) + "): batch " + std::to_string(r.shape.batch) +
-                    ", heads " + std::to_string(r.shape.heads) + ", kv_heads " +
-                    std::to_string(r.shape.kv_heads) + ", head_dim " + std::to_string(r.shape.head_dim) +
-                    (r.shape.causal ? ", causal" : ", not causal") + "\n";
+  std::string out = r.backend + " (" + std::string(kvplan::name(r.dtype)) + "): batch " +
+                    std::to_string(r.shape.batch) + ", heads " + std::to_string(r.shape.heads) +
+                    ", kv_heads " + std::to_string(r.shape.kv_heads) + ", head_dim " +
+                    std::to_string(r.shape.head_dim) + (r.shape.causal ? ", causal" : ", not causal") + "\n";
   out += "  check against fp64 (" + r.check.name + "): " +
          (r.check.skipped  ? "cannot run"
           : r.check.passed ? "ok"
@@ -251,8 +251,8 @@ std::string run_text(const RunResult& r) {
     out += "\n";
   }
   if (r.gemm)
-    out += "  GEMM in the same rounds: " + r.gemm->library + " " + r.gemm->dtype + " " +
-           std::to_string(r.gemm->size) + ": " + fmt("%.4f", r.gemm->tflops) + " TFLOP/s, best " +
+    out += "  GEMM in the same rounds: " + r.gemm->library + " " + std::string(kvplan::name(r.gemm->dtype)) +
+           " " + std::to_string(r.gemm->size) + ": " + fmt("%.4f", r.gemm->tflops) + " TFLOP/s, best " +
            fmt("%.4f", r.gemm->tflops_best) + " (" + std::to_string(r.gemm->time.count) + " runs)\n";
   return out;
 }
@@ -262,9 +262,9 @@ std::string gemm_text(const Report& r) {
   if (r.gemm.empty()) return out;
   out += "plain GEMM on the same machine (m = n = k):\n";
   for (const auto& g : r.gemm)
-    out += "  " + g.library + " " + g.dtype + " " + std::to_string(g.size) + " (" + g.when +
-           "): " + fmt("%.4f", g.tflops) + " TFLOP/s, best " + fmt("%.4f", g.tflops_best) + " (median " +
-           seconds_text(g.time.median) + "; " + g.note + ")\n";
+    out += "  " + g.library + " " + std::string(kvplan::name(g.dtype)) + " " + std::to_string(g.size) + " (" +
+           g.when + "): " + fmt("%.4f", g.tflops) + " TFLOP/s, best " + fmt("%.4f", g.tflops_best) +
+           " (median " + seconds_text(g.time.median) + "; " + g.note + ")\n";
   for (const auto& run : r.runs)
     if (run.backend == "cpu-tiled" || run.backend == "cuda-tiled")
       if (const auto c = compare_with_gemm(run, r.gemm))

@@ -142,7 +142,7 @@ RunResult run_sweep(Backend& b, const SweepOptions& o, const std::vector<std::ui
         continue;
       }
       {
-        const Inputs in = random_inputs(s, o.seed + n, b.dtype() == Dtype::bf16);
+        const Inputs in = random_inputs(s, o.seed + n, b.dtype() == DType::bf16);
         q.backend->prepare(s, in.q, in.k, in.v);
         for (int w = 0; w < std::max(1, o.warmup); ++w) q.backend->run();
         const Comparison c =
@@ -185,7 +185,7 @@ RunResult run_sweep(Backend& b, const SweepOptions& o, const std::vector<std::ui
   }
   if (gemm && !gemm_seconds.empty()) {
     GemmResult g{gemm->library(),
-                 "fp32",
+                 DType::fp32,
                  gemm->size(),
                  summarize(gemm_seconds),
                  0,
@@ -216,28 +216,29 @@ void fit_run(RunResult& r, std::uint64_t fit_min_n) {
 std::vector<GemmResult> gemm_baselines(const SweepOptions& o, bool cpu, bool gpu, const std::string& when,
                                        const Log& log) {
   std::vector<GemmResult> out;
-  const auto add = [&](std::string lib, std::string dtype, std::uint64_t size, const std::vector<double>& t,
+  const auto add = [&](std::string lib, DType dtype, std::uint64_t size, const std::vector<double>& t,
                        std::string note) {
-    GemmResult g{std::move(lib), std::move(dtype), size, summarize(t), 0.0, 0.0, std::move(note), when};
+    GemmResult g{std::move(lib), dtype, size, summarize(t), 0.0, 0.0, std::move(note), when};
     const double flops =
         2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size);
     g.tflops = flops / g.time.median / 1e12;
     g.tflops_best = flops / g.time.min / 1e12;
     if (log)
-      log("GEMM " + g.library + " " + g.dtype + " " + std::to_string(size) + " (" + when +
-          "): " + fmt("%.4g TFLOP/s", g.tflops));
+      log("GEMM " + g.library + " " + std::string(kvplan::name(g.dtype)) + " " + std::to_string(size) + " (" +
+          when + "): " + fmt("%.4g TFLOP/s", g.tflops));
     out.push_back(std::move(g));
   };
   const int repeats = std::max(3, o.repeats);
   if (cpu) {
-    add("Eigen", "fp32", o.cpu_gemm_size, eigen_gemm_seconds(o.cpu_gemm_size, repeats),
+    add("Eigen", DType::fp32, o.cpu_gemm_size, eigen_gemm_seconds(o.cpu_gemm_size, repeats),
         "Eigen " + machine_info().eigen + ", " + std::to_string(cpu_threads()) + " threads");
     if (const auto t = openblas_gemm_seconds(o.cpu_gemm_size, repeats))
-      add("OpenBLAS", "fp32", o.cpu_gemm_size, *t, "cblas_sgemm, kernels " + machine_info().openblas_core);
+      add("OpenBLAS", DType::fp32, o.cpu_gemm_size, *t,
+          "cblas_sgemm, kernels " + machine_info().openblas_core);
   }
   if (gpu) {
     try {
-      add("cuBLAS", "bf16", o.gpu_gemm_size, cuda_gemm_seconds(o.gpu_gemm_size, repeats),
+      add("cuBLAS", DType::bf16, o.gpu_gemm_size, cuda_gemm_seconds(o.gpu_gemm_size, repeats),
           "cublasGemmEx bf16 in and out, fp32 compute");
     } catch (const std::exception& e) {
       if (log) log(std::string("GEMM cuBLAS: ") + e.what());
@@ -259,9 +260,9 @@ std::optional<GemmComparison> compare_with_gemm(const RunResult& r, const std::v
     }
   if (best == nullptr || !(rate(*best) > 0)) return std::nullopt;
   const double attention = use_min ? p->tflops_best : p->tflops;
-  return GemmComparison{
-      best->library + " " + best->dtype + " " + std::to_string(best->size) + " (" + best->when + ")",
-      rate(*best), attention, p->n, attention / rate(*best)};
+  return GemmComparison{best->library + " " + std::string(kvplan::name(best->dtype)) + " " +
+                            std::to_string(best->size) + " (" + best->when + ")",
+                        rate(*best), attention, p->n, attention / rate(*best)};
 }
 
 }  // namespace kvplan::bench

@@ -25,15 +25,20 @@ struct Decimal {
   u128 digits = 0;     // all digits as an integer
   unsigned scale = 0;  // number of digits after the point
   std::string_view suffix;
+  bool negative = false;  // a leading '-': the caller's rule decides (-0 is zero, not negative)
 };
 
 Decimal parse_decimal(std::string_view text, std::string_view field) {
   const std::string f(field);
   text = trim(text);
   if (text.empty()) throw Error(f, "is empty");
-  if (text.front() == '-') throw Error(f, "must not be negative");
-  if (text.front() == '+') text.remove_prefix(1);
   Decimal d;
+  if (text.front() == '-') {
+    d.negative = true;
+    text.remove_prefix(1);
+  } else if (text.front() == '+') {
+    text.remove_prefix(1);
+  }
   std::size_t i = 0;
   bool any = false, point = false;
   for (; i < text.size(); ++i) {
@@ -101,6 +106,7 @@ void throw_overflow(std::string_view field) {
 
 Bytes parse_bytes(std::string_view text, std::string_view field) {
   const Decimal d = parse_decimal(text, field);
+  if (d.negative && d.digits != 0) throw Error(std::string(field), "must not be negative");
   const std::string u = lower(d.suffix);
   std::uint64_t unit = 0;
   if (u.empty() || u == "b")
@@ -131,6 +137,9 @@ Bytes parse_bytes(std::string_view text, std::string_view field) {
 
 Tokens parse_tokens(std::string_view text, std::string_view field) {
   const Decimal d = parse_decimal(text, field);
+  // A token count is positive: "-5" says so, as parse_count does; "-0" is 0, refused below.
+  if (d.negative && d.digits != 0)
+    throw Error(std::string(field), "must be positive, got '" + std::string(trim(text)) + "'");
   const std::string u = lower(d.suffix);
   std::uint64_t unit = 0;
   if (u.empty())

@@ -62,6 +62,15 @@ void add_once(std::vector<PresetDir>& dirs, const fs::path& dir, bool user) {
   const fs::path full = fs::absolute(dir, ec);
   dirs.push_back({ec ? dir : full.lexically_normal(), user});
 }
+
+/// Throws kvplan::Error(`field`, ...) unless `dir` is a folder (or a link to one): "no such folder"
+/// when nothing is there, "is not a folder" when something else (a file) is.
+void require_folder(const fs::path& dir, const char* field) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  const bool exists = fs::exists(fs::symlink_status(dir, ec));
+  throw Error(field, dir.string() + (exists ? ": is not a folder" : ": no such folder"));
+}
 }  // namespace
 
 void set_option_preset_dirs(std::vector<fs::path> dirs) { option_dirs() = std::move(dirs); }
@@ -84,7 +93,7 @@ std::vector<PresetDir> preset_dirs() {
   // The built-in folder goes in first so that add_once sees it, and moves to the end below.
   out.push_back({builtin_presets_dir(), false});
   for (const auto& d : option_dirs()) {
-    if (!fs::is_directory(d, ec)) throw Error("--presets", d.string() + ": no such folder");
+    require_folder(d, "--presets");
     add_once(out, d, true);
   }
   const std::string list = env("KVPLAN_PRESETS");
@@ -93,7 +102,7 @@ std::vector<PresetDir> preset_dirs() {
     const fs::path d = list.substr(start, end - start);
     start = end + 1;
     if (d.empty()) continue;
-    if (!fs::is_directory(d, ec)) throw Error("KVPLAN_PRESETS", d.string() + ": no such folder");
+    require_folder(d, "KVPLAN_PRESETS");
     add_once(out, d, true);
   }
   if (const fs::path d = user_data_dir(); !d.empty() && fs::is_directory(d, ec)) add_once(out, d, true);

@@ -143,7 +143,9 @@ std::vector<ModelPreset> list_models() {
 }
 
 ModelSpec load_model_file(const fs::path& path) {
-  if (is_gguf_file(path)) return load_gguf_file(path);
+  // A file named .gguf is read as GGUF whatever it holds, so that one without the magic is reported as
+  // not a GGUF file (gguf.cpp), not as malformed JSON.
+  if (is_gguf_file(path) || lower(path.extension().string()) == ".gguf") return load_gguf_file(path);
   const json j = read_json_file(path);
   const std::string origin = path.filename().string();
   if (is_preset(j)) return from_preset(j, origin);
@@ -234,6 +236,11 @@ std::vector<GpuPreset> list_gpu_presets() {
     }
   }
   return out;
+}
+
+void check_presets() {
+  (void)list_models();
+  (void)list_gpu_presets();
 }
 
 std::vector<Gpu> list_gpus() {

@@ -9,6 +9,7 @@
 
 using namespace kvplan::bench;
 using Catch::Matchers::WithinAbs;
+using kvplan::DType;
 
 namespace {
 
@@ -96,7 +97,7 @@ TEST_CASE("CPU versions against the fp64 reference on random data", "[bench][att
       Case{{1, 2, 1, 300, 16, true, 0.0}, {128, 96}}, Case{{1, 1, 1, 260, 8, true, 0.0}, {200, 256}});
   const Inputs in = random_inputs(c.shape, 42);
   const auto ref = reference(c.shape, in.q, in.k, in.v);
-  const Tolerance tol = tolerance(Dtype::fp32);
+  const Tolerance tol = tolerance(DType::fp32);
   INFO("n " << c.shape.n << " d " << c.shape.head_dim << " causal " << c.shape.causal << " tiles "
             << c.tiles.rows << "x" << c.tiles.cols);
   const Comparison a = compare(naive(c.shape, in.q, in.k, in.v), ref, tol);

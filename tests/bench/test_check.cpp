@@ -10,6 +10,7 @@
 #include "kvplan/error.hpp"
 
 using namespace kvplan::bench;
+using kvplan::DType;
 
 namespace {
 
@@ -18,7 +19,7 @@ namespace {
 class PaddingBackend final : public Backend {
  public:
   [[nodiscard]] std::string name() const override { return "padded-cpu"; }
-  [[nodiscard]] Dtype dtype() const override { return Dtype::fp32; }
+  [[nodiscard]] DType dtype() const override { return DType::fp32; }
   [[nodiscard]] bool is_gpu() const override { return false; }
   [[nodiscard]] std::uint64_t padded_head_dim(std::uint64_t d) const override {
     return d <= 64 ? 64 : d <= 128 ? 128 : 0;
@@ -109,16 +110,26 @@ TEST_CASE("random inputs: reproducible, unit variance, bf16 on request", "[bench
   for (std::size_t i = 0; i < r.q.size(); ++i) CHECK(r.q[i] == round_to_bf16(a.q[i]));
 }
 
+TEST_CASE("tolerance: the kernels' types, and a type without a kernel refused", "[bench][check]") {
+  // The two kernels' types (check.hpp): fp32 1e-5 / 1e-4, bf16 2e-2 / 2e-2.
+  CHECK(tolerance(DType::fp32).abs == 1e-5);
+  CHECK(tolerance(DType::bf16).rel == 2e-2);
+  // Core's DType has types no backend computes in: one line naming the type, never a zero tolerance.
+  CHECK_THROWS_WITH(tolerance(DType::fp16),
+                    "dtype: kvplan-bench has no attention kernel for fp16 (fp32 on the CPU, bf16 on CUDA)");
+  CHECK_THROWS_AS(tolerance(DType::q8_0), kvplan::Error);
+}
+
 TEST_CASE("spot check catches a wrong row", "[bench][check]") {
   const Shape s{.batch = 1, .heads = 2, .kv_heads = 2, .n = 50, .head_dim = 16, .causal = true};
   const Inputs in = random_inputs(s, 5);
   std::vector<float> o(q_elements(s));
   attention_tiled(s, in.q, in.k, in.v, o, {16, 16});
   std::size_t rows = 0;
-  CHECK(spot_check(s, in.q, in.k, in.v, o, tolerance(Dtype::fp32), 9, &rows).passed);
+  CHECK(spot_check(s, in.q, in.k, in.v, o, tolerance(DType::fp32), 9, &rows).passed);
   CHECK(rows == 6);                                  // 2 heads x (first, last, one chosen)
   o[(1 * s.n + s.n - 1) * s.head_dim + 3] += 0.01f;  // head 1, last row: always checked
-  const Comparison c = spot_check(s, in.q, in.k, in.v, o, tolerance(Dtype::fp32), 9);
+  const Comparison c = spot_check(s, in.q, in.k, in.v, o, tolerance(DType::fp32), 9);
   CHECK_FALSE(c.passed);
   CHECK(c.worst_index == (1 * s.n + s.n - 1) * s.head_dim + 3);
 }

@@ -7,6 +7,7 @@
 using namespace kvplan::bench;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
+using kvplan::DType;
 
 namespace {
 std::string error_of(const nlohmann::json& j) {
@@ -138,9 +139,9 @@ TEST_CASE("tiled attention against the best GEMM on the same hardware", "[bench]
   large.tflops = 0.05;
   r.points = {small, large};
   std::vector<GemmResult> gemm(3);
-  gemm[0] = {"Eigen", "fp32", 2048, {}, 0.08, 0.09, "", "before"};
-  gemm[1] = {"OpenBLAS", "fp32", 2048, {}, 0.10, 0.12, "", "after"};
-  gemm[2] = {"cuBLAS", "bf16", 8192, {}, 700.0, 750.0, "", "before"};  // other hardware: ignored
+  gemm[0] = {"Eigen", DType::fp32, 2048, {}, 0.08, 0.09, "", "before"};
+  gemm[1] = {"OpenBLAS", DType::fp32, 2048, {}, 0.10, 0.12, "", "after"};
+  gemm[2] = {"cuBLAS", DType::bf16, 8192, {}, 700.0, 750.0, "", "before"};  // other hardware: ignored
   const auto c = compare_with_gemm(r, gemm);
   REQUIRE(c);
   CHECK(c->n == 4096);  // the largest n
@@ -154,7 +155,7 @@ TEST_CASE("tiled attention against the best GEMM on the same hardware", "[bench]
   CHECK_THAT(m->ratio, WithinRel(0.5, 1e-12));
   CHECK(m->gemm_tflops == 0.12);
   // A GEMM timed in the run's own rounds wins over the faster one measured apart: 0.06 / 0.1.
-  r.gemm = GemmResult{"OpenBLAS", "fp32", 2048, {}, 0.05, 0.10, "", "interleaved"};
+  r.gemm = GemmResult{"OpenBLAS", DType::fp32, 2048, {}, 0.05, 0.10, "", "interleaved"};
   const auto own = compare_with_gemm(r, gemm);
   REQUIRE(own);
   CHECK(own->gemm == "OpenBLAS fp32 2048 (interleaved)");

@@ -183,6 +183,11 @@ def case_llama_gated(run, server):
         fail(f"gated, preset: {j['model']} {j['weights_source']}")
     if "HF_TOKEN" not in json.dumps(j.get("warnings", [])) + p.stderr:
         fail("gated, preset: no warning naming HF_TOKEN: " + p.stdout[:2000] + p.stderr)
+    # Every command says so, in one line (show printed nothing, and planned the preset silently).
+    p = run("show", "meta-llama/Llama-3.1-8B")
+    if p.returncode != 0 or p.stderr.count("\n") != 1 or not p.stderr.startswith("kvplan: warning: Hugging Face Hub: ") \
+            or "HF_TOKEN" not in p.stderr or "the preset llama-3.1-8b is used instead" not in p.stderr:
+        fail("gated, preset, show: not one warning line: " + p.stderr)
     # With the token from the file huggingface_hub writes ($HF_HOME/token).
     os.makedirs(os.path.join(run.tmp, "hf-home"), exist_ok=True)
     with open(os.path.join(run.tmp, "hf-home", "token"), "w") as f:

@@ -123,7 +123,7 @@ kvplan_bounded("--kv-heads empty" ${kvplan} 2 "^kvplan: error: --kv-heads: is em
 kvplan_bounded("--window empty" ${kvplan} 2 "^kvplan: error: --window: is empty\n$"
   OPTIONS -DOUT_EMPTY=1 "-DSHELL_TAIL=--window ''" ARGS size --layers 2 --heads 8 --head-dim 64)
 kvplan_bounded("--efficiency out of range without --gpu" ${kvplan} 2
-  "^kvplan: error: --efficiency: must be a number in \\(0, 1\\], got '5'\n$"
+  "^kvplan: error: --efficiency: must be in \\(0, 1\\], got '5'\n$"
   OPTIONS -DOUT_EMPTY=1 ARGS prefill llama-3.1-8b --prompt 1000 --efficiency 5)
 # 2^64 - 1 B of weights plus the default 1 GiB reserve per GPU overflows: the error names the flag.
 kvplan_bounded("weights past 2^64 with the reserve" ${kvplan} 2 "^kvplan: error: --weights: overflows 64-bit arithmetic\n$"

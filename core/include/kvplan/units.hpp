@@ -71,11 +71,12 @@ enum class UnitSystem { iec, si };
 /// (B, KB, MB, GB, TB = 10^3..10^12; KiB, MiB, GiB, TiB = 2^10..2^40; case-insensitive,
 /// optional space) is converted exactly and rounded down to whole bytes
 /// ("6.51GiB" = floor(651 * 2^30 / 100)).
-/// Throws kvplan::Error(field, reason) for anything else, negative values or overflow.
+/// Throws kvplan::Error(field, reason) for anything else, negative values ("-0" is 0) or overflow.
 Bytes parse_bytes(std::string_view text, std::string_view field = "size");
 
 /// Parses a positive token count: a plain integer, or with suffix k/K (x1000) or Ki (x1024)
-/// ("32k" = 32000, "128Ki" = 131072). Throws kvplan::Error(field, reason) when not a positive integer.
+/// ("32k" = 32000, "128Ki" = 131072). Throws kvplan::Error(field, reason) when not a positive integer:
+/// "must be positive" for 0 and "-0", "must be positive, got '-5'" for a negative one.
 Tokens parse_tokens(std::string_view text, std::string_view field = "tokens");
 
 /// Parses a positive integer count (layers, heads, users, tp ...): digits only, > 0, fits uint64.

@@ -69,7 +69,9 @@ struct ModelPreset {
 /// listed or looked up; two presets with one id in the same folder are an error naming both files.
 std::vector<ModelPreset> list_models();
 
-/// Loads a model file: a kvplan preset (an object with "config") or a bare Hugging Face config.json.
+/// Loads a model file: a GGUF file (the GGUF magic, or a name ending .gguf: one without the magic is
+/// an error saying it is not a GGUF file), a kvplan preset (an object with "config") or a bare Hugging
+/// Face config.json. Throws kvplan::Error naming the file.
 ModelSpec load_model_file(const std::filesystem::path& path);
 
 /// Resolves MODEL as the CLI takes it: an existing file path (a GGUF file, a config.json), a model folder
@@ -88,6 +90,12 @@ struct GpuPreset {
 /// All GPU presets of preset_dirs(): the built-in ones in their file's order, a user GPU with a
 /// built-in id in that one's place, other user GPUs after them. Same rules as list_models().
 std::vector<GpuPreset> list_gpu_presets();
+
+/// Reads every preset file of preset_dirs(), model and GPU alike, as list_models() and
+/// list_gpu_presets() do, and throws the first problem (kvplan::Error naming the file and the JSON
+/// path). `kvplan models` and `kvplan gpus` call it, so that a broken preset file of either kind is an
+/// error whichever kind is listed, not only once a command happens to use that kind.
+void check_presets();
 
 /// The GPUs of list_gpu_presets().
 std::vector<Gpu> list_gpus();

@@ -6,17 +6,15 @@
 namespace kvplan::presets::hf {
 
 namespace {
+/// The model dtype: torch_dtype, or transformers' newer "dtype", of the language model's object, then
+/// of the top level; absent everywhere: bf16. Every key present is checked, so that "float13" or 42 is
+/// an error naming its JSON path (Reader::dtype), never taken as bf16.
 DType dtype_from_config(const Reader& r, const Reader& top) {
+  std::optional<DType> found;
   for (const Reader* rd : {&r, &top})
-    for (const auto* key : {"torch_dtype", "dtype"}) {
-      const json* v = rd->get(key);
-      if (v == nullptr || !v->is_string()) continue;
-      const auto s = v->get<std::string>();
-      if (s == "bfloat16") return DType::bf16;
-      if (s == "float16") return DType::fp16;
-      if (s == "float32") return DType::fp32;
-    }
-  return DType::bf16;
+    for (const auto* key : {"torch_dtype", "dtype"})
+      if (const auto t = rd->dtype(key); t && !found) found = t;
+  return found.value_or(DType::bf16);
 }
 
 /// quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep

@@ -11,13 +11,9 @@
 #include <vector>
 
 #include "kvplan/bench/shape.hpp"
+#include "kvplan/dtype.hpp"
 
 namespace kvplan::bench {
-
-/// The element type a backend computes in; it decides the tolerance of the checks.
-enum class Dtype { fp64, fp32, bf16 };
-/// "fp64", "fp32", "bf16".
-std::string to_string(Dtype t);
 
 /// Options the CPU backends share.
 struct CpuOptions {
@@ -39,7 +35,9 @@ class Backend {
 
   /// "cpu-naive", "cpu-tiled", "cuda-naive", "cuda-tiled".
   [[nodiscard]] virtual std::string name() const = 0;
-  [[nodiscard]] virtual Dtype dtype() const = 0;
+  /// The element type it computes in, core's DType: fp32 (CPU) or bf16 (CUDA); it decides the
+  /// tolerance of the checks (check.hpp, tolerance).
+  [[nodiscard]] virtual DType dtype() const = 0;
   [[nodiscard]] virtual bool is_gpu() const = 0;
   /// The head_dim this backend runs a problem of head_dim d at: d, or the next size it has a kernel
   /// for (callers zero-pad Q, K and V and pass an explicit scale); 0 when it has none.

@@ -17,9 +17,10 @@ struct Tolerance {
   double abs = 0;
   double rel = 0;
 };
-/// Per dtype: fp64 1e-12 / 1e-12; fp32 1e-5 / 1e-4 (exp and sums of up to 32k terms in fp32);
-/// bf16 2e-2 / 2e-2 (8-bit mantissa: P and O rounded to bf16 cost about 0.4% each).
-Tolerance tolerance(Dtype t);
+/// Per dtype of the backends' kernels: fp32 1e-5 / 1e-4 (exp and sums of up to 32k terms in fp32);
+/// bf16 2e-2 / 2e-2 (8-bit mantissa: P and O rounded to bf16 cost about 0.4% each). Any other type
+/// has no kernel here: throws kvplan::Error("dtype", ...) naming it and the two that have one.
+Tolerance tolerance(DType t);
 
 /// Result of comparing an output with its reference.
 struct Comparison {

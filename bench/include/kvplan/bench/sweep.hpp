@@ -63,9 +63,9 @@ struct PointResult {
 
 /// A plain GEMM measured next to the attention backends.
 struct GemmResult {
-  std::string library;     ///< "Eigen", "OpenBLAS", "cuBLAS"
-  std::string dtype;       ///< "fp32", "bf16"
-  std::uint64_t size = 0;  ///< m = n = k
+  std::string library;        ///< "Eigen", "OpenBLAS", "cuBLAS"
+  DType dtype = DType::fp32;  ///< fp32 (Eigen, OpenBLAS) or bf16 (cuBLAS)
+  std::uint64_t size = 0;     ///< m = n = k
   TimeStats time;
   double tflops = 0;       ///< 2 size^3 / median / 1e12
   double tflops_best = 0;  ///< 2 size^3 / min / 1e12
@@ -75,7 +75,7 @@ struct GemmResult {
 /// One backend x head_dim x mask.
 struct RunResult {
   std::string backend;
-  Dtype dtype = Dtype::fp32;
+  DType dtype = DType::fp32;
   bool gpu = false;
   Shape shape;      ///< batch, heads, kv_heads, head_dim, causal; n is 0
   CheckCase check;  ///< random data against fp64 before any timing (n = 300)
