@@ -29,6 +29,16 @@ TEST_CASE("byte sizes parse exactly", "[units]") {
   CHECK_THROWS_AS(parse_bytes("abc"), Error);
 }
 
+TEST_CASE("a minus sign: -0 is zero, anything else negative", "[units]") {
+  // Bytes may be 0 (--overhead 0): "-0" and "-0GiB" are 0 B; a negative size is refused as such.
+  CHECK(parse_bytes("-0", "--overhead").value == 0);
+  CHECK(parse_bytes("-0GiB", "--overhead").value == 0);
+  CHECK_THROWS_WITH(parse_bytes("-1GiB", "--gpu-memory"), "--gpu-memory: must not be negative");
+  // Tokens are positive: "-0" is 0, refused as 0 is; "-5" says what it got.
+  CHECK_THROWS_WITH(parse_tokens("-0", "--context"), "--context: must be positive");
+  CHECK_THROWS_WITH(parse_tokens("-5", "--context"), "--context: must be positive, got '-5'");
+}
+
 TEST_CASE("token counts and counts parse", "[units]") {
   CHECK(parse_tokens("4096").value == 4096);
   CHECK(parse_tokens("32k").value == 32000);
