@@ -197,7 +197,7 @@ kvplan_cli_bad("user presets: --presets of a file" "^kvplan: error: --presets: [
   --presets ${KVPLAN_FIXTURES}/empty.json models)
 # torch_dtype / dtype is checked, never taken as bf16 when it is not a type (with --weight-dtype too).
 kvplan_cli_bad("config torch_dtype not a type"
-  "^kvplan: error: bad-torch-dtype.json: /torch_dtype: unknown dtype 'float13' \\(bfloat16, float16, float32\\)\n$"
+  "^kvplan: error: bad-torch-dtype.json: /torch_dtype: unknown dtype 'float13' \\(bfloat16, float16, float32, float8_e4m3fn, float8_e5m2\\)\n$"
   size ${KVPLAN_FIXTURES}/bad-torch-dtype.json)
 kvplan_cli_bad("config torch_dtype not a type, with --weight-dtype" "bad-torch-dtype.json: /torch_dtype: unknown dtype 'float13'"
   size ${KVPLAN_FIXTURES}/bad-torch-dtype.json --weight-dtype fp8)

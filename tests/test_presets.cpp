@@ -87,6 +87,17 @@ TEST_CASE("HF config keys, one architecture at a time", "[presets][hf]") {
     CHECK(m.layers[0].attention.num_key_value_heads == 8);
     CHECK(m.layers[0].attention.head_dim_k == 64);
   }
+  SECTION("torch_dtype: torch's names, fp8 included; an unknown one is an error") {
+    json j = llama_like();
+    j["torch_dtype"] = "float8_e4m3fn";  // torch.float8_e4m3fn: 1 byte per weight
+    CHECK(load(j).weight_dtype == DType::fp8_e4m3);
+    j["torch_dtype"] = "float8_e5m2";
+    CHECK(load(j).weight_dtype == DType::fp8_e5m2);
+    j["torch_dtype"] = "float16";
+    CHECK(load(j).weight_dtype == DType::fp16);
+    j["torch_dtype"] = "float64";
+    CHECK(error_of(j).find("/torch_dtype: unknown dtype 'float64'") != std::string::npos);
+  }
   SECTION("an explicit head_dim wins over hidden / heads") {
     json j = llama_like();
     j["head_dim"] = 128;

@@ -509,9 +509,12 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
   const auto num = [](std::uint64_t v) { return std::to_string(v); };
 
   const bool by_flags = s.source.kind == ModelSource::Kind::custom || architecture_edited(s);
+  // --weights SIZE sets the weight bytes whatever the type, and the CLI refuses --weight-dtype with it.
+  const bool weights_given = in.deployment.weights.has_value() || by_flags;
   if (!by_flags) {
     a.push_back(s.source.ref);
-    if (weight_dtype_overridden(s)) opt("--weight-dtype", std::string(name(m.weight_dtype)));
+    if (weight_dtype_overridden(s) && !weights_given)
+      opt("--weight-dtype", std::string(name(m.weight_dtype)));
   } else {
     const std::vector<LayerGroup> groups = compress(m.layers);
     if (groups.size() != 1)
@@ -529,7 +532,6 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
     opt("--kv-heads", num(at.num_key_value_heads));
     opt("--head-dim", num(at.head_dim_k));
     if (at.kind == AttentionKind::sliding) opt("--window", num(at.window));
-    if (m.weight_dtype != ModelSpec{}.weight_dtype) opt("--weight-dtype", std::string(name(m.weight_dtype)));
   }
 
   const EngineOptions& e = in.engine;

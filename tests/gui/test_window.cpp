@@ -182,7 +182,7 @@ class WindowTest : public QObject {
     engine->setCurrentText(QStringLiteral("vllm"));
     QVERIFY(block->isVisibleTo(&w));
     QVERIFY(!ubatch->isVisibleTo(&w));
-    QCOMPARE(version->count(), 3);  // v1 (default), 0.20, v0
+    QCOMPARE(version->count(), 4);  // v1 (default), 0.20, 0.26, v0
     block->setValue(32);
     QCOMPARE(c.inputs().engine.block_size, 32ULL);
     version->setCurrentIndex(version->findData(QStringLiteral("v0")));

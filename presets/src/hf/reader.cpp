@@ -119,8 +119,12 @@ std::optional<DType> Reader::dtype(std::string_view key) const {
   if (*s == "bfloat16") return DType::bf16;
   if (*s == "float16" || *s == "half") return DType::fp16;
   if (*s == "float32" || *s == "float") return DType::fp32;
+  // torch's 8-bit float names (torch.float8_e4m3fn; the fnuz variants of ROCm), as some fp8
+  // checkpoints write their torch_dtype.
+  if (*s == "float8_e4m3fn" || *s == "float8_e4m3fnuz") return DType::fp8_e4m3;
+  if (*s == "float8_e5m2" || *s == "float8_e5m2fnuz") return DType::fp8_e5m2;
   if (*s == "auto") return std::nullopt;
-  fail(key, "unknown dtype '" + *s + "' (bfloat16, float16, float32)");
+  fail(key, "unknown dtype '" + *s + "' (bfloat16, float16, float32, float8_e4m3fn, float8_e5m2)");
 }
 
 std::optional<Reader> Reader::object(std::string_view key) const {
