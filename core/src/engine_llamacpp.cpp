@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "engine_common.hpp"
+#include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan {
@@ -151,7 +152,7 @@ std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std
                                        const EngineOptions& o, std::string_view version) {
   using engine_detail::mul;
   if (!d.iswa() || o.swa_full) return per_stream;
-  const std::uint64_t ubatch = o.ubatch ? o.ubatch : 512;
+  const std::uint64_t ubatch = o.ubatch ? o.ubatch : engine_defaults::kLlamacppUbatch;
   const auto scaled = mul(d.n_swa, o.kv_unified ? n_seq : 1);
   const auto want = scaled ? engine_detail::add(*scaled, ubatch) : scaled;
   if (!want) return std::nullopt;

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "engine_common.hpp"
+#include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan {
@@ -89,7 +90,9 @@ std::uint64_t sglang_tokens(const Cells& c, std::uint64_t memory, std::uint64_t 
 class SglangPolicy final : public PolicyBase {
  public:
   SglangPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
-      : PolicyBase(m, t, p, o), c_(sglang_cells(m, t, p)), page_(o.block_size ? o.block_size : 1) {}
+      : PolicyBase(m, t, p, o),
+        c_(sglang_cells(m, t, p)),
+        page_(o.block_size ? o.block_size : engine_defaults::kSglangPageSize) {}
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     return bytes(c_.cell, n, len.value, 1);
   }

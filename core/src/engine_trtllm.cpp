@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "engine_common.hpp"
+#include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan {
@@ -51,7 +52,7 @@ class TrtllmPolicy final : public PolicyBase {
   TrtllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
       : PolicyBase(m, t, p, o),
         stages_(trtllm_stage_bytes(m, t, p, &windowed_)),
-        tpb_(o.block_size ? o.block_size : 32) {  // llmapi KvCacheConfig.tokens_per_block
+        tpb_(o.block_size ? o.block_size : engine_defaults::kTrtllmTokensPerBlock) {
     for (const Bytes b : stages_) bpt_ = std::max(bpt_, b);
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {

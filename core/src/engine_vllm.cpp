@@ -29,6 +29,7 @@
 #include <limits>
 
 #include "engine_common.hpp"
+#include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan {
@@ -36,8 +37,8 @@ namespace kvplan {
 namespace {
 using namespace engine_detail;
 
-constexpr std::uint64_t kDefaultBlockSize = 16;              // vllm/platforms/cuda.py check_and_update_config
-constexpr std::uint64_t kDefaultMaxNumBatchedTokens = 8192;  // vllm serve on large GPUs (V1)
+constexpr std::uint64_t kDefaultBlockSize = engine_defaults::kVllmBlockSize;
+constexpr std::uint64_t kDefaultMaxNumBatchedTokens = engine_defaults::kVllmMaxNumBatchedTokens;
 
 /// One layer's KV cache spec as vLLM builds it.
 struct Spec {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "engine_defaults.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
 
@@ -23,22 +24,23 @@ constexpr std::array<std::uint64_t, 5> defaults(
 }
 constexpr std::array<std::uint64_t, 5> kNoDefault{};
 
-// One record per engine option; the engines' own defaults are in each help text, in engine_default (for
-// the front ends to show) and in the policies (core/src/engine_<name>.cpp: vLLM kDefaultBlockSize and
-// kDefaultMaxNumBatchedTokens, SGLang page_size 1, TensorRT-LLM tokens_per_block 32, llama.cpp n_ubatch 512).
+// One record per engine option; the engines' own defaults come from engine_defaults.hpp, which the
+// policies use too (engine_default, for the front ends to show), and are named in each help text.
 const std::array<EngineOptionSpec, 8> kEngineOptions{{
     {"block_size", "--block-size", "Block / page size",
      "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)", OptionKind::count,
      &EngineOptions::block_size, kMaxEngineBlockSize,
      bit(Engine::vllm) | bit(Engine::sglang) | bit(Engine::trtllm), "",
-     defaults({{Engine::vllm, 16}, {Engine::sglang, 1}, {Engine::trtllm, 32}})},
+     defaults({{Engine::vllm, engine_defaults::kVllmBlockSize},
+               {Engine::sglang, engine_defaults::kSglangPageSize},
+               {Engine::trtllm, engine_defaults::kTrtllmTokensPerBlock}})},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "Max batched tokens",
      "vLLM: sliding-window reserve (default 8192)", OptionKind::tokens,
      &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0",
-     defaults({{Engine::vllm, 8192}})},
+     defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens}})},
     {"ubatch", "--ubatch", "Micro-batch (n_ubatch)", "llama.cpp n_ubatch (default 512)", OptionKind::count,
      &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), "",
-     defaults({{Engine::llamacpp, 512}})},
+     defaults({{Engine::llamacpp, engine_defaults::kLlamacppUbatch}})},
     {"swa_full", "--swa-full", "Full-size SWA cache", "llama.cpp: full-size cache for sliding-window layers",
      OptionKind::flag, &EngineOptions::swa_full, 0, bit(Engine::llamacpp), ""},
     {"kv_unified", "--kv-unified", "Unified KV stream", "llama.cpp: one KV stream shared by all sequences",
