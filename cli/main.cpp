@@ -2,6 +2,7 @@
 // Each subcommand has an options struct, a setup_x(App&) and a run_x(const XOptions&) (CLI11's
 // subcom_in_files pattern). main has the one try block: every error is one line on stderr, exit 2.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -244,6 +245,9 @@ int finish_output(int rc) {
 
 int main(int argc, char** argv) {
   using namespace kvplan::cli;
+  // A closed pipe (`kvplan fit ... | head`) makes a write fail with EPIPE instead of killing the process,
+  // so it ends as the README says: exit code 1 with one line (flush_stdout below).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"kvplan: KV-cache capacity planner for LLM inference"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kvplan 0.1.0");

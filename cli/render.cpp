@@ -122,6 +122,8 @@ std::string engine_text(const EngineResult& e, UnitSystem u) {
 }
 
 std::string row(std::string_view label, const std::string& value) {
+  // A label as wide as the column keeps two spaces before its value ("...engine rules)  160 GiB").
+  if (label.size() >= 38) return fmt::format("  {}  {}\n", label, value);
   return fmt::format("  {:<38}{}\n", label, value);
 }
 }  // namespace

@@ -232,3 +232,21 @@ kvplan_cli_ok("engine, version and kv dtype in capitals" "GPU KV cache size: 422
 # A file named .gguf without the GGUF magic is not read as JSON.
 kvplan_cli_bad("gguf without the magic" "^kvplan: error: random-bytes.gguf: magic: not a GGUF file"
   size ${KVPLAN_FIXTURES}/random-bytes.gguf)
+
+# A value given twice is searched once: the ranking never lists one layout twice. tp 4, pp 1, bf16 KV on
+# H100s: 4 GPUs hold 15 of the 16 users (size llama-3.1-70b tp4 capacity above), 8 (two replicas of 8
+# users) hold all: 2 layouts judged, 1 fits. With the repeats kept (2 GPUs x 2 tp x 2 dtypes) it was 16
+# and 8, and rows 1 and 2 were the same layout.
+kvplan_cli_ok("fit a value given twice is searched once" "\"fitting\": 1,.*\"layouts_judged\": 2,"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --gpu h100-sxm --tp 4,4 --pp 1
+  --kv-dtype bf16,bf16 --top 2 --json)
+# A label as wide as the column keeps two spaces before its value.
+kvplan_cli_ok("size: a wide label keeps its value apart" "total \\(16 users, all GPUs, engine rules\\)  [0-9]"
+  size llama-3.1-70b --engine vllm --gpu h100-sxm --tp 4 --context 32768 --users 16)
+# A closed pipe ends the run with exit code 1 and one line, not SIGPIPE (the output, over 64 KiB, cannot
+# all fit in the pipe's buffer before `head` closes it).
+add_test(NAME "cli: a closed pipe is exit code 1"
+         COMMAND bash -c "\"$0\" fit llama-3.1-70b --context 32768 --users 16 --top 1000 --json | head -c 1 >/dev/null; echo \"rc=\${PIPESTATUS[0]}\""
+                 $<TARGET_FILE:kvplan>)
+set_tests_properties("cli: a closed pipe is exit code 1" PROPERTIES PASS_REGULAR_EXPRESSION "rc=1"
+                     ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")

@@ -253,6 +253,17 @@ TEST_CASE("unreadable configs name the key and the reason", "[presets][hf][error
   CHECK(error_of(j) == "test.json: /text_config: must be an object");
   CHECK(error_of(json::array()).find("must be a JSON object") != std::string::npos);
   j = llama_like();
+  j["num_local_experts"] = 8;  // a mixture of experts without its top-k
+  CHECK(error_of(j) ==
+        "test.json: /num_experts_per_tok: missing: a mixture-of-experts config (8 experts) needs the experts "
+        "routed per token");
+  j["num_experts_per_tok"] = 0;
+  CHECK(error_of(j) ==
+        "test.json: /num_experts_per_tok: must be positive in a mixture-of-experts config (8 "
+        "experts)");
+  j["num_experts_per_tok"] = 2;
+  CHECK(load(j).layers.front().mlp.experts_per_token == 2);
+  j = llama_like();
   j["model_type"] = "jamba";
   CHECK(error_of(j) == "test.json: /attn_layer_period: missing (required for this architecture)");
 }

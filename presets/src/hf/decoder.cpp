@@ -209,7 +209,8 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
       r.u64_any({"num_local_experts", "n_routed_experts", "num_experts"}).value_or(0);
   MlpSpec& moe = d.moe;
   moe = dense;
-  for (const auto k : {"num_experts_per_tok", "experts_per_token", "top_k", "moe_topk"}) {
+  for (const auto k : {"num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k",
+                       "moe_topk", "top_k_experts"}) {
     if (!r.has(k)) continue;
     moe.experts_per_token = r.u64(k).value_or(0);
     if (moe.experts_per_token > experts && experts > 0)
@@ -222,6 +223,18 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
           r.fail(e, "is 0, yet " + std::string(k) + " routes each token to " +
                         std::to_string(moe.experts_per_token) + " experts");
     break;
+  }
+  // A mixture of experts routes each token to top-k experts: without k the active parameters (prefill
+  // FLOPs, the weights a decode step reads) cannot be known, so 0 or a missing k is an error.
+  if (experts > 0 && moe.experts_per_token == 0) {
+    const char* key = "num_experts_per_tok";
+    for (const auto k : {"num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k",
+                         "moe_topk", "top_k_experts"})
+      if (r.has(k)) key = k;
+    r.fail(key, r.has(key) ? "must be positive in a mixture-of-experts config (" + std::to_string(experts) +
+                                 " experts)"
+                           : "missing: a mixture-of-experts config (" + std::to_string(experts) +
+                                 " experts) needs the experts routed per token");
   }
   d.sparse.assign(n_layers, experts > 0);
   if (experts > 0) {
