@@ -95,8 +95,8 @@ int run_compare(const CompareOptions& o) {
   // --speculative-config is taken by every command with engine options: the drafter's layers count.
   ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
   warn(m.warnings);
-  apply_streaming(o.streaming, m);
   EngineOptions engine = resolve_engine(o.engine);
+  apply_streaming(o.streaming, engine.engine, m);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
   // An overflow with the context is the context's; one at a single token is the model's.

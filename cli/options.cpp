@@ -62,8 +62,14 @@ void add_streaming_options(CLI::App& app, StreamingOptions& o) {
                  "StreamingLLM: most recent tokens kept by every full-attention layer (with --sink-tokens)");
 }
 
-void apply_streaming(const StreamingOptions& o, ModelSpec& m) {
+void apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m) {
   if (o.sink_tokens.empty() && o.recent_window.empty()) return;
+  // No serving engine keeps attention sinks plus a window in place of the full cache; under an engine's
+  // rules the capped layers would be planned as that engine's sliding windows, which it does not have.
+  if (engine != Engine::ideal)
+    throw Error(o.sink_tokens.empty() ? "--recent-window" : "--sink-tokens",
+                "StreamingLLM's cache is kvplan's exact layout only (--engine ideal); " +
+                    std::string(name(engine)) + " has no attention-sink cache");
   if (o.recent_window.empty()) throw Error("--recent-window", "missing (required with --sink-tokens)");
   if (o.sink_tokens.empty()) throw Error("--sink-tokens", "missing (required with --recent-window)");
   // 0 sinks is a plain recent window; parse_count refuses 0, so zero is read apart.
@@ -323,8 +329,8 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 PlanInputs build_inputs(const SizeOptions& o) {
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
-  apply_streaming(o.streaming, in.model);
   in.engine = resolve_engine(o.engine);
+  apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   if (!o.engine.kv_memory.empty()) {
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");

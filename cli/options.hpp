@@ -104,8 +104,9 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o);
 /// --sink-tokens and --recent-window.
 void add_streaming_options(CLI::App& app, StreamingOptions& o);
 /// Caps the model's full-attention layers at sink + recent tokens when both flags are given
-/// (with_attention_sinks); throws kvplan::Error naming the flag when only one is.
-void apply_streaming(const StreamingOptions& o, ModelSpec& m);
+/// (with_attention_sinks); throws kvplan::Error naming the flag when only one is, or when `engine` is
+/// not ideal (no engine has such a cache).
+void apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m);
 /// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
 /// --context, --users, --gpu-util, --weights, --overhead, --units and --json.

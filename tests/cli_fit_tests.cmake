@@ -45,3 +45,9 @@ kvplan_cli_bad("fit: a KV dtype the engine lacks" "--kv-dtype: llama.cpp cache t
   fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --engine llamacpp --kv-dtype fp8_e4m3)
 kvplan_cli_ok("fit: no vllm line for a type vLLM lacks" "\\(no vllm line: vLLM has no KV cache type q8_0"
   fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --kv-dtype q8_0)
+# No engine keeps attention sinks plus a window: under an engine's rules the cap is refused, naming the flag
+# (vLLM planned it as a sliding window of 1,024 + 8,192 batched tokens, SGLang ignored it).
+kvplan_cli_bad("attention sinks under an engine" "^kvplan: error: --sink-tokens: StreamingLLM's cache is kvplan's exact layout only \\(--engine ideal\\); vllm has no attention-sink cache"
+  size llama-3.1-70b --engine vllm --sink-tokens 4 --recent-window 1020 --context 32768)
+kvplan_cli_bad("attention sinks under an engine, compare" "^kvplan: error: --sink-tokens: .*sglang has no attention-sink cache"
+  compare llama-3.1-8b --engine sglang --sink-tokens 4 --recent-window 1020)
