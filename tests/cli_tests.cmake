@@ -145,8 +145,11 @@ kvplan_cli_bad("user presets: a bad config is reported by models" "presets-bad-c
   --presets ${KVPLAN_FIXTURES}/presets-bad-config models)
 kvplan_cli_bad("user presets: a bad GPU" "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
   --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size --gpu h100-sxm)
-kvplan_cli_bad("user presets: two with one id in a folder" "models/b.json: /id: 'twin' is also the id of [^\n]*models/a.json"
+kvplan_cli_bad("user presets: two with one id in a folder" "models/twin.json: /id: 'twin' is also the id of [^\n]*models/Twin.json"
   --presets ${KVPLAN_FIXTURES}/presets-same-id models)
+# A model preset is models/<id>.json: one whose id differs was listed, yet not found by its file's name.
+kvplan_cli_bad("user presets: an id other than the file name" "models/my-model.json: /id: 'other' differs from the file name 'my-model'"
+  --presets ${KVPLAN_FIXTURES}/presets-id-mismatch size my-model)
 kvplan_cli_bad("user presets: --presets of no folder" "^kvplan: error: --presets: [^\n]*no-such-dir: no such folder"
   --presets ${KVPLAN_FIXTURES}/no-such-dir models)
 kvplan_cli_bad("user presets: KVPLAN_PRESETS of no folder" "^kvplan: error: KVPLAN_PRESETS: [^\n]*no-such-dir: no such folder" models)

@@ -120,6 +120,11 @@ std::vector<ModelPreset> list_models() {
       if (dir.user) (void)from_preset(j, origin);
       ModelPreset p;
       p.id = str(j, "id", origin);
+      // Lookups go by id, and presets/README.md says the file is <id>.json: a preset whose id differs
+      // from its file name would be listed, yet not found by the name a user sees on disk.
+      if (p.id != path.stem().string())
+        throw Error(origin + ": /id", "'" + p.id + "' differs from the file name '" + path.stem().string() +
+                                          "' (a model preset is models/<id>.json)");
       p.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.id;
       p.hf_repo = str(j, "hf_repo", origin);
       if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
