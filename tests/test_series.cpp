@@ -70,6 +70,89 @@ TEST_CASE("series: max users against context", "[series]") {
   CHECK(s.contexts.size() == 3);
 }
 
+TEST_CASE("series: capacity series, worked by hand", "[series]") {
+  PlanInputs in = llama8b();
+  in.users = 2;
+  in.gpu = custom_gpu(Bytes{80ULL << 30});
+  in.kv_memory = Bytes{1ULL << 30};
+  const std::vector<Tokens> contexts{Tokens{1024}, Tokens{4096}, Tokens{1ULL << 62}};
+  const CapacitySeries s = capacity_series(in, contexts);
+  // 2 users x 1,024 x 131,072 B = 268,435,456 B; at 4,096: 1,073,741,824 B. Max users as above: 8, 2.
+  CHECK(s.per_gpu == std::vector<Bytes>{Bytes{268435456}, Bytes{1073741824}});
+  CHECK(s.max_users == std::vector<std::uint64_t>{8, 2});
+  // 2^62 tokens x 131,072 B = 2^79 B: the exact layout's sequence overflows first, named as make_plan names
+  // it.
+  REQUIRE(s.error.has_value());
+  CHECK(s.error->field() == "kv_bytes_per_sequence");
+  CHECK(s.contexts.size() == 3);
+
+  // A first context that does not plan leaves the series empty, with make_plan's error (llama.cpp has no tp).
+  in.engine.engine = Engine::llamacpp;
+  in.deployment.parallel.tp = 2;
+  const CapacitySeries refused = capacity_series(in, contexts);
+  CHECK(refused.per_gpu.empty());
+  CHECK(refused.max_users.empty());
+  REQUIRE(refused.error.has_value());
+  CHECK(refused.error->field() == "tp");
+}
+
+TEST_CASE("series: the capacity series is make_plan at every context, for every engine", "[series]") {
+  // The series asks one engine policy per context; make_plan plans each context whole. They must agree
+  // on every point, and the series must stop at the context where make_plan first throws, with its error.
+  std::vector<Tokens> contexts;
+  for (const std::uint64_t n : log_lengths(1, 1ULL << 20, 3)) contexts.push_back(Tokens{n});
+  contexts.push_back(Tokens{1ULL << 40});
+  contexts.push_back(Tokens{1ULL << 52});  // past 2^64 bytes for every model here
+  contexts.push_back(Tokens{1ULL << 62});
+  struct Case {
+    const char* model;
+    Parallelism par;
+    std::uint64_t users;
+  };
+  const Case cases[] = {{"llama-3.1-8b", {1, 1, 1}, 8},     {"llama-3.1-8b", {2, 2, 2}, 5},
+                        {"gemma-3-12b", {1, 1, 1}, 3},      {"gemma-3-12b", {2, 1, 3}, 7},
+                        {"deepseek-v2-lite", {1, 1, 1}, 4}, {"jamba-1.5-mini", {1, 1, 2}, 3},
+                        {"gpt-oss-20b", {1, 2, 1}, 16}};
+  int compared = 0;
+  for (const Case& c : cases) {
+    for (const Engine e : {Engine::ideal, Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm}) {
+      for (const bool gpu : {false, true}) {
+        PlanInputs in;
+        in.model = presets::find_model(c.model);
+        in.users = c.users;
+        in.deployment.parallel = c.par;
+        in.engine.engine = e;
+        if (gpu) in.gpu = custom_gpu(Bytes{80ULL << 30});
+        INFO(c.model << " " << name(e) << " tp " << c.par.tp << " pp " << c.par.pp << " dp " << c.par.dp
+                     << (gpu ? " with GPU" : " without GPU"));
+        const CapacitySeries s = capacity_series(in, contexts);
+        CHECK(s.contexts == contexts);
+        CHECK(s.per_gpu.size() == s.max_users.size());
+        std::size_t i = 0;
+        for (; i < contexts.size(); ++i) {
+          PlanInputs at = in;
+          at.context = contexts[i];
+          Plan p;
+          try {
+            p = make_plan(at, false);
+          } catch (const Error& err) {
+            CHECK(s.per_gpu.size() == i);
+            REQUIRE(s.error.has_value());
+            CHECK(std::string(s.error->what()) == err.what());
+            break;
+          }
+          REQUIRE(i < s.per_gpu.size());
+          CHECK(s.per_gpu[i] == p.per_gpu.kv_bytes_total);
+          CHECK(s.max_users[i] == p.max_users);
+          ++compared;
+        }
+        if (i == contexts.size()) CHECK_FALSE(s.error.has_value());
+      }
+    }
+  }
+  CHECK(compared > 1000);  // most cases plan most contexts: the comparison is not vacuous
+}
+
 TEST_CASE("series: prefill cost relative to a reference prompt, and measured times on that axis",
           "[series]") {
   const ModelSpec m = presets::find_model("llama-3.1-8b");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine_common.hpp"
+
 namespace kvplan {
 
 std::vector<std::uint64_t> log_lengths(std::uint64_t first, std::uint64_t last, unsigned per_doubling) {
@@ -21,15 +23,82 @@ std::vector<std::uint64_t> log_lengths(std::uint64_t first, std::uint64_t last, 
   return out;
 }
 
+namespace {
+/// The point at `ctx` from the policy alone, or nullopt when make_plan must decide it: a context of 0,
+/// or any figure make_plan computes there (the exact layout's per-sequence and per-replica bytes, the
+/// engine's bytes per GPU and per replica) at or near 2^64 bytes. Each of make_plan's context-dependent
+/// figures is at most one of the figures checked here, so a point that passes cannot throw in make_plan.
+std::optional<Bytes> policy_point(const EnginePolicy& policy, const PlanInputs& in, const Parallelism& par,
+                                  std::uint64_t per_gpu_users, Tokens ctx) {
+  if (ctx.value == 0) return std::nullopt;
+  const auto per_gpu = policy.gpu_bytes(per_gpu_users, ctx);
+  const std::uint64_t q = in.users / par.dp;
+  const auto fuller = policy.replica_bytes(q + 1, ctx);
+  if (!per_gpu || !fuller) return std::nullopt;
+  try {
+    // make_plan's deployment total is at most fuller x dp; the exact layout's total is one replica's
+    // sequence x users, and each group's and stage's bytes are parts of the whole model's sequence.
+    (void)(*fuller * par.dp);
+    (void)(replica_sequence_bytes(in.model, in.kv, ctx, par) * in.users);
+    (void)(kv_bytes_per_sequence(in.model, in.kv, ctx) + state_bytes_per_sequence(in.model, in.kv));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return per_gpu;
+}
+}  // namespace
+
+CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> contexts) {
+  CapacitySeries s;
+  s.contexts.assign(contexts.begin(), contexts.end());
+  if (contexts.empty()) return s;
+  s.per_gpu.reserve(contexts.size());
+  s.max_users.reserve(contexts.size());
+  PlanInputs at = in;
+  try {
+    const PreparedModel prepared(at.model);  // the same model at every context
+    at.context = contexts.front();
+    // Every check that does not depend on the context, with make_plan's own error.
+    const Plan first = make_plan(prepared, at, false);
+    s.per_gpu.push_back(first.per_gpu.kv_bytes_total);
+    s.max_users.push_back(first.max_users);
+    const Parallelism par = attention_parallelism(at.deployment);
+    const auto policy = engine_detail::make_validated_policy(at.model, at.kv, par, at.engine);
+    // make_plan's capacity step runs only with KV memory left after the weights (else max users is 0).
+    const bool capacity = first.has_gpu && first.limit.kind != Limit::Kind::weights;
+    const Bytes memory = first.per_gpu.available_kv_bytes;
+    bool whole = false;  // past the first point that needs make_plan, every later one is planned whole
+    for (std::size_t i = 1; i < contexts.size(); ++i) {
+      const Tokens ctx = contexts[i];
+      const auto bytes = whole ? std::nullopt : policy_point(*policy, at, par, first.per_gpu.users, ctx);
+      if (bytes) {
+        s.per_gpu.push_back(*bytes);
+        s.max_users.push_back(capacity ? engine_detail::mul_sat(policy->max_requests(ctx, memory), par.dp)
+                                       : first.max_users);
+        continue;
+      }
+      whole = true;
+      at.context = ctx;
+      const Plan p = make_plan(prepared, at, false);
+      s.per_gpu.push_back(p.per_gpu.kv_bytes_total);
+      s.max_users.push_back(p.max_users);
+    }
+  } catch (const Error& e) {
+    s.error = e;  // longer contexts overflow too: the series stops here
+    s.max_users.resize(s.per_gpu.size());
+  }
+  return s;
+}
+
 KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> contexts,
                                 const VariantOptions& o) {
   KvMemorySeries s;
   s.contexts.assign(contexts.begin(), contexts.end());
   // The model as configured: its errors are the caller's (the plan itself would fail the same way).
-  const Plan base = make_plan(in);
+  const Plan base = make_plan(in, false);
   if (base.has_gpu) s.available_per_gpu = base.per_gpu.available_kv_bytes;
 
-  // Capacity is not needed for the curves: planning without a GPU skips the max-context search.
+  // Capacity is not needed for the curves: planning without a GPU skips it.
   PlanInputs no_gpu = in;
   no_gpu.gpu.reset();
   std::vector<Variant> variants;
@@ -43,16 +112,9 @@ KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> co
     c.label = v.label;
     PlanInputs vin = no_gpu;
     vin.model = std::move(v.model);
-    c.per_gpu.reserve(contexts.size());
-    try {
-      const PreparedModel prepared(vin.model);  // the same model at every context
-      for (const Tokens ctx : contexts) {
-        vin.context = ctx;
-        c.per_gpu.push_back(make_plan(prepared, vin, false).per_gpu.kv_bytes_total);
-      }
-    } catch (const Error& e) {
-      c.error = e.what();
-    }
+    CapacitySeries cs = capacity_series(vin, contexts);
+    c.per_gpu = std::move(cs.per_gpu);
+    if (cs.error) c.error = cs.error->what();
     s.curves.push_back(std::move(c));
   }
   return s;
@@ -62,17 +124,8 @@ UsersSeries max_users_series(const PlanInputs& in, std::span<const Tokens> conte
   if (!in.gpu) throw Error("gpu", "max users needs a GPU");
   UsersSeries s;
   s.contexts.assign(contexts.begin(), contexts.end());
-  s.max_users.reserve(contexts.size());
-  PlanInputs at = in;
-  try {
-    const PreparedModel prepared(at.model);  // the same model at every context
-    for (const Tokens ctx : contexts) {
-      at.context = ctx;
-      s.max_users.push_back(make_plan(prepared, at, false).max_users);
-    }
-  } catch (const Error&) {
-    // Longer contexts overflow too: the curve stops here.
-  }
+  // Longer contexts overflow too: the curve stops at the first context that does not plan.
+  s.max_users = capacity_series(in, contexts).max_users;
   return s;
 }
 

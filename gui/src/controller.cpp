@@ -68,14 +68,9 @@ std::optional<KvCurve> streaming_curve(const PlanInputs& in, const std::vector<T
   PlanInputs capped = in;
   capped.gpu.reset();
   capped.model = with_attention_sinks(in.model, sink, recent);
-  try {
-    for (const Tokens ctx : contexts) {
-      capped.context = ctx;
-      c.per_gpu.push_back(make_plan(capped, false).per_gpu.kv_bytes_total);
-    }
-  } catch (const Error& e) {
-    c.error = error_text(e).toStdString();
-  }
+  CapacitySeries cs = capacity_series(capped, contexts);
+  c.per_gpu = std::move(cs.per_gpu);
+  if (cs.error) c.error = error_text(*cs.error).toStdString();
   return c;
 }
 
@@ -195,26 +190,17 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     const bool rules = s.inputs.engine.engine != Engine::ideal && f.plan.has_gpu;
     if (rules) {
       // Under an engine's rules the model's KV per GPU is the engine's (whole pages, vLLM's window
-      // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one plan
-      // per context gives that curve and max users both. The variants stay the exact layout's.
+      // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one
+      // capacity_series (one engine policy for every context) gives that curve and max users both. The
+      // variants stay the exact layout's.
       KvCurve& model = f.kv.curves.front();
-      model.per_gpu.clear();
-      model.error.clear();
+      CapacitySeries cs = capacity_series(s.inputs, contexts_);
+      model.per_gpu = std::move(cs.per_gpu);
+      // A longer context overflows, or the engine refuses it: the curve stops.
+      model.error = cs.error ? error_text(*cs.error).toStdString() : std::string();
       f.users = UsersSeries{};
       f.users.contexts = contexts_;
-      try {
-        for (const Tokens ctx : contexts_) {
-          PlanInputs at = s.inputs;
-          at.context = ctx;
-          const Plan p = make_plan(at, false);
-          model.per_gpu.push_back(p.per_gpu.kv_bytes_total);
-          f.users.max_users.push_back(p.max_users);
-        }
-      } catch (const Error& e) {
-        model.error =
-            error_text(e)
-                .toStdString();  // a longer context overflows, or the engine refuses it: the curve stops
-      }
+      f.users.max_users = std::move(cs.max_users);
     } else if (s.inputs.gpu) {
       f.users = max_users_series(s.inputs, contexts_);
     }

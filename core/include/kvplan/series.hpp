@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/error.hpp"
 #include "kvplan/plan.hpp"
 #include "kvplan/prefill.hpp"
 #include "kvplan/variants.hpp"
@@ -45,6 +46,23 @@ struct KvMemorySeries {
 /// divide has no points) and says why in `error`.
 KvMemorySeries kv_memory_series(const PlanInputs& in, std::span<const Tokens> contexts,
                                 const VariantOptions& o = {});
+
+/// The plan's own KV per GPU and max users against context length (the engine's figures under its rules).
+struct CapacitySeries {
+  std::vector<Tokens> contexts;
+  std::vector<Bytes> per_gpu;            ///< Plan::per_gpu.kv_bytes_total per context
+  std::vector<std::uint64_t> max_users;  ///< Plan::max_users per context (0 without a GPU or KV memory)
+  std::optional<Error> error;            ///< why the series stops before the last context (nullopt: it
+                                         ///< does not): make_plan's error at that context
+};
+
+/// make_plan(in with context L, no max-context search)'s per_gpu.kv_bytes_total and max_users for every L,
+/// without a whole plan per L: make_plan at the first context (every check that does not depend on the
+/// context), then one engine policy (make_policy) asked per context (gpu_bytes, max_requests). A context
+/// whose figures come near 2^64 bytes is planned whole, so the series stops exactly where make_plan
+/// throws, with its message in `error`. Never throws kvplan::Error (a first context that does not plan
+/// leaves the series empty, with the reason).
+CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> contexts);
 
 /// Max concurrent users against context length.
 struct UsersSeries {
