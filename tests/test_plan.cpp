@@ -279,6 +279,36 @@ TEST_CASE("make_plan with a prepared model: the same plan, for that model only",
   CHECK_THROWS_WITH(make_plan(prepared, copy), Catch::Matchers::StartsWith("model:"));
 }
 
+TEST_CASE("make_plan with PlanDetail::figures: the same figures, no groups, warnings or report", "[plan]") {
+  PlanInputs in = small(1000000);
+  in.context = Tokens{100};
+  in.model.max_position_embeddings = 50;  // the full plan warns: context 100 passes it
+  const PreparedModel prepared(in.model);
+  const Plan f = make_plan(prepared, in, true, PlanDetail::figures);
+  // As in "capacity: fits, max users, max context": 10 layers x 256 B = 2,560 B per token, x 100
+  // tokens = 256,000 B per sequence; 3 users fit in 1,000,000 B, 232,000 B free; max context 130.
+  CHECK(f.kv_bytes_per_sequence.value == 256000);
+  CHECK(f.max_users == 3);
+  REQUIRE(f.max_context);
+  CHECK(f.max_context->value == 130);
+  CHECK(f.groups.empty());
+  CHECK(f.warnings.empty());
+  CHECK(f.inputs.model.layers.empty());  // the model is not copied
+  CHECK(f.inputs.context == in.context);
+  CHECK(f.engine.log_lines.empty());
+  CHECK(f.engine.rules.empty());
+  const Plan full = make_plan(prepared, in, true, PlanDetail::full);
+  CHECK_FALSE(full.groups.empty());
+  CHECK(full.warnings.size() == 1);
+  CHECK_FALSE(full.engine.rules.empty());
+  CHECK(f.bytes_per_token == full.bytes_per_token);
+  CHECK(f.full_bytes_per_token == full.full_bytes_per_token);
+  CHECK(f.kv_bytes_total == full.kv_bytes_total);
+  CHECK(f.per_gpu.free_bytes.value == 232000);
+  CHECK(f.per_gpu.free_bytes == full.per_gpu.free_bytes);
+  CHECK(f.limit == full.limit);
+}
+
 TEST_CASE("a prepared model keeps an overflowing weight figure for the plan that needs it", "[plan]") {
   // vocab 2^40 x hidden 2^40 = 2^80 embedding parameters: past 2^64.
   PlanInputs in = small(1000000);

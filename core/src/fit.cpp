@@ -253,7 +253,7 @@ FitResult fit(const FitRequest& r) {
           const std::uint64_t most_replicas = r.max_gpus / per_replica;
           Plan one;
           try {
-            one = make_plan(prepared, in, false);
+            one = make_plan(prepared, in, false, PlanDetail::figures);
           } catch (const Error& e) {
             if (!refused) refused = e;
             continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
@@ -265,7 +265,7 @@ FitResult fit(const FitRequest& r) {
           if (one.fits) free = one.per_gpu.free_bytes;
           while (!free && dp != 0 && dp <= most_replicas) {
             in.deployment.parallel.dp = dp;
-            const Plan p = make_plan(prepared, in, false);
+            const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
             ++out.candidates;
             if (p.fits)
               free = p.per_gpu.free_bytes;

@@ -161,10 +161,11 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
 /// The exact layout's figures: each layer group's, their sums over the model (bytes_per_token,
 /// full_bytes_per_token, kv_bytes_per_sequence and state_bytes_per_sequence of kv.hpp, each group's
 /// bytes computed once), each pipeline stage's, and the users' KV over the deployment.
-void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par) {
+void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par, PlanDetail detail) {
   const ModelSpec& m = in.model;
+  const bool keep_groups = detail == PlanDetail::full;
   std::uint64_t first = 0;
-  p.groups.reserve(m.layers.size());
+  if (keep_groups) p.groups.reserve(m.layers.size());
   for (const auto& g : m.layers) {
     const Bytes per_layer =
         figure("bytes_per_token", [&] { return layer_bytes_per_token(g.attention, in.kv); });
@@ -173,19 +174,30 @@ void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par) {
         figure("kv_bytes_per_sequence", [&] { return per_token * cached_tokens(g.attention, in.context); });
     const Bytes state =
         figure("state_bytes_per_sequence", [&] { return layer_state_bytes(g.attention, in.kv) * g.count; });
-    // Built in place: the group (280 B) is copied once, not into a temporary and then again.
-    p.groups.emplace_back(g, first, per_layer, per_token, kv, state);
+    // Summed in the same order as before (every group's own figures first, then the sums), so an
+    // overflow names the same figure. Figures only: the groups are not copied into the plan.
+    if (keep_groups) p.groups.emplace_back(g, first, per_layer, per_token, kv, state);
     first += g.count;
   }
-  for (const auto& f : p.groups) {
-    p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + f.bytes_per_token; });
-    if (f.group.attention.kind == AttentionKind::full || f.group.attention.kind == AttentionKind::mla)
+  const auto add = [&](AttentionKind kind, Bytes per_token, Bytes kv, Bytes state) {
+    p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + per_token; });
+    if (kind == AttentionKind::full || kind == AttentionKind::mla)
       p.full_bytes_per_token =
-          figure("full_bytes_per_token", [&] { return p.full_bytes_per_token + f.bytes_per_token; });
-    p.kv_bytes_per_sequence =
-        figure("kv_bytes_per_sequence", [&] { return p.kv_bytes_per_sequence + f.kv_bytes_per_sequence; });
-    p.state_bytes_per_sequence = figure(
-        "state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + f.state_bytes_per_sequence; });
+          figure("full_bytes_per_token", [&] { return p.full_bytes_per_token + per_token; });
+    p.kv_bytes_per_sequence = figure("kv_bytes_per_sequence", [&] { return p.kv_bytes_per_sequence + kv; });
+    p.state_bytes_per_sequence =
+        figure("state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + state; });
+  };
+  if (keep_groups) {
+    for (const auto& f : p.groups)
+      add(f.group.attention.kind, f.bytes_per_token, f.kv_bytes_per_sequence, f.state_bytes_per_sequence);
+  } else {
+    // The groups' figures again (cheap, and they did not overflow above), summed as the full plan does.
+    for (const auto& g : m.layers) {
+      const Bytes per_token = layer_bytes_per_token(g.attention, in.kv) * g.count;
+      add(g.attention.kind, per_token, per_token * cached_tokens(g.attention, in.context),
+          layer_state_bytes(g.attention, in.kv) * g.count);
+    }
   }
   p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
   // replica_sequence_bytes x users, from the stages. One sequence over the replica fits in 64 bits
@@ -201,9 +213,10 @@ void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par) {
 /// The whole model's weights, with the model's warnings and those about the weights. Weights read
 /// from the checkpoint (GGUF tensor infos, safetensors headers) stand as given; --weights still wins;
 /// else the architecture's.
-void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
+void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, PlanDetail detail) {
   const ModelSpec& m = in.model;
-  p.warnings = m.warnings;
+  const bool full = detail == PlanDetail::full;
+  if (full) p.warnings = m.warnings;
   const std::optional<Bytes> given = in.deployment.weights ? in.deployment.weights : m.weights_bytes;
   p.weights_from_architecture = !given.has_value();
   if (!m.weights_unknown.empty()) {
@@ -211,7 +224,7 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
     if (!given && in.gpu && !in.kv_memory)
       throw Error("weights", "the model's weights are unknown (" + m.weights_unknown +
                                  "): give the weights' size (--weights SIZE) for a capacity plan");
-    if (!given)
+    if (!given && full)
       p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +
                            "): counted as 0 B; pass --weights");
     p.weights_bytes = given.value_or(Bytes{0});
@@ -219,7 +232,7 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
     p.parameters = pm.parameters();
     p.active_parameters = pm.active_parameters();
     p.weights_bytes = given.value_or(pm.architecture_weight_bytes());
-    if (!given && m.hidden_size == 0)
+    if (!given && m.hidden_size == 0 && full)
       p.warnings.push_back(
           "the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
   }
@@ -228,7 +241,8 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
 /// One GPU's share: its sequences (ceil(users / dp)), the exact layout's bytes for them (fullest
 /// stage), its weights (DP attention: dp_attention_weight_bytes) and reserve; warns when the context
 /// passes the model's max_position_embeddings.
-void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, const Parallelism& par) {
+void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, const Parallelism& par,
+                     PlanDetail detail) {
   const ModelSpec& m = in.model;
   PerGpu& g = p.per_gpu;
   g.users = ceil_div(in.users, par.dp);
@@ -249,7 +263,8 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
     g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
   }
   g.reserve_bytes = in.deployment.reserve;
-  if (m.max_position_embeddings > 0 && in.context.value > m.max_position_embeddings)
+  if (detail == PlanDetail::full && m.max_position_embeddings > 0 &&
+      in.context.value > m.max_position_embeddings)
     p.warnings.push_back("context " + format_count(in.context.value) +
                          " exceeds the model's max_position_embeddings " +
                          format_count(m.max_position_embeddings));
@@ -297,10 +312,9 @@ std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in) {
 /// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
 /// figures beside them (its max users from the fullest stage's sequence, its max context from its
 /// policy).
-void capacity(Plan& p, const EnginePolicy& policy, Bytes memory, const Parallelism& par,
+void capacity(Plan& p, const EnginePolicy& policy, const PlanInputs& in, Bytes memory, const Parallelism& par,
               bool with_max_context) {
   PerGpu& g = p.per_gpu;
-  const PlanInputs& in = p.inputs;
   const std::uint64_t requests = policy.max_requests(in.context, memory);
   p.fits = requests >= g.users;
   p.max_users = engine_detail::mul_sat(requests, par.dp);
@@ -329,17 +343,28 @@ Plan make_plan(const PlanInputs& in, bool with_max_context) {
   return make_plan(PreparedModel(in.model), in, with_max_context);
 }
 
-Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context) {
+Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context, PlanDetail detail) {
   if (&model.model() != &in.model)
     throw Error("model", "prepared from another ModelSpec than the plan's inputs hold");
+  const bool full = detail == PlanDetail::full;
   const Parallelism par = check_inputs(model, in);
   Plan p;
-  p.inputs = in;
+  if (full) {
+    p.inputs = in;
+  } else {  // every input but the model (its layer groups, names and warnings are not copied)
+    p.inputs.kv = in.kv;
+    p.inputs.context = in.context;
+    p.inputs.users = in.users;
+    p.inputs.deployment = in.deployment;
+    p.inputs.gpu = in.gpu;
+    p.inputs.engine = in.engine;
+    p.inputs.kv_memory = in.kv_memory;
+  }
   p.layers = model.layers();
   p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
-  layout_figures(p, in, par);
-  weight_figures(p, model, in);
-  per_gpu_figures(p, model, in, par);
+  layout_figures(p, in, par, detail);
+  weight_figures(p, model, in, detail);
+  per_gpu_figures(p, model, in, par, detail);
   const auto policy = engine_detail::make_validated_policy(in.model, in.kv, par, in.engine);
   engine_totals(p, *policy, in, par);
   p.limit.engine = in.engine.engine;
@@ -348,9 +373,12 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   p.limit.kv_memory_given = in.kv_memory.has_value();
   const auto memory = in.gpu || in.kv_memory ? kv_memory(p, in) : std::nullopt;
   // Each replica runs its own server: the engine gets the users of one replica as its sequences.
-  p.engine = policy->report(in.context, p.per_gpu.users, memory);
+  if (full)
+    p.engine = policy->report(in.context, p.per_gpu.users, memory);
+  else
+    p.engine.engine = in.engine.engine;
   if (!memory) return p;  // no GPU (limit no_capacity), or the weights do not fit (limit weights)
-  capacity(p, *policy, *memory, par, with_max_context);
+  capacity(p, *policy, in, *memory, par, with_max_context);
   return p;
 }
 

@@ -212,10 +212,22 @@ Plan make_plan(const PlanInputs& in);
 /// contexts (core/series.cpp).
 Plan make_plan(const PlanInputs& in, bool with_max_context);
 
+/// How much of a plan make_plan fills in. Every figure (bytes, tokens, users, fits, limit) is the same
+/// in both.
+enum class PlanDetail {
+  full,     ///< everything: the layer groups, the warnings and the engine's report (rules, log lines, notes)
+  figures,  ///< the figures only, for searches (fit, kvplan-bench --planner): Plan::groups and
+            ///< Plan::warnings are left empty, Plan::inputs.model is a default ModelSpec (the model is
+            ///< not copied), and Plan::engine holds only its engine (policy->report is not called)
+};
+
 /// make_plan with the model prepared once: the same plan, without the per-model work. `model` must be
 /// PreparedModel(in.model) of this very object (throws kvplan::Error("model", ...) when it was prepared
-/// from another ModelSpec object).
-Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context = true);
+/// from another ModelSpec object). `detail` figures skips the strings and copies a search does not read
+/// (PlanDetail); the errors thrown are the same, except those only the engine's report raises (an
+/// overflow in a figure that the report alone computes, e.g. vLLM's logged token count).
+Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_context = true,
+               PlanDetail detail = PlanDetail::full);
 
 /// floor(memory x utilisation); throws kvplan::Error("gpu_util", ...) unless finite and in (0, 1].
 Bytes usable_memory(Bytes memory, double utilization);
