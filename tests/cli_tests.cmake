@@ -253,3 +253,7 @@ add_test(NAME "cli: a closed pipe is exit code 1"
                  $<TARGET_FILE:kvplan>)
 set_tests_properties("cli: a closed pipe is exit code 1" PROPERTIES PASS_REGULAR_EXPRESSION "rc=1"
                      ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
+# KV memory is per GPU, as the engine reports it: more than the GPU holds is refused (it planned 327,680,000
+# users on an 80 GB card).
+kvplan_cli_bad("kv memory above the GPU's" "^kvplan: error: --kv-memory: 97.7 PiB per GPU is more than the [^\n]*'s 79.6 GiB"
+  size llama-3.1-70b --tp 4 --gpu h100-sxm --kv-memory 100000TiB)

@@ -155,6 +155,10 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   }
   if (in.context.value == 0) throw Error("context", "must be positive");
   if (in.users == 0) throw Error("users", "must be positive");
+  // The KV memory given is what the engine reports per GPU: it cannot exceed the GPU it is on.
+  if (in.kv_memory && in.gpu && *in.kv_memory > in.gpu->memory)
+    throw Error("kv_memory", format_bytes(*in.kv_memory, UnitSystem::iec) + " per GPU is more than the " +
+                                 in.gpu->name + "'s " + format_bytes(in.gpu->memory, UnitSystem::iec));
   return par;
 }
 
