@@ -1,6 +1,5 @@
 #include "fit.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -26,17 +25,10 @@ std::vector<std::string> split(const std::string& text) {
   }
 }
 
-/// Appends `v` unless an equal value is there already: a value given twice is searched once, so the
-/// ranking never shows the same layout twice.
-template <class T>
-void add_once(std::vector<T>& list, T v) {
-  if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(std::move(v));
-}
-
 std::vector<std::uint64_t> counts(const std::string& text, const char* flag) {
   std::vector<std::uint64_t> out;
   if (text.empty()) return out;
-  for (const auto& part : split(text)) add_once(out, parse_count(part, flag));
+  for (const auto& part : split(text)) out.push_back(parse_count(part, flag));
   return out;
 }
 
@@ -158,13 +150,13 @@ FitRequest build_fit_request(const FitOptions& o) {
       DtypeOptions one;
       one.kv_dtype = part;
       if (part.empty()) throw Error("--kv-dtype", "has an empty item");
-      add_once(r.kv_dtypes, resolve_kv_dtypes(one, r.model, &r.engine));
+      r.kv_dtypes.push_back(resolve_kv_dtypes(one, r.model, &r.engine));
     }
   if (o.gpus.empty())
     r.gpus = presets::list_gpus();
   else
     for (const auto& item : o.gpus)
-      for (const auto& id : split(item)) add_once(r.gpus, presets::find_gpu(id));
+      for (const auto& id : split(item)) r.gpus.push_back(presets::find_gpu(id));
   if (!o.gpu_util.empty())
     r.deployment.gpu_memory_utilization = parse_positive(o.gpu_util, "--gpu-util", true);
   if (!o.overhead.empty()) r.deployment.reserve = parse_bytes(o.overhead, "--overhead");

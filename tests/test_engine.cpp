@@ -334,7 +334,8 @@ TEST_CASE("vLLM 0.26: sliding groups keep the window plus the tokens in flight",
     CHECK(*v26.max_context == 1583472);
     CHECK(*v20.max_context == 1591664);
     CHECK(v26.rules.find("v0.26") != std::string::npos);
-    CHECK(v26.per_token_note.find("the in-flight tokens (16,384)") != std::string::npos);
+    CHECK(v26.per_token_note.find("max_concurrent_batches x max_num_batched_tokens (16,384) tokens") !=
+          std::string::npos);
   }
   SECTION("pp 4: one batch per stage in flight, and max_num_batched_tokens scales with it") {
     // Each stage: 6 layers, 3 sliding + 3 full, groups of 3; 3 * 32,768 * 100,000 B -> 100,000 blocks.

@@ -68,6 +68,22 @@ TEST_CASE("fit: the same job with fp8_e4m3 KV: 4 GPUs at tp 4", "[fit]") {
         "--max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype fp8_e4m3 --gpu-memory-utilization 0.90");
 }
 
+TEST_CASE("fit: a GPU, tp, pp or KV dtype given twice is searched once", "[fit]") {
+  // tp 4, pp 1, bf16 on H100 SXM (the case above): 4 GPUs hold 15 of the 16 users, 8 (two replicas) hold
+  // all. So 2 layouts are judged and 1 fits; with the repeats kept (2 GPUs x 2 tp x 2 dtypes) it was 16
+  // and 8.
+  FitRequest r = readme_job(DType::bf16);
+  r.tp = {4, 4};
+  r.pp = {1, 1};
+  r.gpus.push_back(r.gpus.front());
+  r.kv_dtypes.push_back(r.kv_dtypes.front());
+  const FitResult res = fit(r);
+  CHECK(res.candidates == 2);
+  CHECK(res.fitting == 1);
+  REQUIRE(res.rows.size() == 1);
+  CHECK(res.rows.front().plan.inputs.deployment.parallel == Parallelism{4, 1, 2});
+}
+
 TEST_CASE("fit: default dtypes try fp8 only where the GPU has it", "[fit]") {
   Gpu g;
   g.fp8 = false;

@@ -431,7 +431,8 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
         "not meaningful under vLLM's hybrid allocator: " + std::to_string(g.groups.size()) +
         " KV cache groups of " + std::to_string(g.group_size) +
         " layers share one block pool; sliding and chunked groups hold at most the window plus " +
-        std::string(o_.version == "0.26" ? "the in-flight tokens (" : "max_num_batched_tokens (") +
+        std::string(o_.version == "0.26" ? "max_concurrent_batches x max_num_batched_tokens ("
+                                         : "max_num_batched_tokens (") +
         format_count(in_flight) + ") tokens; read the token and concurrency figures";
   }
   // KV for one request of the context length, all groups, this GPU.

@@ -195,7 +195,24 @@ std::string launch_command(const Plan& p) {
   }
 }
 
-FitResult fit(const FitRequest& r) {
+namespace {
+/// Keeps the first of equal values: a GPU, tp, pp or KV dtype given twice is searched once, so the ranking
+/// never lists one layout twice.
+template <class T>
+void keep_first(std::vector<T>& list) {
+  std::vector<T> out;
+  for (auto& v : list)
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+  list = std::move(out);
+}
+}  // namespace
+
+FitResult fit(const FitRequest& request) {
+  FitRequest r = request;  // one copy per search, the lists without repeats
+  keep_first(r.gpus);
+  keep_first(r.tp);
+  keep_first(r.pp);
+  keep_first(r.kv_dtypes);
   if (r.gpus.empty()) throw Error("gpu", "no GPU to search");
   if (r.max_gpus == 0) throw Error("max_gpus", "must be positive");
   // Every GPU count up to the limit is searched: past real clusters the search would only take minutes.

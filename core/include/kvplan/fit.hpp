@@ -61,10 +61,11 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 /// Searches every layout. For each GPU, KV dtype, tp and pp it plans one replica (make_plan without the
 /// max-context search), takes the fewest replicas that hold the users, ceil(users / max users of one
 /// replica), and confirms it with a plan at that count; layouts over max_gpus are dropped. Layouts
-/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped. Throws kvplan::Error by key (options.hpp) for
-/// bad requests: no GPU ("gpu"), a tp the model cannot take ("tp"), pp past the layers
-/// ("pp"), zero users or context, max_gpus 0 ("max_gpus"), a price not positive.
-FitResult fit(const FitRequest& r);
+/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped. Throws kvplan::Error by key
+/// (options.hpp) for bad requests: no GPU ("gpu"), a tp the model cannot take ("tp"), pp past the layers
+/// ("pp"), zero users or context, max_gpus 0 ("max_gpus"), a price not positive. A value repeated in
+/// gpus, tp, pp or kv_dtypes is searched once.
+FitResult fit(const FitRequest& request);
 
 /// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
 /// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per
