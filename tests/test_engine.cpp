@@ -873,3 +873,30 @@ TEST_CASE("the engine option table: one record per option, keys worded at each e
   in.engine.engine = Engine::llamacpp;
   CHECK_THROWS_WITH(make_plan(in), Catch::StartsWith("tp: llama.cpp does not split"));
 }
+
+TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's sliding tokens",
+          "[engine][sglang][plan]") {
+  // gemma-3-27b (config.json: 62 layers, 16 KV heads, head_dim 128, sliding_window_pattern 6: layers
+  // 6, 12, ..., 60 full), bf16: 16 x (128 + 128) x 2 B = 8,192 B per token per layer. pp 3 splits the
+  // layers 21 / 21 / 20; the first stage (layers 1-21) is the fullest (the second has as many layers,
+  // not more): 3 full layers (6, 12, 18) = 24,576 B and 18 sliding = 147,456 B per token.
+  PlanInputs in;
+  in.model = presets::find_model("gemma-3-27b");
+  in.kv = KvDtypes{DType::bf16, DType::bf16};
+  in.engine = engine(Engine::sglang);
+  in.engine.swa_full_tokens_ratio = 0.3;
+  in.context = Tokens{8192};
+  in.users = 64;
+  in.deployment.parallel = Parallelism{1, 3, 1};
+  in.gpu = presets::find_gpu("h100-sxm");
+  const Plan p = make_plan(in);
+  // 64 x 8,192 = 524,288 full-layer tokens x 24,576 B = 12,884,901,888 B, and ceil(524,288 x 0.3) =
+  // 157,287 sliding-layer tokens x 147,456 B = 23,192,911,872 B.
+  CHECK(p.per_gpu.kv_bytes_total.value == 12884901888ULL + 23192911872ULL);
+  // Every layer at full length (cell_size x tokens) would be 172,032 x 524,288 B = 84 GiB, more than
+  // the 80 GB card: the users fit, and what they take is within what is available.
+  CHECK(p.fits);
+  CHECK(p.per_gpu.kv_bytes_total <= p.per_gpu.available_kv_bytes);
+  CHECK(p.per_gpu.free_bytes.value ==
+        p.per_gpu.available_kv_bytes.value - p.per_gpu.kv_bytes_total.value);
+}

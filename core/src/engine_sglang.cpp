@@ -28,6 +28,8 @@ struct Cells {
   Bytes cell{0}, full_pt{0}, swa_pt{0}, k_pt{0}, v_pt{0};
   bool mla = false;
   std::vector<Bytes> stage_cells;
+  /// Each stage's full-attention and sliding parts of its cell (hybrid SWA pools).
+  std::vector<std::pair<Bytes, Bytes>> stage_parts;
   [[nodiscard]] bool hybrid_swa() const { return swa_pt != Bytes{0} && full_pt != Bytes{0}; }
 };
 
@@ -55,6 +57,7 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p) 
       (a.kind == AttentionKind::sliding ? s : f) += (kb + vb) * g.count;
     }
     out.stage_cells.push_back(c);
+    out.stage_parts.emplace_back(f, s);
     if (c > out.cell) {
       out.cell = c;
       out.full_pt = f;
@@ -94,9 +97,14 @@ class SglangPolicy final : public PolicyBase {
         c_(sglang_cells(m, t, p)),
         page_(o.block_size ? o.block_size : engine_defaults::kSglangPageSize) {}
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
+    if (c_.hybrid_swa()) return swa_pool_bytes(c_.full_pt, c_.swa_pt, n, len.value, 1);
     return bytes(c_.cell, n, len.value, 1);
   }
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
+    if (c_.hybrid_swa())
+      return engine_detail::sum_parts(c_.stage_parts, [&](const auto& fs) {
+        return swa_pool_bytes(fs.first, fs.second, n, len.value, p_.tp);
+      });
     return engine_detail::sum_parts(c_.stage_cells,
                                     [&](const auto& c) { return bytes(c, n, len.value, p_.tp); });
   }
@@ -116,6 +124,21 @@ class SglangPolicy final : public PolicyBase {
   }
   static std::optional<Bytes> bytes(Bytes cell, std::uint64_t n, std::uint64_t len, std::uint64_t ranks) {
     return as_bytes(product({cell.value, len, n, ranks}));
+  }
+  /// What n requests of len tokens take of a hybrid SWA pool (_resolve_hybrid_swa_tokens): the pool is
+  /// split so that every full-layer token comes with swa_full_tokens_ratio sliding-layer tokens, so
+  /// the requests' n x len full-layer tokens cost n x len x full_pt plus
+  /// ceil(n x len x ratio) x swa_pt. Not cell x tokens: that would count every sliding layer at full
+  /// length, beyond what the pool sets aside (more than the GPU, on Gemma 3).
+  [[nodiscard]] std::optional<Bytes> swa_pool_bytes(Bytes full_pt, Bytes swa_pt, std::uint64_t n,
+                                                    std::uint64_t len, std::uint64_t ranks) const {
+    const auto full_tokens = product({len, n});
+    if (!full_tokens) return std::nullopt;
+    const double swa = std::ceil(static_cast<double>(*full_tokens) * o_.swa_full_tokens_ratio);
+    if (!(swa < 18446744073709551616.0)) return std::nullopt;
+    const auto full = product({*full_tokens, full_pt.value, ranks});
+    const auto sliding = product({static_cast<std::uint64_t>(swa), swa_pt.value, ranks});
+    return as_bytes(full && sliding ? add(*full, *sliding) : std::nullopt);
   }
   Cells c_;
   std::uint64_t page_;
