@@ -139,7 +139,12 @@ FitRequest build_fit_request(const FitOptions& o) {
   r.engine = resolve_engine(o.engine);
   DtypeOptions d;
   d.weight_dtype = o.weight_dtype;
+  const DType checkpoint_weights = r.model.weight_dtype;
   apply_weight_dtype(d, r.model);
+  // The launch line carries what was applied to the model: the engine must be told too.
+  if (!o.weight_dtype.empty() && r.model.weight_dtype != checkpoint_weights)
+    r.launch.weight_dtype = r.model.weight_dtype;
+  r.launch.speculative_config = o.engine.speculative_config;
   r.context = parse_tokens(o.context, "--context");
   r.users = parse_count(o.users, "--users");
   r.max_gpus = parse_count(o.max_gpus, "--max-gpus");

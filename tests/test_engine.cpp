@@ -838,6 +838,11 @@ TEST_CASE("the engine option table: one record per option, keys worded at each e
     CHECK(cli_flag_for(spec.key) == spec.cli_flag);
     CHECK(gui_label_for(spec.key) == spec.gui_label);
     CHECK(find_engine_option(spec.cli_flag) == &spec);
+    // Each engine it applies to has a launch flag for it (kvplan fit's line starts the engine as planned),
+    // and no other engine has one.
+    for (const Engine e : {Engine::ideal, Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm})
+      CHECK(spec.launch_flag.at(static_cast<std::size_t>(e)).empty() ==
+            ((spec.engines & (1U << static_cast<unsigned>(e))) == 0));
     // An engine it does not apply to (ideal applies to none).
     EngineOptions o;
     o.engine = Engine::ideal;
@@ -897,6 +902,5 @@ TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's
   // the 80 GB card: the users fit, and what they take is within what is available.
   CHECK(p.fits);
   CHECK(p.per_gpu.kv_bytes_total <= p.per_gpu.available_kv_bytes);
-  CHECK(p.per_gpu.free_bytes.value ==
-        p.per_gpu.available_kv_bytes.value - p.per_gpu.kv_bytes_total.value);
+  CHECK(p.per_gpu.free_bytes.value == p.per_gpu.available_kv_bytes.value - p.per_gpu.kv_bytes_total.value);
 }

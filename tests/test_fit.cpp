@@ -161,6 +161,61 @@ TEST_CASE("fit: engines through make_plan, and their launch lines", "[fit]") {
       Catch::StartsWith("llama-server -m llama-3.1-70b.gguf -c 8192 -np 1 -ctk f16 -ctv f16 -ngl 999"));
 }
 
+TEST_CASE("fit: the launch line carries every engine option and extra the row was planned with", "[fit]") {
+  // The README's job at tp 8 (the bf16 row above), each engine with options away from their defaults:
+  // the row is planned with them, so the line must start the engine with them too.
+  FitRequest r = readme_job(DType::bf16);
+  r.tp = {8};
+  r.engine.engine = Engine::vllm;
+  r.engine.block_size = 32;
+  r.engine.max_num_batched_tokens = 4096;
+  r.launch.speculative_config = R"({"method":"ngram","prompt_lookup_max":4})";
+  const FitResult v = fit(r);
+  REQUIRE(!v.rows.empty());
+  CHECK(v.rows.front().launch ==
+        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8 --pipeline-parallel-size 1 "
+        "--max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype auto --gpu-memory-utilization 0.90 "
+        "--block-size 32 --max-num-batched-tokens 4096 "
+        "--speculative-config '{\"method\":\"ngram\",\"prompt_lookup_max\":4}'");
+  // Weights asked as fp8 over a bf16 checkpoint: vLLM quantises online with --quantization fp8; a q4_0
+  // override has no online path, and the line says so.
+  r = readme_job(DType::bf16);
+  r.tp = {8};
+  r.launch.weight_dtype = DType::fp8_e4m3;
+  const FitResult q = fit(r);
+  REQUIRE(!q.rows.empty());
+  CHECK_THAT(q.rows.front().launch, Catch::EndsWith("--gpu-memory-utilization 0.90 --quantization fp8"));
+  r.launch.weight_dtype = DType::q4_0;
+  CHECK_THAT(fit(r).rows.front().launch,
+             Catch::EndsWith("0.90  # weights as q4_0: give a checkpoint quantised so"));
+
+  r = readme_job(DType::bf16);
+  r.tp = {8};
+  r.engine.engine = Engine::sglang;
+  r.engine.block_size = 64;
+  CHECK_THAT(fit(r).rows.front().launch, Catch::EndsWith("--mem-fraction-static 0.90 --page-size 64"));
+
+  // TensorRT-LLM takes tokens_per_block and max_tokens in kv_cache_config, from a YAML file.
+  r.engine = EngineOptions{};
+  r.engine.engine = Engine::trtllm;
+  r.engine.block_size = 64;
+  CHECK_THAT(fit(r).rows.front().launch,
+             Catch::EndsWith(" --extra_llm_api_options kv_cache_config.yaml  # kv_cache_config.yaml: "
+                             "\"kv_cache_config: {tokens_per_block: 64}\""));
+
+  // llama.cpp: -ub past the default n_batch (2,048) needs -b as large (n_ubatch = min(n_batch, n_ubatch)).
+  FitRequest l = readme_job(DType::fp16);
+  l.engine.engine = Engine::llamacpp;
+  l.engine.ubatch = 4096;
+  l.engine.kv_unified = true;
+  l.pp = {};
+  l.users = 1;
+  l.context = Tokens{8192};
+  CHECK(fit(l).rows.front().launch ==
+        "llama-server -m llama-3.1-70b.gguf -c 8192 -np 1 -ctk f16 -ctv f16 -ngl 999 -b 4096 -ub 4096 "
+        "--kv-unified");
+}
+
 TEST_CASE("fit: bad requests name the flag", "[fit]") {
   FitRequest r = readme_job(DType::bf16);
   r.tp = {3};

@@ -1,11 +1,14 @@
 #include "kvplan/fit.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 
 #include "kvplan/format.hpp"
+#include "kvplan/options.hpp"
 
 namespace kvplan {
 
@@ -138,7 +141,96 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine) {
   return out;
 }
 
-std::string launch_command(const Plan& p) {
+namespace {
+/// llama.cpp's n_batch default (common/common.h common_params::n_batch): n_ubatch is min(n_batch,
+/// n_ubatch) (src/llama-context.cpp, llama_context::llama_context), so a larger -ub needs -b too.
+constexpr std::uint64_t kLlamacppBatch = 2048;
+
+/// A value as the engine's flag takes it: a count as digits, a ratio as its shortest exact decimal.
+template <class T>
+std::string flag_value(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return {};
+  } else {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc{} ? std::string(buf, end) : std::string();
+  }
+}
+
+/// The engine options set away from their defaults, as the engine's own flags (" --block-size 128"),
+/// and TensorRT-LLM's kv_cache_config fields ("tokens_per_block: 64") for its YAML file.
+std::string engine_flags(const EngineOptions& e, std::vector<std::string>& yaml) {
+  std::string line;
+  for (const auto& o : engine_option_table()) {
+    if (!engine_option_set(o, e) || !engine_option_applies(o, e)) continue;
+    const std::string_view flag = o.launch_flag.at(static_cast<std::size_t>(e.engine));
+    if (flag.empty()) continue;
+    const std::string value = std::visit([&](auto member) { return flag_value(e.*member); }, o.member);
+    if (flag.front() != '-') {
+      yaml.push_back(std::string(flag) + ": " + value);
+      continue;
+    }
+    if (flag == "-ub" && e.ubatch > kLlamacppBatch) line += " -b " + value;
+    line += " " + std::string(flag);
+    if (!value.empty()) line += " " + value;
+  }
+  return line;
+}
+
+/// A shell word in single quotes (a ' inside as '\'').
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string launch_line(const Plan& p);
+
+/// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
+std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
+  std::string line;
+  const bool online_quant = engine == Engine::vllm || engine == Engine::ideal || engine == Engine::sglang;
+  if (x.weight_dtype) {
+    if (online_quant && *x.weight_dtype == DType::fp8_e4m3)
+      line += " --quantization fp8";
+    else if (engine != Engine::llamacpp)
+      comment += std::string(comment.empty() ? "" : "; ") + "weights as " +
+                 std::string(name(*x.weight_dtype)) + ": give a checkpoint quantised so";
+  }
+  if (!x.speculative_config.empty()) {
+    if (engine == Engine::vllm || engine == Engine::ideal)
+      line += " --speculative-config " + shell_quote(x.speculative_config);
+    else
+      comment += std::string(comment.empty() ? "" : "; ") + "speculative decoding " + x.speculative_config +
+                 ": set the engine's own speculative options";
+  }
+  return line;
+}
+}  // namespace
+
+std::string launch_command(const Plan& p, const LaunchExtras& extras) {
+  std::vector<std::string> yaml;
+  std::string comment;
+  const std::string options = engine_flags(p.inputs.engine, yaml);
+  const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
+  std::string line = launch_line(p);
+  if (line.front() == '(') return line;  // no line for this engine and dtype
+  line += options + more;
+  if (!yaml.empty()) {
+    std::string fields;
+    for (const auto& f : yaml) fields += (fields.empty() ? "" : ", ") + f;
+    line += " --extra_llm_api_options kv_cache_config.yaml";
+    comment = "kv_cache_config.yaml: \"kv_cache_config: {" + fields + "}\"" +
+              (comment.empty() ? "" : "; " + comment);
+  }
+  if (!comment.empty()) line += "  # " + comment;
+  return line;
+}
+
+namespace {
+/// The line from the layout alone: the engine, tp, pp, context, sequences, KV dtype and memory fraction.
+std::string launch_line(const Plan& p) {
   const auto& in = p.inputs;
   const auto& par = in.deployment.parallel;
   const std::uint64_t seqs = ceil_div(in.users, par.dp);
@@ -194,6 +286,7 @@ std::string launch_command(const Plan& p) {
       return s;
   }
 }
+}  // namespace
 
 namespace {
 /// Keeps the first of equal values: a GPU, tp, pp or KV dtype given twice is searched once, so the ranking
@@ -344,7 +437,7 @@ FitResult fit(const FitRequest& request) {
     row.plan = make_plan(c.in, true);  // the max-context search, for the rows returned only
     row.speed = c.speed;
     row.cost_per_million_tokens = c.cost;
-    row.launch = launch_command(row.plan);
+    row.launch = launch_command(row.plan, r.launch);
     out.rows.push_back(std::move(row));
   }
 
@@ -357,7 +450,7 @@ FitResult fit(const FitRequest& request) {
     // No speed for a layout that holds no user at all: there is no batch to time.
     if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
-    n.launch = launch_command(n.plan);
+    n.launch = launch_command(n.plan, r.launch);
     out.nearest_note = describe_nearest(n.plan, r);
     out.nearest = std::move(n);
   } else if (out.rows.empty()) {

@@ -24,6 +24,14 @@ constexpr std::array<std::uint64_t, 5> defaults(
 }
 constexpr std::array<std::uint64_t, 5> kNoDefault{};
 
+// EngineOptionSpec::launch_flag from (engine, flag) pairs.
+constexpr std::array<std::string_view, 5> flags(
+    std::initializer_list<std::pair<Engine, std::string_view>> values) {
+  std::array<std::string_view, 5> out{};
+  for (const auto& [e, v] : values) out.at(static_cast<std::size_t>(e)) = v;
+  return out;
+}
+
 // One record per engine option; the engines' own defaults come from engine_defaults.hpp, which the
 // policies use too (engine_default, for the front ends to show), and are named in each help text.
 const std::array<EngineOptionSpec, 8> kEngineOptions{{
@@ -33,27 +41,37 @@ const std::array<EngineOptionSpec, 8> kEngineOptions{{
      bit(Engine::vllm) | bit(Engine::sglang) | bit(Engine::trtllm), "",
      defaults({{Engine::vllm, engine_defaults::kVllmBlockSize},
                {Engine::sglang, engine_defaults::kSglangPageSize},
-               {Engine::trtllm, engine_defaults::kTrtllmTokensPerBlock}})},
+               {Engine::trtllm, engine_defaults::kTrtllmTokensPerBlock}}),
+     false,
+     flags({{Engine::vllm, "--block-size"},
+            {Engine::sglang, "--page-size"},
+            {Engine::trtllm, "tokens_per_block"}})},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "Max batched tokens",
      "vLLM: sliding-window reserve (default 8192)", OptionKind::tokens,
      &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0",
-     defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens}})},
+     defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens}}), false,
+     flags({{Engine::vllm, "--max-num-batched-tokens"}})},
     {"ubatch", "--ubatch", "Micro-batch (n_ubatch)", "llama.cpp n_ubatch (default 512)", OptionKind::count,
      &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), "",
-     defaults({{Engine::llamacpp, engine_defaults::kLlamacppUbatch}})},
+     defaults({{Engine::llamacpp, engine_defaults::kLlamacppUbatch}}), false,
+     flags({{Engine::llamacpp, "-ub"}})},
     {"swa_full", "--swa-full", "Full-size SWA cache", "llama.cpp: full-size cache for sliding-window layers",
-     OptionKind::flag, &EngineOptions::swa_full, 0, bit(Engine::llamacpp), ""},
+     OptionKind::flag, &EngineOptions::swa_full, 0, bit(Engine::llamacpp), "", kNoDefault, false,
+     flags({{Engine::llamacpp, "--swa-full"}})},
     {"kv_unified", "--kv-unified", "Unified KV stream", "llama.cpp: one KV stream shared by all sequences",
-     OptionKind::flag, &EngineOptions::kv_unified, 0, bit(Engine::llamacpp), ""},
+     OptionKind::flag, &EngineOptions::kv_unified, 0, bit(Engine::llamacpp), "", kNoDefault, false,
+     flags({{Engine::llamacpp, "--kv-unified"}})},
     {"disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", "No hybrid KV cache manager",
      "vLLM: every layer as full attention", OptionKind::flag, &EngineOptions::disable_hybrid_kv_cache_manager,
-     0, bit(Engine::vllm), "v0"},
+     0, bit(Engine::vllm), "v0", kNoDefault, false,
+     flags({{Engine::vllm, "--disable-hybrid-kv-cache-manager"}})},
     {"max_tokens", "--max-tokens", "Max tokens (KvCacheConfig)", "TensorRT-LLM KvCacheConfig.max_tokens",
      OptionKind::tokens, &EngineOptions::max_tokens, kMaxEngineMaxTokens, bit(Engine::trtllm), "", kNoDefault,
-     true},
+     true, flags({{Engine::trtllm, "max_tokens"}})},
     {"swa_full_tokens_ratio", "--swa-full-tokens-ratio", "SWA / full tokens ratio",
      "SGLang: SWA pool / full pool tokens (default 0.8)", OptionKind::ratio,
-     &EngineOptions::swa_full_tokens_ratio, 0, bit(Engine::sglang), ""},
+     &EngineOptions::swa_full_tokens_ratio, 0, bit(Engine::sglang), "", kNoDefault, false,
+     flags({{Engine::sglang, "--swa-full-tokens-ratio"}})},
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.

@@ -18,6 +18,17 @@ namespace kvplan {
 /// tried, so a larger limit would only take minutes.
 inline constexpr std::uint64_t kMaxFitGpus = 4096;
 
+/// What the launch line needs beyond the plan: the inputs a front end applied to the model before the
+/// search, which the engine takes as its own flags.
+struct LaunchExtras {
+  /// The weight dtype the user asked for over the checkpoint's (--weight-dtype): vLLM and SGLang
+  /// quantise a checkpoint online to fp8 only (`--quantization fp8`); other types need a checkpoint
+  /// quantised so, which the line says.
+  std::optional<DType> weight_dtype;
+  /// The speculative-decoding config as given (vLLM's --speculative-config JSON), empty when none.
+  std::string speculative_config;
+};
+
 /// What to search.
 struct FitRequest {
   ModelSpec model;  ///< weight dtype already applied
@@ -35,6 +46,7 @@ struct FitRequest {
   std::optional<double> max_ttft_s;          ///< SLA: keep rows with ttft <= this
   std::optional<double> max_tpot_s;          ///< SLA: keep rows with tpot <= this
   std::size_t top = 10;                      ///< rows returned (max_context searched only for these)
+  LaunchExtras launch;                       ///< for the launch lines
 };
 
 /// One deployment that was judged.
@@ -70,6 +82,10 @@ FitResult fit(const FitRequest& request);
 /// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
 /// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per
 /// replica, KV dtype and memory fraction; replicas add the engine's data-parallel flag where it has one.
-std::string launch_command(const Plan& p);
+/// Every engine option set away from its default is written as the engine's own flag
+/// (EngineOptionSpec::launch_flag; TensorRT-LLM's kv_cache_config fields as an --extra_llm_api_options
+/// YAML file, its content in a trailing shell comment), and so are the extras: a row planned with an
+/// option the line leaves out would start another deployment than the one planned.
+std::string launch_command(const Plan& p, const LaunchExtras& extras = {});
 
 }  // namespace kvplan

@@ -42,6 +42,11 @@ struct EngineOptionSpec {
   /// the engine has none; the same figures as the policies' defaults (core/src/engine_<name>.cpp).
   std::array<std::uint64_t, 5> engine_default{};
   bool capacity_only = false;  ///< only meaningful with a KV memory (the CLI's size, not show or compare)
+  /// The engine's own launch flag for the option (index: Engine), what `kvplan fit` writes on the launch
+  /// line when the option is set: "--block-size" (vllm serve), "--page-size" (SGLang), "-ub"
+  /// (llama-server). A name without a leading '-' is a field of TensorRT-LLM's `kv_cache_config`, given in
+  /// the --extra_llm_api_options YAML file. "" where the engine does not take the option.
+  std::array<std::string_view, 5> launch_flag{};
 };
 
 /// Every engine option, in the order front ends list them.
