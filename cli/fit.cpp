@@ -221,6 +221,9 @@ int run_fit(const FitOptions& o) {
         "bandwidth; TPOT at the full context, TTFT for one {}-token prompt.\n",
         r.efficiency.memory * 100, r.efficiency.compute * 100, r.efficiency.link * 100,
         format_count(r.context.value));
+    if (!r.model.weights_unknown.empty())
+      out +=
+          "Speed not estimated (?): the model's parameters are unknown (" + r.model.weights_unknown + ").\n";
   } else {
     out += "\n" + res.nearest_note + "\n";
     if (res.nearest) out += "\n" + table({*res.nearest}, false, u);
@@ -230,6 +233,8 @@ int run_fit(const FitOptions& o) {
 }
 
 std::string speed_text(const PlanInputs& in) {
+  if (in.gpu && !in.model.weights_unknown.empty())
+    return "\nSpeed: not estimated: the model's parameters are unknown (" + in.model.weights_unknown + ")\n";
   const json j = speed_json(in);
   if (j.is_null()) return "";
   std::string out = "\nSpeed (roofline; kvplan fit --help for the efficiencies)\n";
@@ -246,7 +251,7 @@ std::string speed_text(const PlanInputs& in) {
 }
 
 json speed_json(const PlanInputs& in) {
-  if (!in.gpu) return nullptr;
+  if (!in.gpu || !in.model.weights_unknown.empty()) return nullptr;
   const Gpu& g = *in.gpu;
   if (g.memory_bandwidth_bytes_per_s == 0 || g.bf16_dense_flops == 0 ||
       (in.deployment.parallel.tp > 1 && g.link_bandwidth_bytes_per_s == 0))

@@ -216,6 +216,22 @@ TEST_CASE("fit: the launch line carries every engine option and extra the row wa
         "--kv-unified");
 }
 
+TEST_CASE("fit: no speed for a model whose parameters are unknown", "[fit]") {
+  // Gemma 4 26B-A4B has no weight formula for its MoE block: with the weights' size given the rows fit,
+  // but TPOT and TTFT would count too few parameters, so they are left out (and --tpot keeps no row).
+  FitRequest r;
+  r.model = presets::find_model("gemma-4-26b-a4b");
+  r.context = Tokens{32768};
+  r.users = 8;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.deployment.weights = Bytes{50ULL << 30};
+  const FitResult res = fit(r);
+  REQUIRE(!res.rows.empty());
+  for (const auto& row : res.rows) CHECK_FALSE(row.speed.has_value());
+  r.max_tpot_s = 1.0;
+  CHECK(fit(r).rows.empty());
+}
+
 TEST_CASE("fit: bad requests name the flag", "[fit]") {
   FitRequest r = readme_job(DType::bf16);
   r.tp = {3};

@@ -57,3 +57,11 @@ TEST_CASE("a kvplan-bench report calibrates prefill time", "[prefill][calibratio
   CHECK_THAT(s.total, Catch::Matchers::WithinRel(82.92667392, 1e-12));
   CHECK_THROWS_AS(presets::load_calibration(KVPLAN_FIXTURES "/llama-like/config.json", 128), Error);
 }
+
+TEST_CASE("prefill: a model without a weight formula for a layer has no linear FLOPs to give", "[prefill]") {
+  // Gemma 4 26B-A4B: kvplan has no weight formula for its MoE block, so 2 x active parameters would leave
+  // the experts out (about 1.4 billion parameters): refused, naming why, not counted short.
+  const ModelSpec m = presets::find_model("gemma-4-26b-a4b");
+  REQUIRE(!m.weights_unknown.empty());
+  CHECK_THROWS_WITH(prefill_flops(m, 1000), Catch::StartsWith("model: the model's parameters are unknown ("));
+}

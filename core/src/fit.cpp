@@ -404,7 +404,8 @@ FitResult fit(const FitRequest& request) {
           c.in.gpu = gpu;
           c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
           c.free = *free;
-          if (speed_known(gpu, tp)) c.speed = estimate_speed(in, r.efficiency);
+          if (speed_known(gpu, tp) && r.model.weights_unknown.empty())
+            c.speed = estimate_speed(in, r.efficiency);
           if (r.max_ttft_s && (!c.speed || c.speed->ttft_s > *r.max_ttft_s)) continue;
           if (r.max_tpot_s && (!c.speed || c.speed->tpot_s > *r.max_tpot_s)) continue;
           if (r.price_per_gpu_hour && c.speed)
@@ -448,7 +449,8 @@ FitResult fit(const FitRequest& request) {
     in.deployment.parallel = nearest->parallel;
     n.plan = make_plan(prepared, in, true);
     // No speed for a layout that holds no user at all: there is no batch to time.
-    if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp))
+    if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp) &&
+        r.model.weights_unknown.empty())
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
     n.launch = launch_command(n.plan, r.launch);
     out.nearest_note = describe_nearest(n.plan, r);

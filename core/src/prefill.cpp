@@ -26,6 +26,11 @@ std::uint64_t chunked_pairs(std::uint64_t n, std::uint64_t chunk) {
 
 PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t n) {
   if (n == 0) throw Error("prompt", "must be positive");
+  // The linear part is 2 x the active parameters: a model without a weight formula for some layer
+  // (Gemma 4's MoE block) would count too few, silently.
+  if (!m.weights_unknown.empty())
+    throw Error("model", "the model's parameters are unknown (" + m.weights_unknown +
+                             "): prefill FLOPs and speed need them");
   PrefillFlops f;
   f.prompt_tokens = n;
   f.linear = checked_mul(checked_mul(2, active_parameter_count(m), "prompt"), n, "prompt");

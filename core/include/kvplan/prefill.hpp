@@ -25,7 +25,8 @@ struct PrefillFlops {
 
 /// Prefill FLOPs of one prompt (convention: a multiply-add is 2 FLOPs; causal masking halves
 /// the score matrix, diagonal included; Mamba and linear-attention layers have no quadratic part;
-/// chunked layers attend within their chunk). Throws kvplan::Error("prompt", ...) for 0 tokens or overflow.
+/// chunked layers attend within their chunk). Throws kvplan::Error("prompt", ...) for 0 tokens or overflow,
+/// ("model", ...) when the model's parameters are unknown (ModelSpec::weights_unknown).
 PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
 
 /// Two prompt lengths side by side: how much more work the first is than the second

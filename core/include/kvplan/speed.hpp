@@ -73,7 +73,8 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
 
 /// Speed of a plan's deployment: decode with ceil(users / dp) sequences per replica at the plan's
 /// context, and TTFT = prefill_flops(context).total / (tp x peak x compute efficiency) (pipeline stages
-/// run in turn, so pp does not divide it). Needs a plan with a GPU (`in.gpu`).
+/// run in turn, so pp does not divide it). Needs a plan with a GPU (`in.gpu`) and a model whose
+/// parameters are known (else kvplan::Error("model", ...)).
 SpeedFigures estimate_speed(const PlanInputs& in, const SpeedEfficiency& e = {});
 
 }  // namespace kvplan
