@@ -904,3 +904,26 @@ TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's
   CHECK(p.per_gpu.kv_bytes_total <= p.per_gpu.available_kv_bytes);
   CHECK(p.per_gpu.free_bytes.value == p.per_gpu.available_kv_bytes.value - p.per_gpu.kv_bytes_total.value);
 }
+
+TEST_CASE("recurrent-state types: only those the engine has", "[engine][vllm][llamacpp]") {
+  // vLLM's MambaDType (vllm/config/cache.py) is auto, float32, float16 or bfloat16; llama.cpp keeps the
+  // r and s rows in f32 (llama-model.cpp create_memory) with no option. Anything else would be a state
+  // size the engine never allocates.
+  const ModelSpec m = presets::find_model("granite-4.0-h-tiny");
+  KvDtypes t{DType::bf16, DType::bf16};
+  t.state = DType::q8_0;
+  CHECK_THROWS_WITH(vllm_policy(m, t, Parallelism{}, Tokens{4096}, engine(Engine::vllm), std::nullopt),
+                    Catch::StartsWith("mamba_cache_dtype: vLLM keeps the recurrent state in float32"));
+  t.state.reset();
+  t.ssm_state = DType::fp8_e4m3;
+  CHECK_THROWS_WITH(vllm_policy(m, t, Parallelism{}, Tokens{4096}, engine(Engine::vllm), std::nullopt),
+                    Catch::StartsWith("mamba_ssm_cache_dtype:"));
+  t.ssm_state = DType::fp32;
+  CHECK_NOTHROW(vllm_policy(m, t, Parallelism{}, Tokens{4096}, engine(Engine::vllm), std::nullopt));
+  KvDtypes l{DType::fp16, DType::fp16};
+  l.state = DType::fp16;
+  CHECK_THROWS_WITH(
+      llamacpp_policy(m, l, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt),
+      Catch::StartsWith("mamba_cache_dtype: llama.cpp keeps the recurrent state in f32"));
+  CHECK(cli_flag_for("mamba_cache_dtype") == "--mamba-cache-dtype");
+}

@@ -125,6 +125,21 @@ void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow
                 std::string(engine) + " has no KV cache type " + std::string(name(ok(t.k) ? t.v : t.k)));
   if (t.k != t.v && !allow_block_types)
     throw Error("k_dtype", std::string(engine) + " uses one KV cache type for K and V");
+  // vLLM's MambaDType (vllm/config/cache.py): auto, float32, float16, bfloat16; SGLang's
+  // --mamba-ssm-dtype takes the same three.
+  const auto state_ok = [](std::optional<DType> d) {
+    return !d || *d == DType::fp32 || *d == DType::fp16 || *d == DType::bf16;
+  };
+  if (!state_ok(t.state))
+    throw Error("mamba_cache_dtype", std::string(engine) +
+                                         " keeps the recurrent state in float32, float16 or "
+                                         "bfloat16, not " +
+                                         std::string(name(*t.state)));
+  if (!state_ok(t.ssm_state))
+    throw Error("mamba_ssm_cache_dtype", std::string(engine) +
+                                             " keeps the recurrent state in float32, "
+                                             "float16 or bfloat16, not " +
+                                             std::string(name(*t.ssm_state)));
 }
 
 std::uint64_t divide(std::uint64_t a, std::uint64_t b, std::string_view field) {

@@ -14,7 +14,9 @@ namespace kvplan::engine_detail {
 
 /// Some layer is Mamba or linear attention.
 bool has_recurrent(const ModelSpec& m);
-/// Throws kvplan::Error("kv_dtype", ...) for KV types the engine lacks (block types unless allowed).
+/// Throws kvplan::Error("kv_dtype", ...) for KV types the engine lacks (block types unless allowed), and
+/// ("mamba_cache_dtype" / "mamba_ssm_cache_dtype", ...) for a recurrent-state type other than float32,
+/// float16 or bfloat16 (vLLM's MambaDType).
 void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types);
 /// a / b where b is a figure of the model (a page, a cell, a block): throws kvplan::Error(field,
 /// "is 0 B ...") instead of dividing by zero.

@@ -231,6 +231,11 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
   if (t.k == DType::fp8_e4m3 || t.k == DType::fp8_e5m2 || t.k == DType::int4 || t.k == DType::int8 ||
       t.v == DType::fp8_e4m3 || t.v == DType::fp8_e5m2 || t.v == DType::int4 || t.v == DType::int8)
     throw Error("kv_dtype", "llama.cpp cache types are f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1");
+  // llama-model.cpp create_memory: the recurrent cache's r and s rows are always GGML_TYPE_F32; llama.cpp
+  // has no option for them, so an override would be a figure the engine never allocates.
+  if (t.state || t.ssm_state)
+    throw Error(t.state ? "mamba_cache_dtype" : "mamba_ssm_cache_dtype",
+                "llama.cpp keeps the recurrent state in f32 and has no option to change it");
 }
 
 /// llama.cpp as a policy: it allocates what it is asked (n_seq_max streams of the padded context), so

@@ -75,7 +75,7 @@ const std::array<EngineOptionSpec, 8> kEngineOptions{{
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
-const std::array<InputName, 25> kInputs{{
+const std::array<InputName, 27> kInputs{{
     {"tp", "--tp", "tensor parallel (tp)"},
     {"pp", "--pp", "pipeline stages (pp)"},
     {"gpus", "--gpus", "GPUs"},
@@ -90,6 +90,8 @@ const std::array<InputName, 25> kInputs{{
     {"kv_dtype", "--kv-dtype", "KV cache dtype"},
     {"k_dtype", "--k-dtype", "K cache dtype"},
     {"v_dtype", "--v-dtype", "V cache dtype"},
+    {"mamba_cache_dtype", "--mamba-cache-dtype", "recurrent state dtype"},
+    {"mamba_ssm_cache_dtype", "--mamba-ssm-cache-dtype", "SSM state dtype"},
     {"kv_memory", "--kv-memory", "KV memory"},
     {"speculative_config", "--speculative-config", "speculative decoding"},
     {"sink_tokens", "--sink-tokens", "sink tokens"},
