@@ -336,7 +336,9 @@ json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
                    {"saving_vs_mha", r.saving_vs_mha},
                    {"engine_bytes_per_token",
                     r.engine_bytes_per_token ? json(r.engine_bytes_per_token->value) : json(nullptr)},
-                   {"engine_kv_bytes_per_sequence", r.engine_kv_bytes_per_sequence.value}});
+                   {"engine_kv_bytes_per_sequence",
+                    r.engine_note.empty() ? json(r.engine_kv_bytes_per_sequence.value) : json(nullptr)},
+                   {"engine_note", r.engine_note.empty() ? json(nullptr) : json(r.engine_note)}});
   return json{{"model", {{"id", m.id}, {"name", m.name}}},
               {"context", context.value},
               {"k_dtype", std::string(name(t.k))},
@@ -357,11 +359,14 @@ std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
   if (!rows.empty() && rows.front().engine_kv_bytes_per_sequence != Bytes{0}) {
     out += "\n  under the engine's rules (one sequence, tp 1):\n";
     for (const auto& r : rows)
-      out += fmt::format(
-          "  {:<24} {:>16} {:>14} {:>16}\n", r.label,
-          r.engine_bytes_per_token ? format_count(r.engine_bytes_per_token->value) : std::string("-"),
-          r.engine_bytes_per_token ? format_bytes(*r.engine_bytes_per_token, u) : std::string("-"),
-          format_bytes(r.engine_kv_bytes_per_sequence, u));
+      if (!r.engine_note.empty())
+        out += fmt::format("  {:<24} {}\n", r.label, r.engine_note);
+      else
+        out += fmt::format(
+            "  {:<24} {:>16} {:>14} {:>16}\n", r.label,
+            r.engine_bytes_per_token ? format_count(r.engine_bytes_per_token->value) : std::string("-"),
+            r.engine_bytes_per_token ? format_bytes(*r.engine_bytes_per_token, u) : std::string("-"),
+            format_bytes(r.engine_kv_bytes_per_sequence, u));
   }
   out += "\n  vs MHA: MHA's KV per sequence / the variant's (the lesson's 8x for GQA-8 of 64 heads)\n";
   return out;

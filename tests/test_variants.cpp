@@ -23,3 +23,24 @@ TEST_CASE("attention variants generalise the 8x GQA saving", "[variants]") {
   // MLA 512 + 64: 576 * 2 B * 80 = 92,160 B per token.
   CHECK(rows[5].bytes_per_token.value == 92160);
 }
+
+TEST_CASE("compare under vLLM's fp8_ds_mla: engine figures for the MLA variants only", "[variants]") {
+  // An MLA model (3 layers, 16 heads, kv_lora_rank 512, qk_rope_head_dim 64) with vLLM's fp8_ds_mla:
+  // 656 B per token per layer (512 fp8 + 4 fp32 scales + 64 bf16) for "as configured" and MLA-512+64;
+  // the MHA / GQA / MQA / SWA variants have no MLA layer, so no fp8_ds_mla cache, and say so instead of
+  // refusing the whole comparison.
+  const auto m = model({{mla(16, 512, 64), 3}});
+  EngineOptions e;
+  e.engine = Engine::vllm;
+  e.fp8_ds_mla = true;
+  const auto rows = compare_attention(m, KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3}, Tokens{16}, {}, e);
+  REQUIRE(rows.size() == 6);
+  CHECK(rows[0].engine_note.empty());
+  CHECK(rows[0].engine_bytes_per_token->value == 3 * 656);
+  CHECK(rows[5].engine_bytes_per_token->value == 3 * 656);
+  for (std::size_t i = 1; i < 5; ++i) {
+    INFO(rows[i].label);
+    CHECK_FALSE(rows[i].engine_bytes_per_token.has_value());
+    CHECK(rows[i].engine_note.find("fp8_ds_mla") != std::string::npos);
+  }
+}

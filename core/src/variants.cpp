@@ -1,5 +1,6 @@
 #include "kvplan/variants.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace kvplan {
@@ -74,7 +75,12 @@ std::vector<VariantFigures> compare_attention(const ModelSpec& m, const KvDtypes
     f.bytes_per_token = bytes_per_token(v.model, t);
     f.full_bytes_per_token = full_bytes_per_token(v.model, t);
     f.kv_bytes_per_sequence = kv_bytes_per_sequence(v.model, t, context);
-    if (engine.engine != Engine::ideal) {
+    const bool has_mla = std::any_of(v.model.layers.begin(), v.model.layers.end(), [](const LayerGroup& g) {
+      return g.attention.kind == AttentionKind::mla;
+    });
+    if (engine.fp8_ds_mla && !has_mla) {
+      f.engine_note = "fp8_ds_mla is vLLM's cache for MLA layers: no such cache without MLA";
+    } else if (engine.engine != Engine::ideal) {
       const EngineResult e = apply_engine(v.model, t, Parallelism{}, context, 1, engine, std::nullopt);
       f.engine_bytes_per_token = e.bytes_per_token;
       f.engine_kv_bytes_per_sequence = e.kv_bytes_total;

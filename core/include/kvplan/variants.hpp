@@ -41,6 +41,9 @@ struct VariantFigures {
   double saving_vs_mha = 0;  ///< MHA's kv_bytes_per_sequence / this one's (0 when this one is 0)
   std::optional<Bytes> engine_bytes_per_token;  ///< under the engine's rules (nullopt: ideal, or meaningless)
   Bytes engine_kv_bytes_per_sequence;           ///< what the engine allocates for one sequence of the context
+  /// Why the engine has no figures for this variant (empty when it has them, or under ideal rules): vLLM's
+  /// fp8_ds_mla cache is for MLA layers only, so a variant without MLA has no such cache.
+  std::string engine_note;
 };
 
 /// attention_variants() with their figures at `context` (KV only, recurrent state excluded).
