@@ -444,12 +444,20 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
   o.ubatch = (1 << 20) + 1;
   CHECK_THROWS_WITH(run(o), Catch::StartsWith("ubatch: must be at most 1,048,576"));
 
-  // Bounds, and V1-only options under V0.
-  o = engine(Engine::vllm);
+  // Bounds, and V1-only options under V0. SGLang takes any page size up to the bound; vLLM only its
+  // BlockSize choices (vllm/config/cache.py: 1, 8, 16, 32, 64, 128, 256).
+  o = engine(Engine::sglang);
   o.block_size = 1 << 20;
   CHECK_NOTHROW(run(o));
   o.block_size = (1 << 20) + 1;
   CHECK_THROWS_WITH(run(o), Catch::StartsWith("block_size: must be at most"));
+  o = engine(Engine::vllm);
+  o.block_size = 256;
+  CHECK_NOTHROW(run(o));
+  for (const std::uint64_t bad : {3, 17, 48, 512, 1 << 20}) {
+    o.block_size = bad;
+    CHECK_THROWS_WITH(run(o), Catch::StartsWith("block_size: vLLM takes 1, 8, 16, 32, 64, 128 or 256"));
+  }
   o = engine(Engine::trtllm);
   o.max_tokens = 2147483647;
   CHECK_NOTHROW(run(o));

@@ -344,6 +344,12 @@ void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) 
     if (!mla) throw Error("kv_dtype", "fp8_ds_mla applies to MLA models only");
   }
   require_plain_dtypes(t, "vLLM", false);
+  // vllm/config/cache.py: BlockSize = Literal[1, 8, 16, 32, 64, 128, 256], the --block-size choices.
+  constexpr std::uint64_t kBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
+  if (o.block_size != 0 &&
+      std::find(std::begin(kBlockSizes), std::end(kBlockSizes), o.block_size) == std::end(kBlockSizes))
+    throw Error("block_size", "vLLM takes 1, 8, 16, 32, 64, 128 or 256 (its BlockSize choices), got " +
+                                  std::to_string(o.block_size));
   if (o.version == "v0" && has_recurrent(m))
     throw Error("engine_version", "vLLM V0's Mamba cache is not modelled; use v1");
   if (o.version.empty()) return;
