@@ -149,7 +149,9 @@ ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft) {
 
 ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n) {
   if (n == 0)
-    throw Error("speculative_config", "the model has no MTP layers (num_nextn_predict_layers is 0)");
+    throw Error("speculative_config",
+                "the model has no MTP layers (its config gives no num_nextn_predict_layers or "
+                "mtp_num_hidden_layers)");
   if (target.layers.empty()) throw Error("layers", "the model has no layers");
   ModelSpec m = target;
   LayerGroup g = target.layers.back();

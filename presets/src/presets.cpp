@@ -187,7 +187,10 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
     if (match && preset == nullptr) preset = &p;
   }
   if (preset == nullptr) {
-    // A path that exists but is no regular file (a directory, a FIFO, a link loop): say what it is.
+    // A folder is a model when it holds a config.json: say that it lacks one.
+    if (fs::is_directory(as_path, ec))
+      throw Error(std::string(name_or_path), "a model folder needs a config.json, and this one has none");
+    // A path that exists but is no regular file (a FIFO, a link loop): say what it is.
     if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
     if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
       throw Error(std::string(name_or_path), "no such file");

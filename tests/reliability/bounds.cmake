@@ -83,7 +83,7 @@ kvplan_bounded("FIFO as the model" ${kvplan} 2 "fifo.json: is a FIFO \\(named pi
   OPTIONS -DFIFO=${fifo} ARGS size ${fifo})
 kvplan_bounded("FIFO as --calibration" ${kvplan} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
   OPTIONS -DFIFO=${fifo} ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${fifo})
-kvplan_bounded("directory as the model" ${kvplan} 2 "reliability/fixtures: is a directory, not a file\n$"
+kvplan_bounded("directory as the model" ${kvplan} 2 "reliability/fixtures: a model folder needs a config.json, and this one has none\n$"
   ARGS size ${KVPLAN_REL})
 file(MAKE_DIRECTORY ${KVPLAN_REL_GEN}/links)
 file(CREATE_LINK loop-b.json ${KVPLAN_REL_GEN}/links/loop-a.json SYMBOLIC)
