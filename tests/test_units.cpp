@@ -59,3 +59,20 @@ TEST_CASE("token counts and counts parse", "[units]") {
     CHECK(std::string(e.what()).find("--tp") == 0);
   }
 }
+
+TEST_CASE("thousands separators: grouped by three, or an error", "[units]") {
+  // What the GUI shows ("131,072") is what the CLI takes; a misplaced separator is never read as
+  // another number.
+  CHECK(parse_tokens("131,072").value == 131072);
+  CHECK(parse_tokens("1,000k").value == 1000000);
+  CHECK(parse_count("1,000", "users") == 1000);
+  CHECK(parse_count("12,345,678", "users") == 12345678);
+  CHECK(parse_bytes("1,024GiB").value == 1024ULL << 30);
+  CHECK(parse_bytes("80,000,000,000").value == 80000000000ULL);
+  for (const char* bad : {"4,09", "40,96", ",096", "1,0000", "1,,000", "1234,567", "1,000,"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_tokens(bad, "--context"),
+                      Catch::StartsWith("--context: '") && Catch::Contains("misplaced thousands separator"));
+    CHECK_THROWS_WITH(parse_count(bad, "--users"), Catch::Contains("misplaced thousands separator"));
+  }
+}

@@ -28,6 +28,36 @@ struct Decimal {
   bool negative = false;  // a leading '-': the caller's rule decides (-0 is zero, not negative)
 };
 
+/// The text without its thousands separators: "131,072" -> "131072", "1,024.5GiB" -> "1024.5GiB" (what
+/// the GUI shows, and a user copies). The separators must group the whole part's digits by three: the
+/// first group 1-3 digits, every other exactly 3 ("4,09" and "40,96" are refused, not read as 409 or
+/// 4096). Text without a comma is returned unchanged.
+std::string without_separators(std::string_view text, std::string_view field) {
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',' ||
+                               ((text[end] == '-' || text[end] == '+') && end == 0)))
+    ++end;
+  const std::string_view number = text.substr(0, end);
+  if (number.find(',') == std::string_view::npos) return std::string(text);
+  std::size_t start = number.find_first_not_of("+-");
+  std::string out(number.substr(0, start));
+  std::size_t group = 0;
+  bool first = true;
+  for (std::size_t i = start; i <= number.size(); ++i) {
+    if (i == number.size() || number[i] == ',') {
+      if ((first && (group == 0 || group > 3)) || (!first && group != 3))
+        throw Error(std::string(field),
+                    "'" + std::string(text) + "' has a misplaced thousands separator (131,072 or 131072)");
+      first = false;
+      group = 0;
+      continue;
+    }
+    out += number[i];
+    ++group;
+  }
+  return out + std::string(text.substr(end));
+}
+
 Decimal parse_decimal(std::string_view text, std::string_view field) {
   const std::string f(field);
   text = trim(text);
@@ -105,7 +135,8 @@ void throw_overflow(std::string_view field) {
 }
 
 Bytes parse_bytes(std::string_view text, std::string_view field) {
-  const Decimal d = parse_decimal(text, field);
+  const std::string plain = without_separators(trim(text), field);
+  const Decimal d = parse_decimal(plain, field);
   if (d.negative && d.digits != 0) throw Error(std::string(field), "must not be negative");
   const std::string u = lower(d.suffix);
   std::uint64_t unit = 0;
@@ -136,7 +167,8 @@ Bytes parse_bytes(std::string_view text, std::string_view field) {
 }
 
 Tokens parse_tokens(std::string_view text, std::string_view field) {
-  const Decimal d = parse_decimal(text, field);
+  const std::string plain = without_separators(trim(text), field);
+  const Decimal d = parse_decimal(plain, field);
   // A token count is positive: "-5" says so, as parse_count does; "-0" is 0, refused below.
   if (d.negative && d.digits != 0)
     throw Error(std::string(field), "must be positive, got '" + std::string(trim(text)) + "'");
@@ -163,7 +195,8 @@ Tokens parse_tokens(std::string_view text, std::string_view field) {
 
 std::uint64_t parse_count(std::string_view text, std::string_view field) {
   const std::string f(field);
-  const std::string_view t = trim(text);
+  const std::string plain = without_separators(trim(text), field);
+  const std::string_view t = plain;
   if (t.empty()) throw Error(f, "is empty");
   if (t.front() == '-') throw Error(f, "must be positive, got '" + std::string(t) + "'");
   u128 v = 0;

@@ -72,6 +72,8 @@ enum class UnitSystem { iec, si };
 /// optional space) is converted exactly and rounded down to whole bytes
 /// ("6.51GiB" = floor(651 * 2^30 / 100)).
 /// Throws kvplan::Error(field, reason) for anything else, negative values ("-0" is 0) or overflow.
+/// parse_bytes, parse_tokens and parse_count also take thousands separators grouping the whole part by
+/// three ("131,072", "1,024GiB"); a misplaced one ("4,09") is an error, never a different number.
 Bytes parse_bytes(std::string_view text, std::string_view field = "size");
 
 /// Parses a positive token count: a plain integer, or with suffix k/K (x1000) or Ki (x1024)
