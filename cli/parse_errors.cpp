@@ -101,21 +101,25 @@ std::string parse_error_message(const CLI::App* app, const CLI::Error& e) {
       if (o->get_required() && o->count() == 0)
         return o->get_name() + ": missing (required by `" + cmd + "`)";
     if (chain.size() == 1) {
+      // `kvplan --frob`: the unknown flag is the mistake to name, before the missing command.
+      const auto extra = app->remaining();
+      if (!extra.empty() && !extra.front().empty() && extra.front()[0] == '-')
+        return printable(extra.front()) + ": not an option of `kvplan`; give a command first (kvplan --help)";
       std::string known;
       for (const CLI::App* sub : app->get_subcommands({}))
         if (!sub->get_name().empty()) known += (known.empty() ? "" : ", ") + sub->get_name();
       return "a command is required: " + known + " (kvplan --help)";
     }
   }
-  // Given more than once: CLI11 counts each occurrence.
-  if (is<CLI::ArgumentMismatch>(e))
-    for (const CLI::Option* o : options)
-      if (o->count() > 1 && o->get_multi_option_policy() == CLI::MultiOptionPolicy::Throw)
-        return o->get_name() + ": given " + format_count(o->count()) + " times; give it once";
   const CLI::Option* o = named_in(what, options);
   if (o != nullptr) {
     const std::string flag = o->get_name();
-    if (is<CLI::ArgumentMismatch>(e)) return flag + ": needs a value" + help;
+    if (is<CLI::ArgumentMismatch>(e)) {
+      // More values than it takes: given more than once (CLI11 counts each occurrence); else too few.
+      if (o->count() > 1 && o->results().size() > static_cast<std::size_t>(o->get_items_expected_max()))
+        return flag + ": given " + format_count(o->count()) + " times; give it once";
+      return flag + ": needs a value" + help;
+    }
     if (is<CLI::ConversionError>(e))
       return flag +
              (o->get_expected_max() == 0 ? ": is a flag and takes no value (or true / false), got "

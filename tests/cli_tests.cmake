@@ -291,3 +291,8 @@ kvplan_cli_ok("models json"
 kvplan_cli_ok("gpus json"
   "^[{]\n +\"gpus\": \\[\n.*\"bf16_dense_flops\": 989500000000000,[^}]*\"fp8\": true,\n +\"id\": \"h100-sxm\",\n +\"link_bandwidth_bytes_per_s\": 450000000000,\n +\"memory_bandwidth_bytes_per_s\": 3350000000000,\n +\"memory_bytes\": 85520809984,[^}]*\"source\": \"built-in\""
   gpus --json)
+# A repeatable flag given twice is fine: the flag after it is the one without a value.
+kvplan_cli_bad("a repeatable flag, then one without its value" "^kvplan: error: --top: needs a value \\(kvplan fit --help\\)\n$"
+  fit llama-3.1-8b --gpu h100-sxm --gpu l4 --top)
+kvplan_cli_bad("an unknown flag before the command" "^kvplan: error: --frob: not an option of `kvplan`; give a command first"
+  --frob)
