@@ -36,9 +36,10 @@ std::string kv_name(const KvDtypes& t) {
   return t.k == t.v ? std::string(name(t.k)) : fmt::format("{}/{}", name(t.k), name(t.v));
 }
 
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
-std::string secs(double s) {
-  return s < 1.0 ? fmt::format("{:.0f} ms", s * 1e3) : fmt::format("{:.2f} s", s);
+/// Tokens per second: one decimal while it reads as a rate, three significant digits below 1 (billions of
+/// users give 1e-07, not "0.0").
+std::string rate(double v, int decimals) {
+  return v >= 1.0 || v == 0.0 ? fmt::format("{:.{}f}", v, decimals) : fmt::format("{:.3g}", v);
 }
 
 json row_json(const FitRow& r) {
@@ -94,10 +95,10 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
         name(p.inputs.model.weight_dtype), format_bytes(g.weights_bytes, u),
         format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
         p.max_context ? format_count(p.max_context->value) : std::string("any"),
-        r.speed ? ms(r.speed->tpot_s) : "?",
-        r.speed ? fmt::format("{:.1f}", r.speed->tokens_per_s_per_user) : "?",
-        r.speed ? fmt::format("{:.0f}", r.speed->tokens_per_s_per_gpu) : "?",
-        r.speed ? secs(r.speed->ttft_s) : "?",
+        r.speed ? format_seconds(r.speed->tpot_s) : "?",
+        r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
+        r.speed ? rate(r.speed->tokens_per_s_per_gpu, 0) : "?",
+        r.speed ? format_seconds(r.speed->ttft_s) : "?",
         cost ? (r.cost_per_million_tokens ? fmt::format("  {:>7.3f}", *r.cost_per_million_tokens)
                                           : "        ?")
              : "");
@@ -110,6 +111,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
 void add_fit_options(CLI::App& app, FitOptions& o) {
   add_model_options(app, o.model, true);
   add_engine_options(app, o.engine, false);
+  add_streaming_options(app, o.streaming);
   add_capacity_options(app, o);
   app.add_option("--gpu", o.gpus,
                  "GPU preset ids to search, repeatable or comma-separated (default: every preset)");
@@ -137,6 +139,8 @@ FitRequest build_fit_request(const FitOptions& o) {
   FitRequest r;
   r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
   r.engine = resolve_engine(o.engine);
+  // As `size` does: the cap on the model's full-attention layers, refused under an engine's rules.
+  r.attention_sinks = apply_streaming(o.streaming, r.engine.engine, r.model);
   DtypeOptions d;
   d.weight_dtype = o.weight_dtype;
   const DType checkpoint_weights = r.model.weight_dtype;
@@ -195,21 +199,27 @@ int run_fit(const FitOptions& o) {
         {"max_gpus", r.max_gpus},
         {"layouts_judged", res.candidates},
         {"fitting", res.fitting},
+        {"holding", res.holding},
         {"ranked_by", r.price_per_gpu_hour ? "cost_per_million_tokens" : "gpus, then free_bytes_per_gpu"},
         {"efficiency",
          {{"memory", r.efficiency.memory}, {"compute", r.efficiency.compute}, {"link", r.efficiency.link}}},
         {"configurations", rows}};
-    if (res.nearest) j["nearest"] = row_json(*res.nearest);
+    if (res.nearest) {
+      j["nearest"] = row_json(*res.nearest);
+      // What it lacks: speed (it holds the users, but misses --ttft / --tpot) or memory.
+      j["nearest_misses"] = res.nearest_misses_sla ? "sla" : "memory";
+    }
     if (!res.nearest_note.empty()) j["note"] = res.nearest_note;
     const std::string s = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     std::fwrite(s.data(), 1, s.size(), stdout);
     return 0;
   }
-  std::string out = fmt::format("{} ({}): {} users x {} tokens, engine rules: {}\n", m.name, m.source,
-                                format_count(r.users), format_count(r.context.value), name(r.engine.engine));
-  out += fmt::format("{} layouts judged over {} GPU preset{} up to {} GPUs; {} fit{}. Ranked by {}.\n",
-                     format_count(res.candidates), r.gpus.size(), r.gpus.size() == 1 ? "" : "s",
-                     format_count(r.max_gpus), format_count(res.fitting),
+  std::string out = fmt::format("{} ({}): {} x {} tokens, engine rules: {}\n", m.name, m.source,
+                                format_count(r.users, "user", "users"), format_count(r.context.value),
+                                name(r.engine.engine));
+  out += fmt::format("{} judged over {} GPU preset{} up to {} GPUs; {} fit{}. Ranked by {}.\n",
+                     format_count(res.candidates, "layout", "layouts"), r.gpus.size(),
+                     r.gpus.size() == 1 ? "" : "s", format_count(r.max_gpus), format_count(res.fitting),
                      r.max_ttft_s || r.max_tpot_s ? " within the SLA" : "",
                      r.price_per_gpu_hour ? "cost per million output tokens"
                                           : "fewest GPUs, then most free KV memory per GPU");
@@ -242,11 +252,12 @@ std::string speed_text(const PlanInputs& in) {
     out += fmt::format("  {:<38}{}\n", label, value);
   };
   row("decode TPOT at the full context",
-      ms(j["tpot_s"].get<double>()) +
+      format_seconds(j["tpot_s"].get<double>()) +
           (j["decode_memory_bound"].get<bool>() ? " (memory-bound)" : " (compute-bound)"));
-  row("tokens/s per user", fmt::format("{:.1f}", j["tokens_per_s_per_user"].get<double>()));
-  row("tokens/s per GPU", fmt::format("{:.1f}", j["tokens_per_s_per_gpu"].get<double>()));
-  row(fmt::format("TTFT ({} tokens)", format_count(in.context.value)), secs(j["ttft_s"].get<double>()));
+  row("tokens/s per user", rate(j["tokens_per_s_per_user"].get<double>(), 1));
+  row("tokens/s per GPU", rate(j["tokens_per_s_per_gpu"].get<double>(), 1));
+  row(fmt::format("TTFT ({} tokens)", format_count(in.context.value)),
+      format_seconds(j["ttft_s"].get<double>()));
   return out;
 }
 

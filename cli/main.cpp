@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "kvplan/presets.hpp"
 #include "kvplan/weights.hpp"
 #include "options.hpp"
+#include "parse_errors.hpp"
 #include "render.hpp"
 
 namespace kvplan::cli {
@@ -32,20 +34,67 @@ std::string user_mark(bool user, const std::filesystem::path& path) {
   return user ? "  (user) " + path.string() : std::string{};
 }
 
-int run_models() {
+/// `kvplan models [--json]`: one line per preset, or {"models": [...]} with each preset's key figures
+/// (layers, dtypes, KV bytes per token at the model's dtype), read from its file.
+int run_models(bool json) {
   presets::check_presets();  // a broken GPU preset too: listing is where a user looks for mistakes
+  const auto list = presets::list_models();
+  if (json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& p : list) {
+      const ModelSpec m = presets::load_model_file(p.path);
+      KvDtypes t;
+      t.k = t.v = m.dtype;
+      arr.push_back(
+          {{"id", p.id},
+           {"name", p.name},
+           {"hf_repo", p.hf_repo},
+           {"aliases", p.aliases},
+           {"source", p.user ? "user" : "built-in"},
+           {"path", p.path.string()},
+           {"layers", num_layers(m)},
+           {"dtype", std::string(name(m.dtype))},
+           {"weight_dtype", std::string(name(m.weight_dtype))},
+           {"max_position_embeddings",
+            m.max_position_embeddings ? nlohmann::json(m.max_position_embeddings) : nlohmann::json()},
+           {"published_params", m.published_params ? nlohmann::json(m.published_params) : nlohmann::json()},
+           {"kv_bytes_per_token", bytes_per_token(m, t).value}});
+    }
+    print(dump(nlohmann::json{{"models", arr}}) + "\n");
+    return 0;
+  }
   std::string out;
-  for (const auto& p : presets::list_models())
+  for (const auto& p : list)
     out += fmt::format("{:<22} {:<44} {}{}\n", printable(p.id), printable(p.hf_repo), printable(p.name),
                        user_mark(p.user, p.path));
   print(out);
   return 0;
 }
 
-int run_gpus() {
+/// `kvplan gpus [--json]`: one line per preset, or {"gpus": [...]} with every figure of the preset (0 as
+/// null: not in the preset).
+int run_gpus(bool json) {
   presets::check_presets();  // a broken model preset too
+  const auto list = presets::list_gpu_presets();
+  if (json) {
+    const auto known = [](std::uint64_t v) { return v ? nlohmann::json(v) : nlohmann::json(); };
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& [g, path, user] : list)
+      arr.push_back({{"id", g.id},
+                     {"name", g.name},
+                     {"memory_bytes", g.memory.value},
+                     {"memory_bandwidth_bytes_per_s", known(g.memory_bandwidth_bytes_per_s)},
+                     {"bf16_dense_flops", known(g.bf16_dense_flops)},
+                     {"link_bandwidth_bytes_per_s", known(g.link_bandwidth_bytes_per_s)},
+                     {"fp8", g.fp8},
+                     {"figures_source", g.source},
+                     {"source", user ? "user" : "built-in"},
+                     {"path", path.string()}});
+    print(dump(nlohmann::json{{"gpus", arr}}) + "\n");
+    return 0;
+  }
   std::string out;
-  for (const auto& [g, path, user] : presets::list_gpu_presets())
+  for (const auto& [g, path, user] : list)
     out += fmt::format("{:<11} {:>12}  {:<36} ({}){}\n", printable(g.id),
                        format_bytes(g.memory, UnitSystem::iec), printable(g.name),
                        format_bytes_exact(g.memory), user_mark(user, path));
@@ -96,17 +145,19 @@ int run_compare(const CompareOptions& o) {
   ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
   warn(m.warnings);
   EngineOptions engine = resolve_engine(o.engine);
-  apply_streaming(o.streaming, engine.engine, m);
+  // The cap is one more row, beside the variants of the uncapped model (as the GUI's StreamingLLM curve).
+  VariantOptions variants;
+  variants.streaming = parse_streaming(o.streaming, engine.engine);
   const KvDtypes t = resolve_kv_dtypes(o.dtypes, m, &engine);
   const Tokens ctx = parse_tokens(o.context, "--context");
   // An overflow with the context is the context's; one at a single token is the model's.
   const auto rows = [&] {
     try {
-      return compare_attention(m, t, ctx, VariantOptions{}, engine);
+      return compare_attention(m, t, ctx, variants, engine);
     } catch (const Error& e) {
       if (e.field() != "bytes") throw;
       try {
-        (void)compare_attention(m, t, Tokens{1}, VariantOptions{}, engine);
+        (void)compare_attention(m, t, Tokens{1}, variants, engine);
       } catch (const Error& one) {
         if (one.field() != "bytes") throw;
         throw Error("bytes_per_token", one.reason());
@@ -114,7 +165,13 @@ int run_compare(const CompareOptions& o) {
       throw Error("--context", e.reason());
     }
   }();
-  print(o.json ? dump(compare_json(m, t, ctx, rows)) + "\n" : compare_text(m, t, ctx, rows, u));
+  if (variants.streaming) {
+    // What with_attention_sinks added to the capped row's copy of the model (MLA layers left uncapped).
+    const auto& w = rows.back().model.warnings;
+    warn({w.begin() + static_cast<std::ptrdiff_t>(std::min(w.size(), m.warnings.size())), w.end()});
+  }
+  print(o.json ? dump(compare_json(m, t, ctx, rows, variants.streaming)) + "\n"
+               : compare_text(m, t, ctx, rows, u, variants.streaming));
   return 0;
 }
 
@@ -249,6 +306,8 @@ int main(int argc, char** argv) {
   // so it ends as the README says: exit code 1 with one line (flush_stdout below).
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"kvplan: KV-cache capacity planner for LLM inference"};
+  // CLI11's own failures in kvplan's words (subcommands inherit the hook).
+  app.failure_message(parse_error_message);
   app.require_subcommand(1);
   app.set_version_flag("--version", "kvplan 0.1.0");
   // Global options may follow the subcommand too (`kvplan size --presets DIR ...`): subcommands pass
@@ -266,8 +325,12 @@ int main(int argc, char** argv) {
       "models/<id>.json and gpus/*.json; `kvplan models` and `kvplan gpus` mark yours: (user) FILE.\n"
       "Each command has its own --help (kvplan size --help). Errors: one line on stderr, exit code 2.");
 
+  bool models_json = false, gpus_json = false;
   auto* models = app.add_subcommand("models", "list the model presets");
+  models->add_flag("--json", models_json,
+                   "one JSON object: {\"models\": [...]} with each preset's key figures");
   auto* gpus = app.add_subcommand("gpus", "list the GPU presets");
+  gpus->add_flag("--json", gpus_json, "one JSON object: {\"gpus\": [...]} with every figure of each preset");
 
   ShowOptions show;
   auto* show_cmd = app.add_subcommand("show", "the KV layout of a model: layer groups and bytes per token");
@@ -316,8 +379,8 @@ int main(int argc, char** argv) {
     reject_empty_values(app);
     kvplan::presets::set_option_preset_dirs({preset_dirs.begin(), preset_dirs.end()});
     int rc = 2;
-    if (*models) rc = run_models();
-    if (*gpus) rc = run_gpus();
+    if (*models) rc = run_models(models_json);
+    if (*gpus) rc = run_gpus(gpus_json);
     if (*show_cmd) rc = run_show(show);
     if (*size_cmd) rc = run_size(size);
     if (*cmp_cmd) rc = run_compare(cmp);
@@ -327,9 +390,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return finish_output(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
+    // App::exit prints through the failure_message hook; its exit codes are CLI11's, kvplan's is 2.
+    std::ostringstream err;
+    (void)app.exit(e, std::cout, err);
+    std::string msg = err.str();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-    std::fprintf(stderr, "kvplan: error: %s (see --help)\n", msg.c_str());
+    std::fprintf(stderr, "kvplan: error: %s\n", msg.c_str());
     return 2;
   } catch (const kvplan::Error& e) {
     // Core names an input by its key; here it is worded as the flag the user typed ("tp" -> "--tp").

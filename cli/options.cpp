@@ -62,19 +62,23 @@ void add_streaming_options(CLI::App& app, StreamingOptions& o) {
                  "StreamingLLM: most recent tokens kept by every full-attention layer (with --sink-tokens)");
 }
 
-void apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m) {
-  if (o.sink_tokens.empty() && o.recent_window.empty()) return;
-  // No serving engine keeps attention sinks plus a window in place of the full cache; under an engine's
-  // rules the capped layers would be planned as that engine's sliding windows, which it does not have.
-  if (engine != Engine::ideal)
-    throw Error(o.sink_tokens.empty() ? "--recent-window" : "--sink-tokens",
-                "StreamingLLM's cache is kvplan's exact layout only (--engine ideal); " +
-                    std::string(name(engine)) + " has no attention-sink cache");
+std::optional<StreamingCap> parse_streaming(const StreamingOptions& o, Engine engine) {
+  if (o.sink_tokens.empty() && o.recent_window.empty()) return std::nullopt;
+  require_streaming_engine(engine, o.sink_tokens.empty() ? "--recent-window" : "--sink-tokens");
   if (o.recent_window.empty()) throw Error("--recent-window", "missing (required with --sink-tokens)");
   if (o.sink_tokens.empty()) throw Error("--sink-tokens", "missing (required with --recent-window)");
+  StreamingCap cap;
   // 0 sinks is a plain recent window; parse_count refuses 0, so zero is read apart.
-  const std::uint64_t sink = o.sink_tokens == "0" ? 0 : parse_count(o.sink_tokens, "--sink-tokens");
-  m = with_attention_sinks(std::move(m), sink, parse_count(o.recent_window, "--recent-window"));
+  cap.sink = o.sink_tokens == "0" ? 0 : parse_count(o.sink_tokens, "--sink-tokens");
+  cap.recent = parse_count(o.recent_window, "--recent-window");
+  return cap;
+}
+
+bool apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m) {
+  const auto cap = parse_streaming(o, engine);
+  if (!cap) return false;
+  m = with_attention_sinks(std::move(m), cap->sink, cap->recent);
+  return true;
 }
 
 ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {

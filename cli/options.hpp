@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kvplan/plan.hpp"
+#include "kvplan/streaming.hpp"
 
 namespace kvplan::cli {
 
@@ -103,10 +104,15 @@ void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
 /// --sink-tokens and --recent-window.
 void add_streaming_options(CLI::App& app, StreamingOptions& o);
+/// StreamingLLM's cap from --sink-tokens S --recent-window W; nullopt when neither is given. Throws
+/// kvplan::Error naming the flag when only one is, for a bad count, or when `engine` is not ideal (no
+/// engine has such a cache).
+std::optional<StreamingCap> parse_streaming(const StreamingOptions& o, Engine engine);
 /// Caps the model's full-attention layers at sink + recent tokens when both flags are given
-/// (with_attention_sinks); throws kvplan::Error naming the flag when only one is, or when `engine` is
-/// not ideal (no engine has such a cache).
-void apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m);
+/// (with_attention_sinks) and returns true; false (the model untouched) when neither is. Throws
+/// kvplan::Error naming the flag when only one is, or when `engine` is not ideal (no engine has such a
+/// cache). `size`, `compare` and `fit` all call it.
+bool apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m);
 /// --engine and the engine options; `capacity` adds --kv-memory and --max-tokens.
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity);
 /// --context, --users, --gpu-util, --weights, --overhead, --units and --json.

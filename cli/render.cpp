@@ -292,17 +292,18 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   if (p.state_bytes_per_sequence != Bytes{0})
     out += row("recurrent state per sequence", both(p.state_bytes_per_sequence, u));
   const bool engine = in.engine.engine != Engine::ideal;
-  out +=
-      row(fmt::format("total ({} users, all GPUs{})", format_count(in.users), engine ? ", engine rules" : ""),
-          both(p.kv_bytes_total, u));
+  out += row(fmt::format("total ({}, all GPUs{})", format_count(in.users, "user", "users"),
+                         engine ? ", engine rules" : ""),
+             both(p.kv_bytes_total, u));
   if (engine && p.ideal_kv_bytes_total != p.kv_bytes_total)
     out += row("  exact layout (ideal)", both(p.ideal_kv_bytes_total, u));
 
   out += fmt::format("\nPer GPU (fullest of {} stage{}, one {})\n", par.pp, par.pp == 1 ? "" : "s",
                      in.deployment.dp_attention > 1 ? "GPU of an attention-DP rank" : "tp rank");
   out += row("weights", format_bytes(g.weights_bytes, u));
-  out += row(fmt::format("KV cache ({} users{})", format_count(g.users), engine ? ", engine rules" : ""),
-             both(g.kv_bytes_total, u));
+  out += row(
+      fmt::format("KV cache ({}{})", format_count(g.users, "user", "users"), engine ? ", engine rules" : ""),
+      both(g.kv_bytes_total, u));
   if (engine && p.ideal_per_gpu_kv_bytes_total != g.kv_bytes_total)
     out += row("  exact layout (ideal)", both(p.ideal_per_gpu_kv_bytes_total, u));
   if (p.has_gpu) {
@@ -317,7 +318,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
     out +=
         row(fmt::format("max users at {} tokens", format_count(in.context.value)), format_count(p.max_users));
     out += row(
-        fmt::format("max context for {} users", format_count(in.users)),
+        fmt::format("max context for {}", format_count(in.users, "user", "users")),
         p.max_context ? format_count(p.max_context->value) + " tokens" : "unbounded (every layer windowed)");
   }
   out += engine_text(p.engine, u);
@@ -326,7 +327,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
 }
 
 json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                  const std::vector<VariantFigures>& rows) {
+                  const std::vector<VariantFigures>& rows, const std::optional<StreamingCap>& streaming) {
   json arr = json::array();
   for (const auto& r : rows)
     arr.push_back({{"variant", r.label},
@@ -343,11 +344,17 @@ json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
               {"context", context.value},
               {"k_dtype", std::string(name(t.k))},
               {"v_dtype", std::string(name(t.v))},
+              {"streaming", streaming ? json{{"variant", streaming_label(*streaming)},
+                                             {"sink_tokens", streaming->sink},
+                                             {"recent_window", streaming->recent},
+                                             {"capped_variants", json::array({streaming_label(*streaming)})}}
+                                      : json(nullptr)},
               {"variants", arr}};
 }
 
 std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                         const std::vector<VariantFigures>& rows, UnitSystem u) {
+                         const std::vector<VariantFigures>& rows, UnitSystem u,
+                         const std::optional<StreamingCap>& streaming) {
   std::string out = fmt::format("{}: attention variants at {} tokens, KV {}\n\n", printable(m.name),
                                 format_count(context.value), dtype_label(t));
   out += fmt::format("  {:<24} {:>16} {:>14} {:>16} {:>12}\n", "variant", "B/token", "per token",
@@ -369,6 +376,14 @@ std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
             format_bytes(r.engine_kv_bytes_per_sequence, u));
   }
   out += "\n  vs MHA: MHA's KV per sequence / the variant's (the lesson's 8x for GQA-8 of 64 heads)\n";
+  if (streaming)
+    out += fmt::format(
+        "  {}: the model as configured, each full-attention layer keeping {} and the last {} ({} in "
+        "all; sliding, chunked and MLA layers as they are); the cap is on this row only, the others are "
+        "uncapped\n",
+        streaming_label(*streaming), format_count(streaming->sink, "sink token", "sink tokens"),
+        format_count(streaming->recent, "token", "tokens"),
+        format_count(streaming->sink + streaming->recent, "token", "tokens"));
   return out;
 }
 

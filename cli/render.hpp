@@ -1,6 +1,7 @@
 #pragma once
 // Rendering of core results: human tables (fmt) and JSON (nlohmann). No figure is computed here.
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,10 +18,14 @@ std::string plan_text(const Plan& p, UnitSystem u);
 nlohmann::json layout_json(const Plan& p);
 std::string layout_text(const Plan& p, UnitSystem u);
 
+/// `compare`'s object and table; `streaming`: the cap the last row (streaming_label) was planned with,
+/// stated with the rows (the others are uncapped).
 nlohmann::json compare_json(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                            const std::vector<VariantFigures>& rows);
+                            const std::vector<VariantFigures>& rows,
+                            const std::optional<StreamingCap>& streaming = std::nullopt);
 std::string compare_text(const ModelSpec& m, const KvDtypes& t, Tokens context,
-                         const std::vector<VariantFigures>& rows, UnitSystem u);
+                         const std::vector<VariantFigures>& rows, UnitSystem u,
+                         const std::optional<StreamingCap>& streaming = std::nullopt);
 
 /// Each warning as one line on stderr, "kvplan: warning: ...", made printable (format.hpp): every
 /// command prints its model's warnings (a Hub fallback to a preset, an unmodelled quant_method).

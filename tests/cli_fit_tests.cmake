@@ -9,7 +9,7 @@ kvplan_cli_ok("fit llama-3.1-70b fp8 json: 4 GPUs at tp 4 first"
   "\"configurations\": \\[\n +[{][^}]*\"free_bytes_per_gpu\": 19143297433,[^}]*\"gpu\": \"h100-sxm\",\n +\"gpus\": 4,[^}]*\"kv_dtype\": \"fp8_e4m3\",[^}]*\"tp\": 4,"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --json)
 kvplan_cli_ok("fit nothing fits: nearest and by how much, exit 0"
-  "nothing fits within 4 GPUs; nearest: 4 x h100-sxm \\(tp 4 x pp 1 x 1 replicas, KV bf16\\): 15 of 16 users fit at 32,768 tokens \\(KV per GPU 40.0 GiB needed, 37.8 GiB available: short by 2.17 GiB\\); 16 users fit up to 30,989 tokens"
+  "nothing fits within 4 GPUs; nearest: 4 x h100-sxm \\(tp 4 x pp 1 x 1 replica, KV bf16\\): 15 of 16 users fit at 32,768 tokens \\(KV per GPU 40.0 GiB needed, 37.8 GiB available: short by 2.17 GiB\\); 16 users fit up to 30,989 tokens"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4)
 kvplan_cli_ok("fit every preset, price ranking" "Ranked by cost per million output tokens.*\\$/Mtok"
   fit llama-3.1-8b --context 8192 --users 32 --price-per-gpu-hour 2.5 --top 3)
@@ -35,8 +35,25 @@ kvplan_cli_bad("fit without a model" "MODEL" fit)
 # tokens per layer, 131,072 B x 1,024 = 134,217,728 B per 32,768-token sequence, at any length.
 kvplan_cli_ok("size with attention sinks" "\"kv_bytes_per_sequence\": 134217728.*\"max_context\": null"
   size llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020 --gpu h100-sxm --json)
-kvplan_cli_ok("compare with attention sinks" "as configured +131,072 +128 KiB +128 MiB"
+# compare: the cap is one more row beside the uncapped variants, and says so. As configured 131,072 x 32,768 =
+# 4 GiB; MHA (32 KV heads) 524,288 B per token x 32,768 = 16 GiB, 128 times the capped 128 MiB.
+kvplan_cli_ok("compare with attention sinks"
+  "as configured +131,072 +128 KiB +4.00 GiB +4.0x\n.*StreamingLLM 4\\+1,020 +131,072 +128 KiB +128 MiB +128.0x\n.*StreamingLLM 4\\+1,020: the model as configured, each full-attention layer keeping 4 sink tokens and the last 1,020 tokens \\(1,024 tokens in all; .*the cap is on this row only, the others are uncapped"
   compare llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020)
+kvplan_cli_ok("compare json with attention sinks"
+  "\"streaming\": [{]\n +\"capped_variants\": \\[\n +\"StreamingLLM 4\\+1,020\"\n +\\],\n +\"recent_window\": 1020,\n +\"sink_tokens\": 4,.*\"kv_bytes_per_sequence\": 134217728,[^}]*\"variant\": \"StreamingLLM 4\\+1,020\""
+  compare llama-3.1-8b --context 32768 --sink-tokens 4 --recent-window 1020 --json)
+# fit takes the cap as size does (worked in tests/test_fit.cpp): one H100 holds 59,834,464,665 / 134,217,728 =
+# 445 capped sequences of Llama-3.1-8B; no engine keeps such a cache, so no launch line.
+kvplan_cli_ok("fit with attention sinks"
+  "\"kv_bytes_per_gpu\": 2147483648,[^}]*\"max_context\": null,\n +\"max_users\": 445,"
+  fit llama-3.1-8b --context 32768 --users 16 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --sink-tokens 4 --recent-window 1020 --json)
+kvplan_cli_ok("fit with attention sinks: no launch line"
+  "\n +1  h100-sxm +1  1 x 1 x 1 +bf16 .* 445 +any .*\n +\\(no launch line: no serving engine keeps an attention-sink cache"
+  fit llama-3.1-8b --context 32768 --users 16 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --sink-tokens 4 --recent-window 1020)
+kvplan_cli_bad("fit: attention sinks under an engine" "^kvplan: error: --sink-tokens: StreamingLLM's cache is kvplan's exact layout only \\(--engine ideal\\); sglang has no attention-sink cache"
+  fit llama-3.1-8b --engine sglang --sink-tokens 4 --recent-window 1020)
+kvplan_cli_bad("fit: sink tokens without a window" "^kvplan: error: --recent-window: missing" fit llama-3.1-8b --sink-tokens 4)
 kvplan_cli_bad("sink tokens without a window" "^kvplan: error: --recent-window: missing" size llama-3.1-8b --sink-tokens 4)
 kvplan_cli_bad("recent window zero" "^kvplan: error: --recent-window: must be positive" compare llama-3.1-8b --sink-tokens 4 --recent-window 0)
 # A KV dtype the engine has no cache type for is the request's error (it was "no layout could be planned",
@@ -51,3 +68,23 @@ kvplan_cli_bad("attention sinks under an engine" "^kvplan: error: --sink-tokens:
   size llama-3.1-70b --engine vllm --sink-tokens 4 --recent-window 1020 --context 32768)
 kvplan_cli_bad("attention sinks under an engine, compare" "^kvplan: error: --sink-tokens: .*sglang has no attention-sink cache"
   compare llama-3.1-8b --engine sglang --sink-tokens 4 --recent-window 1020)
+
+# --tpot that nothing meets, some layouts holding the users: the fastest of them, and by how much it misses
+# (worked in tests/test_fit.cpp: tp 8 decodes in 10.8 ms, tp 4 in 21.4 ms).
+kvplan_cli_ok("fit: nothing meets the SLA, nearest is the fastest"
+  "\nnothing within 8 GPUs meets the SLA \\(TPOT <= 5.0 ms\\): 2 layouts hold the 16 users, none fast enough; nearest: 8 x h100-sxm \\(tp 8 x pp 1 x 1 replica, KV fp8_e4m3\\): TPOT 10.8 ms against 5.0 ms \\(\\+116%\\)\n\n.* 8  8 x 1 x 1 +fp8_e4m3 "
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005)
+kvplan_cli_ok("fit json: nothing meets the SLA"
+  "\"holding\": 2,.*\"nearest\": [{][^}]*\"tp\": 8,.*\"nearest_misses\": \"sla\",\n +\"note\": \"nothing within 8 GPUs meets the SLA"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005 --json)
+kvplan_cli_ok("fit json: nothing holds the users, nearest by memory"
+  "\"nearest_misses\": \"memory\",\n +\"note\": \"nothing fits within 4 GPUs; nearest: "
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4 --json)
+
+# Plurals and time units: one user is "1 user"; 2^32 users of 4,096 tokens on one H100 read 2^32 x 4,096 x
+# 131,072 B = 2^61 B of KV plus 16,060,522,496 B of weights a step: 2,305,843,025,274,216,448 B / (3.35e12 x 0.8)
+# = 860,389 s = 9.96 days (memory-bound: about 1.8e10 FLOPs x 2^32 / 4.95e14 = 1.6e5 s), not "860389192.0 ms".
+kvplan_cli_ok("size: one user" "total \\(1 user, all GPUs\\).*KV cache \\(1 user\\).*max context for 1 user +"
+  size llama-3.1-8b --gpu h100-sxm)
+kvplan_cli_ok("size: a TPOT in days at 2^32 users" "decode TPOT at the full context +10.0 days \\(memory-bound\\)"
+  size llama-3.1-8b --gpu h100-sxm --users 4294967296)

@@ -257,3 +257,42 @@ set_tests_properties("cli: a closed pipe is exit code 1" PROPERTIES PASS_REGULAR
 # users on an 80 GB card).
 kvplan_cli_bad("kv memory above the GPU's" "^kvplan: error: --kv-memory: 97.7 PiB per GPU is more than the [^\n]*'s 79.6 GiB"
   size llama-3.1-70b --tp 4 --gpu h100-sxm --kv-memory 100000TiB)
+
+# CLI11's own failures come out in kvplan's words: one line naming the flag and the reason, exit 2
+# (they were CLI11's: "--tp: At Most 1 required but received 2", "--tp: 1 required TEXT missing").
+kvplan_cli_bad("flag without its value" "^kvplan: error: --tp: needs a value \\(kvplan size --help\\)\n$" size --tp)
+kvplan_cli_bad("flag given twice" "^kvplan: error: --tp: given 2 times; give it once\n$" size --tp 4 --tp 8)
+kvplan_cli_bad("flag of an option group given twice" "^kvplan: error: --layers: given 2 times; give it once\n$"
+  size --layers 1 --layers 2)
+kvplan_cli_bad("unknown flag, in kvplan's words"
+  "^kvplan: error: --frobnicate: not an option of `kvplan size` \\(kvplan size --help\\)\n$" size --frobnicate)
+kvplan_cli_bad("a second MODEL"
+  "^kvplan: error: 'extra': unexpected argument; `kvplan size` takes one MODEL \\(kvplan size --help\\)\n$"
+  size llama-3.1-8b extra)
+kvplan_cli_bad("an argument to a command that takes none"
+  "^kvplan: error: 'extra': unexpected argument; `kvplan models` takes no arguments \\(kvplan models --help\\)\n$"
+  models extra)
+kvplan_cli_bad("a required flag missing" "^kvplan: error: --prompt: missing \\(required by `kvplan prefill`\\)\n$"
+  prefill llama-3.1-8b)
+kvplan_cli_bad("a flag given a value"
+  "^kvplan: error: --json: is a flag and takes no value \\(or true / false\\), got 'maybe'\n$" fit llama-3.1-8b --json=maybe)
+kvplan_cli_bad("the longest flag named" "^kvplan: error: --kv-dtype: needs a value \\(kvplan compare --help\\)\n$"
+  compare llama-3.1-8b --kv-dtype)
+kvplan_cli_bad("a global flag without its value" "^kvplan: error: --presets: needs a value \\(kvplan size --help\\)\n$"
+  size --presets)
+kvplan_cli_bad("a list flag without its value" "^kvplan: error: --gpu: needs a value \\(kvplan fit --help\\)\n$"
+  fit llama-3.1-8b --gpu)
+
+# models --json and gpus --json: each preset with its key figures. Llama-3.1-70B: 80 layers, 8 KV heads x 128 x 2
+# (K, V) x 2 B (bf16) x 80 = 327,680 B per token. The H100 SXM's figures are its preset's (presets/gpus.json).
+kvplan_cli_ok("models json"
+  "^[{]\n +\"models\": \\[\n.*\"hf_repo\": \"meta-llama/Llama-3.1-70B\",\n +\"id\": \"llama-3.1-70b\",\n +\"kv_bytes_per_token\": 327680,\n +\"layers\": 80,[^}]*\"source\": \"built-in\","
+  models --json)
+kvplan_cli_ok("gpus json"
+  "^[{]\n +\"gpus\": \\[\n.*\"bf16_dense_flops\": 989500000000000,[^}]*\"fp8\": true,\n +\"id\": \"h100-sxm\",\n +\"link_bandwidth_bytes_per_s\": 450000000000,\n +\"memory_bandwidth_bytes_per_s\": 3350000000000,\n +\"memory_bytes\": 85520809984,[^}]*\"source\": \"built-in\""
+  gpus --json)
+# A repeatable flag given twice is fine: the flag after it is the one without a value.
+kvplan_cli_bad("a repeatable flag, then one without its value" "^kvplan: error: --top: needs a value \\(kvplan fit --help\\)\n$"
+  fit llama-3.1-8b --gpu h100-sxm --gpu l4 --top)
+kvplan_cli_bad("an unknown flag before the command" "^kvplan: error: --frob: not an option of `kvplan`; give a command first"
+  --frob)

@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "kvplan/fit.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/streaming.hpp"
 
 using namespace kvplan;
 
@@ -261,4 +263,94 @@ TEST_CASE("fit: when no layout even holds the weights, nearest says by how much"
   CHECK_FALSE(res.nearest->speed.has_value());
   CHECK_THAT(res.nearest_note,
              Catch::Contains("weights and reserve need") && Catch::Contains("20.2 GiB usable"));
+}
+
+// When layouts hold the users but none meets the SLA, the nearest is the fastest of them, with its miss.
+// fp8_e4m3 KV, tp 4 or 8, at most 8 GPUs: both hold the 16 users on one replica. Decode is memory-bound
+// (FLOPs: about 2.3e11 per token x 16 / tp, under 1 ms at half of 989.5 TFLOP/s), so per GPU at 3.35 TB/s
+// x 0.8 = 2.68e12 B/s:
+//   tp 8: weights 141,107,412,992 / 8 = 17,638,426,624 B + KV 16 x 32,768 x 80 x 1 KV head x 128 x 2 x 1 B
+//         = 10,737,418,240 B: 28,375,844,864 / 2.68e12 = 10.5880 ms; all-reduce 2 x 80 x (2 x 7/8 x 16 x
+//         8,192 x 2 B = 458,752 B) / (450e9 x 0.7) = 0.2330 ms; 10.8210 ms in all.
+//   tp 4: (35,276,853,248 + 21,474,836,480) / 2.68e12 = 21.1760 ms + 160 x 393,216 / 3.15e11 = 0.1997 ms.
+// So tp 8 is nearest a 5 ms TPOT: 10.8 ms, 116% over (10.821 / 5 = 2.164).
+TEST_CASE("fit: nothing meets the SLA: the fastest layout that holds the users, and by how much", "[fit]") {
+  FitRequest r = readme_job(DType::fp8_e4m3);
+  r.tp = {4, 8};
+  r.max_gpus = 8;
+  r.max_tpot_s = 0.005;
+  const FitResult res = fit(r);
+  CHECK(res.rows.empty());
+  CHECK(res.fitting == 0);
+  CHECK(res.holding == 2);
+  REQUIRE(res.nearest.has_value());
+  CHECK(res.nearest_misses_sla);
+  CHECK(res.nearest->plan.inputs.deployment.parallel == Parallelism{8, 1, 1});
+  REQUIRE(res.nearest->speed.has_value());
+  CHECK_THAT(res.nearest->speed->tpot_s, Catch::Matchers::WithinRel(0.0108210, 1e-4));
+  CHECK(
+      res.nearest_note ==
+      "nothing within 8 GPUs meets the SLA (TPOT <= 5.0 ms): 2 layouts hold the 16 users, none fast enough; "
+      "nearest: 8 x h100-sxm (tp 8 x pp 1 x 1 replica, KV fp8_e4m3): TPOT 10.8 ms against 5.0 ms (+116%)");
+  SECTION("a TTFT that is met is said to be") {
+    r.max_ttft_s = 100.0;
+    const FitResult both = fit(r);
+    REQUIRE(both.nearest.has_value());
+    CHECK(both.nearest->plan.inputs.deployment.parallel == Parallelism{8, 1, 1});
+    CHECK_THAT(both.nearest_note,
+               Catch::EndsWith("TPOT 10.8 ms against 5.0 ms (+116%), TTFT " +
+                               format_seconds(both.nearest->speed->ttft_s) + " against 1.7 min (met)"));
+  }
+  SECTION("a 15 ms TPOT: tp 8 meets it, tp 4 (21.4 ms) does not") {
+    r.max_tpot_s = 0.015;
+    const FitResult ok = fit(r);
+    REQUIRE(ok.rows.size() == 1);
+    CHECK(ok.rows.front().plan.inputs.deployment.parallel == Parallelism{8, 1, 1});
+    CHECK(ok.holding == 2);
+    CHECK(ok.fitting == 1);
+    CHECK_FALSE(ok.nearest.has_value());
+  }
+}
+
+TEST_CASE("fit: an SLA on GPUs without speed figures names no layout", "[fit]") {
+  // The A10G preset has no bf16 peak: a layout that holds the users cannot be timed, so none is "nearest".
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-8b");
+  r.context = Tokens{4096};
+  r.gpus = {presets::find_gpu("a10g")};
+  r.max_gpus = 4;
+  r.max_tpot_s = 1.0;
+  const FitResult res = fit(r);
+  CHECK(res.rows.empty());
+  CHECK(res.holding > 0);
+  CHECK_FALSE(res.nearest.has_value());
+  CHECK_THAT(res.nearest_note, Catch::StartsWith("nothing within 4 GPUs can be held against the SLA: "));
+}
+
+// StreamingLLM's cap in fit: Llama-3.1-8B keeps 4 + 1,020 = 1,024 tokens per layer, 1,024 x 32 layers x 8 KV
+// heads x 128 x 2 (K, V) x 2 B = 134,217,728 B per sequence. One H100 SXM: usable 76,968,728,985 B; bf16
+// weights 8,030,261,248 parameters x 2 B = 16,060,522,496 B (embeddings and LM head 2 x 128,256 x 4,096, 32
+// layers of 218,112,000, a final norm of 4,096); reserve 1,073,741,824 B: 59,834,464,665 B for KV, 445
+// sequences (59,834,464,665 / 134,217,728 = 445.8). Uncapped (4 GiB a sequence) one GPU holds 13.
+TEST_CASE("fit: with attention sinks, rows use the capped KV and carry no launch line", "[fit][streaming]") {
+  FitRequest r;
+  r.model = with_attention_sinks(presets::find_model("llama-3.1-8b"), 4, 1020);
+  r.attention_sinks = true;
+  r.context = Tokens{32768};
+  r.users = 16;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.kv_dtypes = {both(DType::bf16)};
+  r.tp = {1};
+  r.pp = {1};
+  const FitResult res = fit(r);
+  REQUIRE(!res.rows.empty());
+  const Plan& p = res.rows.front().plan;
+  CHECK(p.gpus == 1);
+  CHECK(p.kv_bytes_per_sequence == Bytes{134'217'728});
+  CHECK(p.per_gpu.available_kv_bytes == Bytes{59'834'464'665});
+  CHECK(p.max_users == 445);
+  CHECK_FALSE(p.max_context.has_value());  // every layer windowed: any context
+  CHECK_THAT(res.rows.front().launch, Catch::StartsWith("(no launch line: no serving engine keeps"));
+  r.engine.engine = Engine::vllm;
+  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("sink_tokens:"));
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "kvplan/format.hpp"
 
 using namespace kvplan;
@@ -19,6 +21,24 @@ TEST_CASE("human formatting", "[format]") {
   CHECK(format_bytes(Bytes{327680}, UnitSystem::iec) == "320 KiB");
   CHECK(format_bytes(Bytes{999999}, UnitSystem::si) == "1.00 MB");  // rounding carries into the next unit
   CHECK(format_fixed(1.3, 2) == "1.30");
+}
+
+TEST_CASE("counts with their noun, durations in a unit that keeps them short", "[format]") {
+  CHECK(format_count(1, "user", "users") == "1 user");
+  CHECK(format_count(0, "user", "users") == "0 users");
+  CHECK(format_count(4294967296ULL, "user", "users") == "4,294,967,296 users");
+  CHECK(format_seconds(0.0214) == "21.4 ms");
+  CHECK(format_seconds(3.05) == "3.05 s");
+  CHECK(format_seconds(0.99996) == "1.00 s");  // not "1000.0 ms"
+  CHECK(format_seconds(59.996) == "1.0 min");  // 0.99993 min, not "60.00 s"
+  CHECK(format_seconds(750) == "12.5 min");    // 750 / 60
+  CHECK(format_seconds(11520) == "3.2 h");     // 3 h 12 min = 11,520 s
+  CHECK(format_seconds(41.7 * 86400) == "41.7 days");
+  // 10^12 s / (365.25 x 86,400 s) = 31,688.1 years
+  CHECK(format_seconds(1e12) == "3.2e+04 years");
+  CHECK(format_seconds(-1.0) == "?");
+  CHECK(format_seconds(std::numeric_limits<double>::quiet_NaN()) == "?");
+  CHECK(format_seconds(std::numeric_limits<double>::infinity()) == "?");
 }
 
 TEST_CASE("printable escapes what a terminal would obey", "[format]") {

@@ -44,3 +44,26 @@ TEST_CASE("compare under vLLM's fp8_ds_mla: engine figures for the MLA variants 
     CHECK(rows[i].engine_note.find("fp8_ds_mla") != std::string::npos);
   }
 }
+
+TEST_CASE("StreamingLLM's cap is one more variant; the others stay uncapped", "[variants][streaming]") {
+  // 80 layers, 64 heads, 8 KV heads x 128, fp16: GQA-8 is 2 x 8 x 128 x 2 B x 80 = 327,680 B per token.
+  const auto m = model({{gqa(64, 8, 128), 80}});
+  VariantOptions o;
+  o.streaming = StreamingCap{4, 1020};
+  const KvDtypes t{DType::fp16, DType::fp16};
+  const auto rows = compare_attention(m, t, Tokens{32768}, o);
+  REQUIRE(rows.size() == 7);
+  CHECK(rows[6].label == "StreamingLLM 4+1,020");
+  // Capped at 4 + 1,020 = 1,024 tokens: 327,680 x 1,024 = 335,544,320 B per sequence, at any length.
+  CHECK(rows[6].kv_bytes_per_sequence == Bytes{335'544'320});
+  CHECK(rows[6].bytes_per_token == Bytes{327'680});
+  CHECK(rows[6].full_bytes_per_token == Bytes{0});
+  // As configured and MHA are not capped: 327,680 x 32,768 = 10,737,418,240 B; MHA 2,621,440 x 32,768 B.
+  CHECK(rows[0].kv_bytes_per_sequence == Bytes{10'737'418'240});
+  CHECK(rows[1].kv_bytes_per_sequence == Bytes{85'899'345'920});
+  // vs MHA: 85,899,345,920 / 335,544,320 = 256.
+  CHECK_THAT(rows[6].saving_vs_mha, Catch::Matchers::WithinRel(256.0, 1e-12));
+  EngineOptions vllm;
+  vllm.engine = Engine::vllm;
+  CHECK_THROWS_WITH(compare_attention(m, t, Tokens{32768}, o, vllm), Catch::StartsWith("sink_tokens:"));
+}

@@ -9,6 +9,7 @@
 
 #include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
+#include "kvplan/streaming.hpp"
 
 namespace kvplan {
 
@@ -81,6 +82,14 @@ std::string kv_label(const KvDtypes& t) {
                     : "K " + std::string(name(t.k)) + ", V " + std::string(name(t.v));
 }
 
+/// "4 x h100-sxm (tp 4 x pp 1 x 1 replica, KV bf16)".
+std::string layout_label(const Plan& p) {
+  const auto& par = p.inputs.deployment.parallel;
+  return format_count(p.gpus) + " x " + p.inputs.gpu->id + " (tp " + std::to_string(par.tp) + " x pp " +
+         std::to_string(par.pp) + " x " + format_count(par.dp, "replica", "replicas") + ", KV " +
+         kv_label(p.inputs.kv) + ")";
+}
+
 std::string fraction2(double v) {
   // Rounded down to two decimals: the engine then takes no more than the plan assumed.
   const double f = std::floor(v * 100.0 + 1e-9) / 100.0;
@@ -105,7 +114,6 @@ std::string llama_type(DType t) {
 /// What the nearest layout lacks, in words: the weights' shortfall per GPU, or the users that fit and
 /// the KV short per GPU.
 std::string describe_nearest(const Plan& p, const FitRequest& r) {
-  const auto& par = p.inputs.deployment.parallel;
   const PerGpu& g = p.per_gpu;
   const auto gib = [](Bytes b) { return format_bytes(b, UnitSystem::iec); };
   std::string what;
@@ -116,16 +124,60 @@ std::string describe_nearest(const Plan& p, const FitRequest& r) {
   } else {
     const Bytes short_by =
         g.kv_bytes_total > g.available_kv_bytes ? g.kv_bytes_total - g.available_kv_bytes : Bytes{0};
-    what = format_count(p.max_users) + " of " + format_count(r.users) + " users fit at " +
+    what = format_count(p.max_users) + " of " + format_count(r.users, "user", "users") + " fit at " +
            format_count(r.context.value) + " tokens (KV per GPU " + gib(g.kv_bytes_total) + " needed, " +
            gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
     if (p.max_context)
-      what +=
-          "; " + format_count(r.users) + " users fit up to " + format_count(p.max_context->value) + " tokens";
+      what += "; " + format_count(r.users, "user fits", "users fit") + " up to " +
+              format_count(p.max_context->value) + " tokens";
   }
-  return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + format_count(p.gpus) +
-         " x " + p.inputs.gpu->id + " (tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
-         " x " + std::to_string(par.dp) + " replicas, KV " + kv_label(p.inputs.kv) + "): " + what;
+  return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + layout_label(p) + ": " +
+         what;
+}
+
+/// How far a layout's speed is from the SLA: the largest of TPOT / its limit and TTFT / its limit, for
+/// the limits given (1 or less: within it); 0 without limits; infinity without speed figures when a
+/// limit is given.
+double sla_ratio(const std::optional<SpeedFigures>& speed, const FitRequest& r) {
+  if (!r.max_tpot_s && !r.max_ttft_s) return 0.0;
+  if (!speed) return std::numeric_limits<double>::infinity();
+  double worst = 0.0;
+  if (r.max_tpot_s) worst = std::max(worst, speed->tpot_s / *r.max_tpot_s);
+  if (r.max_ttft_s) worst = std::max(worst, speed->ttft_s / *r.max_ttft_s);
+  return worst;
+}
+
+/// "TPOT 41.0 ms against 30.0 ms (+36.7%)", or "... (met)", for each limit given.
+std::string sla_figures(const SpeedFigures& s, const FitRequest& r) {
+  std::string out;
+  const auto one = [&](const char* what, double value, double limit) {
+    const double over = (value / limit - 1.0) * 100.0;
+    out += (out.empty() ? "" : ", ") + std::string(what) + " " + format_seconds(value) + " against " +
+           format_seconds(limit) +
+           (value <= limit ? " (met)" : " (+" + format_fixed(over, over < 10.0 ? 1 : 0) + "%)");
+  };
+  if (r.max_tpot_s) one("TPOT", s.tpot_s, *r.max_tpot_s);
+  if (r.max_ttft_s) one("TTFT", s.ttft_s, *r.max_ttft_s);
+  return out;
+}
+
+/// When layouts hold the users but none meets the SLA: the fastest, and by how much it misses.
+std::string describe_sla_miss(const FitRow& n, const FitRequest& r, std::uint64_t holding) {
+  std::string limits;
+  if (r.max_tpot_s) limits = "TPOT <= " + format_seconds(*r.max_tpot_s);
+  if (r.max_ttft_s) limits += (limits.empty() ? "" : " and ") + ("TTFT <= " + format_seconds(*r.max_ttft_s));
+  return "nothing within " + format_count(r.max_gpus) + " GPUs meets the SLA (" + limits +
+         "): " + format_count(holding, "layout holds", "layouts hold") + " the " +
+         format_count(r.users, "user", "users") + ", none fast enough; nearest: " + layout_label(n.plan) +
+         ": " + sla_figures(*n.speed, r);
+}
+
+/// The launch line of a row: the engine's, or why there is none.
+std::string row_launch(const Plan& p, const FitRequest& r) {
+  if (r.attention_sinks)
+    return "(no launch line: no serving engine keeps an attention-sink cache; the row is kvplan's exact "
+           "layout with full-attention layers capped by --sink-tokens/--recent-window)";
+  return launch_command(p, r.launch);
 }
 }  // namespace
 
@@ -185,7 +237,7 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string launch_line(const Plan& p);
+std::string layout_line(const Plan& p);
 
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
 std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
@@ -214,7 +266,7 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string comment;
   const std::string options = engine_flags(p.inputs.engine, yaml);
   const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
-  std::string line = launch_line(p);
+  std::string line = layout_line(p);
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;
   if (!yaml.empty()) {
@@ -230,7 +282,7 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
 
 namespace {
 /// The line from the layout alone: the engine, tp, pp, context, sequences, KV dtype and memory fraction.
-std::string launch_line(const Plan& p) {
+std::string layout_line(const Plan& p) {
   const auto& in = p.inputs;
   const auto& par = in.deployment.parallel;
   const std::uint64_t seqs = ceil_div(in.users, par.dp);
@@ -316,6 +368,7 @@ FitResult fit(const FitRequest& request) {
   if (r.context.value == 0) throw Error("context", "must be positive");
   if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))
     throw Error("price_per_gpu_hour", "must be a positive number");
+  if (r.attention_sinks) require_streaming_engine(r.engine.engine);
   validate(r.model);
   const std::uint64_t layers = num_layers(r.model);
   const std::vector<std::uint64_t> tps = tp_sizes(r);
@@ -333,6 +386,11 @@ FitResult fit(const FitRequest& request) {
   };
   std::vector<Candidate> rows;
   std::optional<Near> nearest;
+  struct SlowCandidate {
+    Candidate c;
+    double ratio = 0;
+  };
+  std::optional<SlowCandidate> slow;  // the layout nearest the SLA of those that hold the users
   PlanInputs in;
   in.model = r.model;
   in.context = r.context;
@@ -406,8 +464,16 @@ FitResult fit(const FitRequest& request) {
           c.free = *free;
           if (speed_known(gpu, tp) && r.model.weights_unknown.empty())
             c.speed = estimate_speed(in, r.efficiency);
-          if (r.max_ttft_s && (!c.speed || c.speed->ttft_s > *r.max_ttft_s)) continue;
-          if (r.max_tpot_s && (!c.speed || c.speed->tpot_s > *r.max_tpot_s)) continue;
+          ++out.holding;
+          const double miss = sla_ratio(c.speed, r);
+          if (miss > 1.0) {
+            // Held, but too slow: the fastest such layout is what comes nearest if none is fast enough.
+            if (c.speed && (!slow || miss < slow->ratio ||
+                            (miss == slow->ratio &&
+                             (c.gpus < slow->c.gpus || (c.gpus == slow->c.gpus && c.free > slow->c.free)))))
+              slow = SlowCandidate{c, miss};
+            continue;
+          }
           if (r.price_per_gpu_hour && c.speed)
             c.cost =
                 *r.price_per_gpu_hour * static_cast<double>(c.gpus) / (c.speed->tokens_per_s * 3600.0) * 1e6;
@@ -426,7 +492,8 @@ FitResult fit(const FitRequest& request) {
     return a.in.deployment.parallel.pp < b.in.deployment.parallel.pp;
   });
   if (rows.size() > r.top) rows.resize(r.top);
-  for (auto& c : rows) {
+  // A candidate's row: planned again with the request's inputs and the max-context search.
+  const auto row_of = [&](Candidate& c) {
     FitRow row;
     c.in.model = r.model;
     c.in.context = r.context;
@@ -435,14 +502,25 @@ FitResult fit(const FitRequest& request) {
     const Parallelism par = c.in.deployment.parallel;
     c.in.deployment = r.deployment;
     c.in.deployment.parallel = par;
-    row.plan = make_plan(c.in, true);  // the max-context search, for the rows returned only
+    row.plan = make_plan(c.in, true);  // its own model copy: PreparedModel refers to `in.model`
     row.speed = c.speed;
     row.cost_per_million_tokens = c.cost;
-    row.launch = launch_command(row.plan, r.launch);
-    out.rows.push_back(std::move(row));
-  }
+    row.launch = row_launch(row.plan, r);
+    return row;
+  };
+  for (auto& c : rows) out.rows.push_back(row_of(c));
 
-  if (out.rows.empty() && nearest) {
+  // Nothing fit (not merely cut by `top`): what comes nearest.
+  if (out.fitting == 0 && slow) {
+    out.nearest = row_of(slow->c);
+    out.nearest_misses_sla = true;
+    out.nearest_note = describe_sla_miss(*out.nearest, r, out.holding);
+  } else if (out.fitting == 0 && out.holding > 0) {
+    // Every layout that holds the users lacks speed figures: the SLA cannot be checked on any.
+    out.nearest_note = "nothing within " + format_count(r.max_gpus) + " GPUs can be held against the SLA: " +
+                       format_count(out.holding, "layout holds", "layouts hold") +
+                       " the users, but their GPUs lack a memory bandwidth, bf16 peak or link figure";
+  } else if (out.fitting == 0 && nearest) {
     FitRow n;
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
@@ -452,10 +530,10 @@ FitResult fit(const FitRequest& request) {
     if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp) &&
         r.model.weights_unknown.empty())
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
-    n.launch = launch_command(n.plan, r.launch);
+    n.launch = row_launch(n.plan, r);
     out.nearest_note = describe_nearest(n.plan, r);
     out.nearest = std::move(n);
-  } else if (out.rows.empty()) {
+  } else if (out.fitting == 0) {
     // Not one layout could be planned: the engine's reason is the answer (one line, the input named).
     if (out.candidates == 0 && refused) throw *refused;
     out.nearest_note = "nothing fits within " + format_count(r.max_gpus) +

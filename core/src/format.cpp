@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <system_error>
 
@@ -24,6 +25,25 @@ std::string format_fixed(double v, int decimals) {
       std::to_chars(buf.data(), buf.data() + buf.size() - 1, v, std::chars_format::fixed, decimals);
   if (r.ec == std::errc{}) return std::string(buf.data(), r.ptr);
   std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
+  return buf.data();
+}
+
+std::string format_count(std::uint64_t n, std::string_view one, std::string_view many) {
+  return format_count(n) + " " + std::string(n == 1 ? one : many);
+}
+
+std::string format_seconds(double s) {
+  if (!(s >= 0.0) || !std::isfinite(s)) return "?";
+  constexpr double minute = 60.0, hour = 3600.0, day = 86400.0, year = 365.25 * day;
+  // Each unit below the value that would print as the next one ("60.0 s" is "1.0 min").
+  if (s < 0.99995) return format_fixed(s * 1e3, 1) + " ms";
+  if (s < 59.995) return format_fixed(s, 2) + " s";
+  if (s < 59.95 * minute) return format_fixed(s / minute, 1) + " min";
+  if (s < 23.95 * hour) return format_fixed(s / hour, 1) + " h";
+  if (s < 364.95 * day) return format_fixed(s / day, 1) + " days";
+  if (s < 999.95 * year) return format_fixed(s / year, 1) + " years";
+  std::array<char, 32> buf{};
+  std::snprintf(buf.data(), buf.size(), "%.1e years", s / year);
   return buf.data();
 }
 

@@ -70,12 +70,12 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
              ") exceed the usable memory (" + format_bytes(l.usable, u) +
              ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
     case Limit::Kind::fits:
-      return "fits: " + format_count(l.users) + " users x " + format_count(l.context.value) +
+      return "fits: " + format_count(l.users, "user", "users") + " x " + format_count(l.context.value) +
              " tokens within " + format_bytes(l.available, u) + " " + where +
              (l.engine == Engine::ideal ? "" : " (" + engine + " rules)");
     case Limit::Kind::kv_cache:
       if (l.engine == Engine::ideal)
-        return "KV cache: " + format_count(l.users) + " users x " + format_count(l.context.value) +
+        return "KV cache: " + format_count(l.users, "user", "users") + " x " + format_count(l.context.value) +
                " tokens need " + format_bytes(l.needed, u) + " per GPU, only " +
                format_bytes(l.available, u) + " " + where;
       return "KV cache: under " + engine + " rules only " + format_count(l.max_users) +

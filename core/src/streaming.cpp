@@ -1,8 +1,19 @@
 #include "kvplan/streaming.hpp"
 
+#include "kvplan/format.hpp"
 #include "kvplan/units.hpp"
 
 namespace kvplan {
+
+std::string streaming_label(const StreamingCap& cap) {
+  return "StreamingLLM " + format_count(cap.sink) + "+" + format_count(cap.recent);
+}
+
+void require_streaming_engine(Engine engine, std::string_view field) {
+  if (engine != Engine::ideal)
+    throw Error(std::string(field), "StreamingLLM's cache is kvplan's exact layout only (--engine ideal); " +
+                                        std::string(name(engine)) + " has no attention-sink cache");
+}
 
 ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t recent) {
   if (recent == 0) throw Error("recent_window", "must be positive");

@@ -61,6 +61,9 @@ std::vector<Variant> attention_variants(const ModelSpec& m, const VariantOptions
                    a.kv_lora_rank = o.kv_lora_rank;
                    a.qk_rope_head_dim = o.qk_rope_head_dim;
                  })});
+  if (o.streaming)
+    out.push_back(
+        {streaming_label(*o.streaming), with_attention_sinks(m, o.streaming->sink, o.streaming->recent)});
   for (auto& v : out) v.model.name = m.name + " [" + v.label + "]";
   return out;
 }
@@ -68,6 +71,8 @@ std::vector<Variant> attention_variants(const ModelSpec& m, const VariantOptions
 std::vector<VariantFigures> compare_attention(const ModelSpec& m, const KvDtypes& t, Tokens context,
                                               const VariantOptions& o, const EngineOptions& engine) {
   if (context.value == 0) throw Error("context", "must be positive");
+  // Under an engine's rules the capped layers would be planned as the engine's sliding windows.
+  if (o.streaming) require_streaming_engine(engine.engine);
   std::vector<VariantFigures> out;
   for (auto& v : attention_variants(m, o)) {
     VariantFigures f;

@@ -47,6 +47,10 @@ struct FitRequest {
   std::optional<double> max_tpot_s;          ///< SLA: keep rows with tpot <= this
   std::size_t top = 10;                      ///< rows returned (max_context searched only for these)
   LaunchExtras launch;                       ///< for the launch lines
+  /// The model's full-attention layers are capped by with_attention_sinks (--sink-tokens,
+  /// --recent-window): rows get a note instead of a launch line, as no engine keeps such a cache. Only
+  /// under Engine::ideal.
+  bool attention_sinks = false;
 };
 
 /// One deployment that was judged.
@@ -59,11 +63,18 @@ struct FitRow {
 
 /// The search's answer.
 struct FitResult {
-  std::vector<FitRow> rows;       ///< fitting (and within the SLA) rows, best first, at most `top`
-  std::uint64_t candidates = 0;   ///< layouts judged (make_plan calls, dp probes included)
-  std::uint64_t fitting = 0;      ///< of them, fitting and within the SLA, before `top`
-  std::optional<FitRow> nearest;  ///< when nothing fits: the layout that serves the most users
-  std::string nearest_note;       ///< what it lacks, in words
+  std::vector<FitRow> rows;      ///< fitting (and within the SLA) rows, best first, at most `top`
+  std::uint64_t candidates = 0;  ///< layouts judged (make_plan calls, dp probes included)
+  std::uint64_t fitting = 0;     ///< of them, fitting and within the SLA, before `top`
+  std::uint64_t holding = 0;     ///< layouts that hold the users, within the SLA or not
+  /// When no row is returned: the layout that comes nearest. If some layouts hold the users but none
+  /// meets the SLA, the one nearest the SLA (the smallest worst ratio of its TPOT and TTFT to their
+  /// limits; then fewest GPUs, most free memory), and nearest_misses_sla is set; else the one that
+  /// serves the most users (then the least KV short per GPU). Empty when no layout could be planned, or
+  /// when the layouts that hold the users have no speed figures to hold against the SLA.
+  std::optional<FitRow> nearest;
+  bool nearest_misses_sla = false;
+  std::string nearest_note;  ///< what it lacks, in words
 };
 
 /// KV dtypes fit tries on `gpu` by default: bf16, plus fp8_e4m3 when the GPU has fp8 tensor cores

@@ -23,6 +23,14 @@ std::string format_bytes_exact(Bytes b);
 /// A double with `decimals` decimals ("1.30").
 std::string format_fixed(double v, int decimals);
 
+/// "1 user", "16 users": format_count(n) and the noun, singular for exactly one.
+std::string format_count(std::uint64_t n, std::string_view one, std::string_view many);
+
+/// A duration in the unit that keeps it short: "21.4 ms" below 1 s, "3.05 s" below a minute, then
+/// "12.5 min", "3.2 h", "41.7 days", "1.3e+03 years" (365.25 days); "?" for a negative or non-finite
+/// value. For TPOT and TTFT figures, which reach years at billions of users.
+std::string format_seconds(double s);
+
 /// Text from a file or a flag (a model's name, an id, a path) made safe for a terminal: C0 controls
 /// as \n, \r, \t or \xNN, DEL as \x7f, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
 /// \u0080..\u009f, so that no escape sequence from a file reaches the terminal and a line stays one.

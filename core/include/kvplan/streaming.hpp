@@ -3,10 +3,29 @@
 /// A StreamingLLM cache cap: attention sinks plus a recent window on the full-attention layers.
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
+#include "kvplan/engine.hpp"
 #include "kvplan/model.hpp"
 
 namespace kvplan {
+
+/// StreamingLLM's cap as given (--sink-tokens S --recent-window W): tokens, recent at least 1.
+struct StreamingCap {
+  std::uint64_t sink = 4;
+  std::uint64_t recent = 1020;
+  bool operator==(const StreamingCap&) const = default;
+};
+
+/// "StreamingLLM 4+1,020": the label of a capped model's row, curve or column.
+std::string streaming_label(const StreamingCap& cap);
+
+/// The cap is kvplan's exact layout only: no serving engine keeps attention sinks plus a window in place of
+/// the full cache, and under an engine's rules the capped layers would be planned as that engine's sliding
+/// windows. Throws kvplan::Error(field, ...) naming the engine unless `engine` is Engine::ideal. `size`,
+/// `compare` and `fit` share it.
+void require_streaming_engine(Engine engine, std::string_view field = "sink_tokens");
 
 /// The model with every full-attention layer capped as StreamingLLM does (Xiao et al. 2023, "Efficient
 /// Streaming Language Models with Attention Sinks", section 3.2: the cache keeps the first `sink` tokens
