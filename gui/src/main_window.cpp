@@ -148,7 +148,8 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
 
   auto* inputs = new QScrollArea;
   inputs->setObjectName(QStringLiteral("inputs_scroll"));
-  inputs->setWidget(buildInputs());
+  inputs_panel_ = buildInputs();
+  inputs->setWidget(inputs_panel_);
   inputs->setWidgetResizable(true);
   inputs->setMinimumWidth(340);
 
@@ -224,6 +225,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   connect(controller_->undoStack(), &QUndoStack::cleanChanged, this, title);
   connect(controller_, &Controller::planChanged, this, title);
   title();
+  keepInputsHeight(true);
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
@@ -299,7 +301,19 @@ QWidget* MainWindow::buildInputs() {
   model_title_ = new QLabel;
   model_title_->setObjectName(QStringLiteral("model_title"));
   model_title_->setWordWrap(true);
+  model_title_->setTextFormat(Qt::PlainText);
+  QFont bold = model_title_->font();
+  bold.setBold(true);
+  model_title_->setFont(bold);
   model_layout->addWidget(model_title_);
+  model_source_ = new QLabel;
+  model_source_->setObjectName(QStringLiteral("model_source"));
+  model_source_->setWordWrap(true);
+  model_source_->setTextFormat(Qt::PlainText);
+  QFont small = model_source_->font();
+  if (small.pointSizeF() > 0) small.setPointSizeF(small.pointSizeF() * 0.83);  // as rich text's <small>
+  model_source_->setFont(small);
+  model_layout->addWidget(model_source_);
   search_ = new QLineEdit;
   search_->setObjectName(QStringLiteral("search"));
   search_->setPlaceholderText(
@@ -722,10 +736,10 @@ void MainWindow::buildMenus() {
 void MainWindow::syncInputs() {
   const Scenario& s = controller_->scenario();
   const PlanInputs& in = s.inputs;
-  const QString title = QStringLiteral("<b>%1</b><br><small>%2</small>")
-                            .arg(controller_->modelTitle().toHtmlEscaped(),
-                                 QString::fromStdString(in.model.source).toHtmlEscaped());
-  if (model_title_->text() != title) model_title_->setText(title);
+  // Plain text in two labels: a rich-text label lays out a whole text document at each change.
+  if (model_title_->text() != controller_->modelTitle()) model_title_->setText(controller_->modelTitle());
+  const QString source = QString::fromStdString(in.model.source);
+  if (model_source_->text() != source) model_source_->setText(source);
   {
     const QSignalBlocker block(preset_list_->selectionModel());
     const int row = s.source.kind == ModelSource::Kind::preset
@@ -812,10 +826,8 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const int i = engine_version_->findData(qstr(o.version));
     if (i >= 0) engine_version_->setCurrentIndex(i);
   }
-  // The rows of the options that apply to this engine and version (core's table), holding its values.
-  engine_form_->setRowVisible(engine_version_, !engine_versions(e).empty());
-  engine_rows_->show(o);
-  engine_form_->setRowVisible(fp8_ds_mla_, e == Engine::vllm);
+  showEngineRows(o);
+  keepInputsHeight(false);
   {
     const QSignalBlocker block(fp8_ds_mla_);
     fp8_ds_mla_->setChecked(o.fp8_ds_mla);
@@ -825,6 +837,32 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const QSignalBlocker block(kv_memory_);
     kv_memory_->setText(kv);
   }
+}
+
+void MainWindow::showEngineRows(const EngineOptions& o) {
+  // The rows of the options that apply to this engine and version (core's table), holding its values.
+  engine_form_->setRowVisible(engine_version_, !engine_versions(o.engine).empty());
+  engine_rows_->show(o);
+  engine_form_->setRowVisible(fp8_ds_mla_, o.engine == Engine::vllm);
+}
+
+void MainWindow::keepInputsHeight(bool every_engine) {
+  int tallest = inputs_panel_->sizeHint().height();
+  if (every_engine) {
+    // Each engine at each of its versions, then the rows of the scenario's engine again (syncInputs).
+    for (const QString& engine : Controller::engines()) {
+      EngineOptions o;
+      o.engine = parse_engine(engine.toStdString());
+      std::vector<std::string> versions{std::string()};
+      for (const auto v : engine_versions(o.engine)) versions.emplace_back(v);
+      for (const std::string& v : versions) {
+        o.version = v;
+        showEngineRows(o);
+        tallest = std::max(tallest, inputs_panel_->sizeHint().height());
+      }
+    }
+  }
+  if (tallest > inputs_panel_->minimumHeight()) inputs_panel_->setMinimumHeight(tallest);
 }
 
 void MainWindow::syncKvDtypes(const PlanInputs& in) {

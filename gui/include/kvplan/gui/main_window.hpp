@@ -105,6 +105,12 @@ class MainWindow : public QMainWindow {
   bool askToSave();
   /// The engine options group: rows for the current engine's options only, showing `in`.
   void syncEngineOptions(const PlanInputs& in);
+  /// Shows the rows of engine `o.engine` at `o.version` (the version row, the table's rows, fp8_ds_mla).
+  void showEngineRows(const EngineOptions& o);
+  /// Keeps the inputs panel at least as tall as it has been, starting with the tallest engine options
+  /// group of every engine and version: an engine switch or a model title on more lines then neither
+  /// resizes the panel (a repaint of all of it and of its scroll bars) nor moves the scroll range.
+  void keepInputsHeight(bool every_engine);
   /// The engine options as the widgets show them, for the current engine.
   [[nodiscard]] EngineOptions engineOptionsShown() const;
   /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
@@ -134,10 +140,12 @@ class MainWindow : public QMainWindow {
   QDockWidget* fit_dock_ = nullptr;
 
   QLabel* error_banner_ = nullptr;
-  QLabel* fits_banner_ = nullptr;  ///< "FITS" / "DOES NOT FIT", coloured
-  QLabel* limit_ = nullptr;        ///< the plan's limit, in words
-  QLabel* warnings_ = nullptr;     ///< the plan's warnings
-  QLabel* model_title_ = nullptr;
+  QLabel* fits_banner_ = nullptr;    ///< "FITS" / "DOES NOT FIT", coloured
+  QLabel* limit_ = nullptr;          ///< the plan's limit, in words
+  QLabel* warnings_ = nullptr;       ///< the plan's warnings
+  QLabel* model_title_ = nullptr;    ///< the model's name, bold (plain text: no rich-text layout)
+  QLabel* model_source_ = nullptr;   ///< where it was loaded from, small
+  QWidget* inputs_panel_ = nullptr;  ///< the inputs, in their scroll area (keepInputsHeight)
   QLabel* command_ = nullptr;
   QTableView* results_view_ = nullptr;
   QLabel* measured_label_ = nullptr;
