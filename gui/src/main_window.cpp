@@ -148,8 +148,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
 
   auto* inputs = new QScrollArea;
   inputs->setObjectName(QStringLiteral("inputs_scroll"));
-  inputs_panel_ = buildInputs();
-  inputs->setWidget(inputs_panel_);
+  inputs->setWidget(buildInputs());
   inputs->setWidgetResizable(true);
   inputs->setMinimumWidth(340);
 
@@ -225,7 +224,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   connect(controller_->undoStack(), &QUndoStack::cleanChanged, this, title);
   connect(controller_, &Controller::planChanged, this, title);
   title();
-  keepInputsHeight(true);
+  keepEngineRowsHeight(true);
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
@@ -519,6 +518,7 @@ QWidget* MainWindow::buildInputs() {
 
   // The engine's options: only the rows of the chosen engine are shown (syncEngineOptions).
   auto* engine_box = new QGroupBox(QStringLiteral("Engine options"));
+  engine_box_ = engine_box;
   engine_form_ = new QFormLayout(engine_box);
   engine_version_ = new QComboBox;
   engine_version_->setObjectName(QStringLiteral("engine_version"));
@@ -535,7 +535,13 @@ QWidget* MainWindow::buildInputs() {
   engine_rows_ = new EngineRows(engine_form_, this);
   engine_form_->addRow(QString(), fp8_ds_mla_);
   engine_form_->addRow(QStringLiteral("KV memory per GPU"), kv_memory_);
-  layout->addWidget(engine_box);
+  // In an area as tall as the tallest group (keepEngineRowsHeight): the rows change, the panel does not.
+  engine_area_ = new QWidget;
+  auto* engine_area = new QVBoxLayout(engine_area_);
+  engine_area->setContentsMargins(0, 0, 0, 0);
+  engine_area->addWidget(engine_box);
+  engine_area->addStretch(1);
+  layout->addWidget(engine_area_);
   layout->addStretch(1);
 
   const auto send_options = [this] { controller_->setEngineOptions(engineOptionsShown()); };
@@ -827,7 +833,7 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     if (i >= 0) engine_version_->setCurrentIndex(i);
   }
   showEngineRows(o);
-  keepInputsHeight(false);
+  keepEngineRowsHeight(false);
   {
     const QSignalBlocker block(fp8_ds_mla_);
     fp8_ds_mla_->setChecked(o.fp8_ds_mla);
@@ -846,9 +852,11 @@ void MainWindow::showEngineRows(const EngineOptions& o) {
   engine_form_->setRowVisible(fp8_ds_mla_, o.engine == Engine::vllm);
 }
 
-void MainWindow::keepInputsHeight(bool every_engine) {
-  int tallest = inputs_panel_->sizeHint().height();
+void MainWindow::keepEngineRowsHeight(bool every_engine) {
+  int tallest = engine_box_->sizeHint().height();
   if (every_engine) {
+    // Measured as shown: polished (the style sets fonts and margins), hidden rows included.
+    for (QWidget* w : engine_area_->findChildren<QWidget*>()) w->ensurePolished();
     // Each engine at each of its versions, then the rows of the scenario's engine again (syncInputs).
     for (const QString& engine : Controller::engines()) {
       EngineOptions o;
@@ -858,11 +866,11 @@ void MainWindow::keepInputsHeight(bool every_engine) {
       for (const std::string& v : versions) {
         o.version = v;
         showEngineRows(o);
-        tallest = std::max(tallest, inputs_panel_->sizeHint().height());
+        tallest = std::max(tallest, engine_box_->sizeHint().height());
       }
     }
   }
-  if (tallest > inputs_panel_->minimumHeight()) inputs_panel_->setMinimumHeight(tallest);
+  if (tallest > engine_area_->minimumHeight()) engine_area_->setMinimumHeight(tallest);
 }
 
 void MainWindow::syncKvDtypes(const PlanInputs& in) {

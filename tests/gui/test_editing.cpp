@@ -20,6 +20,7 @@
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -475,6 +476,41 @@ class EditingTest : public QObject {
     test::type_into(win.find<QWidget>("users"), QStringLiteral("3"));
     QCOMPARE(win.c.inputs().users, std::uint64_t{3});
     check();
+  }
+
+  // Issue 16, responsiveness: an engine switch shows other option rows without resizing the inputs panel
+  // (a resize repainted all of it and its scroll bars), and each engine's rows still show and can be
+  // scrolled into view, at 1366 x 768, the engine chosen at the keyboard.
+  void anEngineSwitchKeepsTheInputsPanelsHeight() {
+    Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    auto* scroll = win.find<QScrollArea>("inputs_scroll");
+    QVERIFY(scroll != nullptr && scroll->widget() != nullptr);
+    auto* engine = win.find<QComboBox>("engine");
+    engine->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(engine->hasFocus());
+    QCOMPARE(engine->currentText(), QStringLiteral("ideal"));
+    QCoreApplication::processEvents();
+    const int height = scroll->widget()->height();
+    QVERIFY(height > scroll->viewport()->height());  // the panel scrolls at this size
+    for (int i = 1; i < engine->count(); ++i) {
+      QTest::keyClick(engine, Qt::Key_Down);
+      QCOMPARE(engine->currentIndex(), i);
+      QCOMPARE(qstr(name(win.c.inputs().engine.engine)), engine->currentText());
+      QCoreApplication::processEvents();
+      QCOMPARE(scroll->widget()->height(), height);
+      // The engine's rows are there: vLLM's block size, llama.cpp's n_ubatch; the last row reachable.
+      if (engine->currentText() == QLatin1String("vllm"))
+        QVERIFY(win.find<QWidget>("block_size")->isVisible());
+      if (engine->currentText() == QLatin1String("llamacpp"))
+        QVERIFY(win.find<QWidget>("ubatch")->isVisible());
+      auto* kv_memory = win.find<QWidget>("kv_memory");
+      scroll->ensureWidgetVisible(kv_memory);
+      QCoreApplication::processEvents();
+      const QPoint at = kv_memory->mapTo(scroll->viewport(), QPoint(0, 0));
+      QVERIFY(at.y() >= 0 && at.y() + kv_memory->height() <= scroll->viewport()->height());
+    }
   }
 };
 

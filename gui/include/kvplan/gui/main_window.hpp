@@ -13,6 +13,7 @@ class QComboBox;
 class QFormLayout;
 class QDockWidget;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListView;
@@ -107,10 +108,10 @@ class MainWindow : public QMainWindow {
   void syncEngineOptions(const PlanInputs& in);
   /// Shows the rows of engine `o.engine` at `o.version` (the version row, the table's rows, fp8_ds_mla).
   void showEngineRows(const EngineOptions& o);
-  /// Keeps the inputs panel at least as tall as it has been, starting with the tallest engine options
-  /// group of every engine and version: an engine switch or a model title on more lines then neither
-  /// resizes the panel (a repaint of all of it and of its scroll bars) nor moves the scroll range.
-  void keepInputsHeight(bool every_engine);
+  /// Keeps the engine options area at least as tall as the group has been, starting with its tallest
+  /// over every engine and version (`every_engine`): an engine switch then changes rows inside the area
+  /// without resizing the inputs panel (a repaint of all of it and of its scroll bars) or its scroll range.
+  void keepEngineRowsHeight(bool every_engine);
   /// The engine options as the widgets show them, for the current engine.
   [[nodiscard]] EngineOptions engineOptionsShown() const;
   /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
@@ -145,7 +146,8 @@ class MainWindow : public QMainWindow {
   QLabel* warnings_ = nullptr;       ///< the plan's warnings
   QLabel* model_title_ = nullptr;    ///< the model's name, bold (plain text: no rich-text layout)
   QLabel* model_source_ = nullptr;   ///< where it was loaded from, small
-  QWidget* inputs_panel_ = nullptr;  ///< the inputs, in their scroll area (keepInputsHeight)
+  QGroupBox* engine_box_ = nullptr;  ///< "Engine options"
+  QWidget* engine_area_ = nullptr;   ///< the engine box and room below it (keepEngineRowsHeight)
   QLabel* command_ = nullptr;
   QTableView* results_view_ = nullptr;
   QLabel* measured_label_ = nullptr;
