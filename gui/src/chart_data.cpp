@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <tuple>
 
 #include "kvplan/format.hpp"
 
@@ -30,7 +29,8 @@ void fit(XYChart& c, double x) {
         hi = std::max(hi, p.y());
       }
   if (hi <= 0) lo = hi = 1;
-  std::tie(c.y_min, c.y_max) = log_y_range(lo, hi);
+  c.y_min = lo / 2;
+  c.y_max = hi * 2;
   // Some room past the last tick, so that its label is not cut at the plot's edge.
   c.x_min = std::min(static_cast<double>(kMinChartContext), x);
   c.x_max = std::max(static_cast<double>(kMaxChartContext), x) * 1.6;
@@ -45,10 +45,6 @@ ChartLine horizontal(const XYChart& c, double y, const QString& name, QColor col
   return {name, {QPointF(c.x_min, y), QPointF(c.x_max, y)}, ChartLine::Style::dashed, color, true, 2};
 }
 }  // namespace
-
-std::pair<double, double> log_y_range(double lo, double hi) {
-  return {std::pow(10.0, std::floor(std::log10(lo / 2))), std::pow(10.0, std::ceil(std::log10(hi * 2)))};
-}
 
 double to_gib(Bytes b) { return static_cast<double>(b.value) / static_cast<double>(1ULL << 30); }
 

@@ -9,7 +9,6 @@
 #include <QPointF>
 #include <QString>
 #include <QStringList>
-#include <utility>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -69,12 +68,6 @@ struct ChartsData {
   XYChart max_users;  ///< 3. max concurrent users against context
   XYChart prefill;    ///< 4. relative prefill cost against prompt length, with measured points
 };
-
-/// The y range of a log chart holding values from `lo` to `hi` (both > 0): a factor 2 of room either
-/// side, widened to whole decades (the axis' ticks are powers of 10). A step that moves the curves
-/// within their decades leaves the range, so the chart keeps its layout (Qt Charts lays a chart out
-/// again, axis labels and titles included, at each range change).
-std::pair<double, double> log_y_range(double lo, double hi);
 
 /// Bytes as GiB, for an axis (display only: every figure stays an integer in the Plan).
 double to_gib(Bytes b);
