@@ -346,14 +346,9 @@ QWidget* MainWindow::buildInputs() {
   };
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
-  // Enter in the search box loads the one preset left; with several, it goes to the list to pick one.
+  // Enter in the search box loads the one preset left; with several, none (searchEntered says how many).
   connect(search_, &QLineEdit::returnPressed, this, [this, pick] {
-    if (preset_filter_->rowCount() == 1)
-      pick(preset_filter_->index(0, 0));
-    else if (preset_filter_->rowCount() > 1) {
-      preset_list_->setFocus(Qt::ShortcutFocusReason);
-      preset_list_->setCurrentIndex(preset_filter_->index(0, 0));
-    }
+    if (preset_filter_->rowCount() == 1) pick(preset_filter_->index(0, 0));
   });
   auto* find = new QShortcut(QKeySequence::Find, this);
   connect(find, &QShortcut::activated, this, [this] {
@@ -1086,16 +1081,22 @@ void MainWindow::openFolderDialog() {
 
 void MainWindow::searchEntered() {
   const QString text = search_->text().trimmed();
+  const bool repo = presets::is_hf_repo_id(text.toStdString());
   // One preset listed: the list's own Enter handler (pick, in buildInputs) loads it.
-  if (text.isEmpty() || (preset_filter_->rowCount() == 1 && !presets::is_hf_repo_id(text.toStdString())) ||
-      !mayDropEdits(false))
+  if (text.isEmpty() || (preset_filter_->rowCount() == 1 && !repo)) return;
+  // Several presets listed: loading the first would be a silent guess. The search box keeps the focus
+  // and the status bar says how many match.
+  if (preset_filter_->rowCount() > 1 && !repo) {
+    statusBar()->showMessage(QStringLiteral("%1 presets match \"%2\": type more of the name, or pick one "
+                                            "from the list")
+                                 .arg(preset_filter_->rowCount())
+                                 .arg(text),
+                             8000);
     return;
-  // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); other text picks the
-  // first preset the filter shows, or says that nothing matches.
-  if (preset_filter_->rowCount() > 0 && !presets::is_hf_repo_id(text.toStdString()))
-    controller_->selectModel(preset_filter_->index(0, 0).data(PresetListModel::IdRole).toString());
-  else
-    controller_->selectModel(text);
+  }
+  // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); text nothing matches
+  // goes there too, which says so.
+  if (mayDropEdits(false)) controller_->selectModel(text);
 }
 
 }  // namespace kvplan::gui

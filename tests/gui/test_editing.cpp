@@ -22,6 +22,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -459,6 +460,32 @@ class EditingTest : public QObject {
       const QPoint at = kv_memory->mapTo(scroll->viewport(), QPoint(0, 0));
       QVERIFY(at.y() >= 0 && at.y() + kv_memory->height() <= scroll->viewport()->height());
     }
+  }
+
+  // Issue 16, "Enter loads the single match": with several presets listed, Enter loaded the first one
+  // without a word. Now it loads none, the search box keeps the focus, and the status bar says how many
+  // match; with one left, Enter loads it.
+  void enterWithSeveralMatchesLoadsNone() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    const Scenario before = win.c.scenario();
+    QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier);
+    auto* search = win.find<QLineEdit>("search");
+    QTRY_VERIFY(search->hasFocus());
+    QTest::keyClicks(search, QStringLiteral("llama"));
+    const int listed = win.find<QListView>("presets")->model()->rowCount();
+    QVERIFY2(listed > 1, qPrintable(QString::number(listed)));
+    QTest::keyClick(search, Qt::Key_Return);
+    QVERIFY(win.c.scenario() == before);
+    QVERIFY(search->hasFocus());
+    QCOMPARE(win.w.statusBar()->currentMessage(),
+             QStringLiteral("%1 presets match \"llama\": type more of the name, or pick one from the list")
+                 .arg(listed));
+    // Narrowed to one: Enter loads it.
+    QTest::keyClicks(search, QStringLiteral("-3.1-70b"));
+    QCOMPARE(win.find<QListView>("presets")->model()->rowCount(), 1);
+    QTest::keyClick(search, Qt::Key_Return);
+    QCOMPARE(win.c.scenario().source.ref, std::string("llama-3.1-70b"));
   }
 };
 
