@@ -121,7 +121,8 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void openModelDialog();
   void openFolderDialog();
-  /// Enter in the search box: a Hugging Face repo id, or the first preset listed.
+  /// Enter in the search box: a Hugging Face repo id, or text no preset matches, goes to the resolver;
+  /// with several presets listed, none loads and the status bar says how many match.
   void searchEntered();
   void saveDialog();
   void measuredDialog();
