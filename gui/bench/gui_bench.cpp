@@ -6,7 +6,9 @@
 // engine and the model (every step recomputes the series; each is measured with the paint the app does).
 // Ends with a summary: per kind of input, the median and worst step, whether the worst fits a frame, and
 // the part of the step until the controller emits planChanged (kvplan's figures; the rest is the window).
-// Usage: kvplan-gui-bench [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
+// Usage: kvplan-gui-bench [--only KIND] [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
+// --only KIND: step through that kind of input alone (context, users, GPU, "KV dtype", "weight dtype", tp,
+// engine, model), for profiling one kind at a time (perf record -g).
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <vector>
@@ -79,6 +82,11 @@ struct Summary {
 };
 std::vector<Summary> summary;
 
+/// The kind --only asks for (empty: every kind).
+const char* only = "";
+/// Whether the sweeps of `kind` run (--only names one kind, or none).
+bool wanted(const char* kind) { return only[0] == '\0' || std::strcmp(only, kind) == 0; }
+
 void report(const char* what, Times t, const char* kind = nullptr) {
   // The step whose wall time was worst, before sorting: a recurring one is layout, not noise.
   const auto worst = static_cast<int>(std::max_element(t.wall.begin(), t.wall.end()) - t.wall.begin());
@@ -100,11 +108,32 @@ void report(const char* what, Times t, const char* kind = nullptr) {
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
+  const char* scenario = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+      static constexpr const char* kKinds[] = {"context",      "users", "GPU",    "KV dtype",
+                                               "weight dtype", "tp",    "engine", "model"};
+      if (std::none_of(std::begin(kKinds), std::end(kKinds),
+                       [](const char* k) { return std::strcmp(k, only) == 0; })) {
+        std::fprintf(stderr,
+                     "kvplan-gui-bench: error: --only: unknown kind '%s' (context, users, GPU, "
+                     "\"KV dtype\", \"weight dtype\", tp, engine, model)\n",
+                     only);
+        return 2;
+      }
+    } else if (scenario == nullptr && argv[i][0] != '-') {
+      scenario = argv[i];
+    } else {
+      std::fprintf(stderr, "kvplan-gui-bench: error: unexpected argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
   kvplan::gui::Controller controller;
   // Connected before the window exists, so it runs before the window's own slots.
   QObject::connect(&controller, &kvplan::gui::Controller::planChanged,
                    [] { plan_mark = static_cast<double>(step_timer.nsecsElapsed()) / 1e6; });
-  if (argc > 1 && !controller.openFile(QString::fromLocal8Bit(argv[1]))) {
+  if (scenario != nullptr && !controller.openFile(QString::fromLocal8Bit(scenario))) {
     std::fprintf(stderr, "kvplan-gui-bench: error: %s\n", qPrintable(controller.errorMessage()));
     return 2;
   }
@@ -120,29 +149,35 @@ int main(int argc, char** argv) {
 
   constexpr int kSteps = 100;
   const auto slide = [&](int i) { slider->setValue(i * kvplan::gui::kContextSliderMax / (kSteps - 1)); };
-  report("context slider: recompute + paint (as in the app)", sweep(window, kSteps, false, slide), "context");
-  slider->setValue(0);
-  report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
-  report("users (Enter in the box): recompute all series + paint",
-         sweep(window, kSteps, false, [&](int i) { Q_EMIT users->textCommitted(QString::number(101 + i)); }),
-         "users");
-  report("users: recompute all series + repaint all 4 charts",
-         sweep(window, kSteps, true, [&](int i) { Q_EMIT users->textCommitted(QString::number(1 + i)); }));
-  Times compute;
-  for (int i = 0; i < kSteps; ++i) {
-    QElapsedTimer t;
-    t.start();
-    const double c0 = cpu_ms();
-    controller.setUsers(static_cast<std::uint64_t>(200 + i));
-    compute.wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-    compute.cpu.push_back(cpu_ms() - c0);
+  if (wanted("context")) {
+    report("context slider: recompute + paint (as in the app)", sweep(window, kSteps, false, slide),
+           "context");
+    slider->setValue(0);
+    report("context slider: recompute + repaint all 4 charts", sweep(window, kSteps, true, slide));
   }
-  report("users: recompute and window update, no repaint", compute);
+  if (wanted("users")) {
+    report(
+        "users (Enter in the box): recompute all series + paint",
+        sweep(window, kSteps, false, [&](int i) { Q_EMIT users->textCommitted(QString::number(101 + i)); }),
+        "users");
+    report("users: recompute all series + repaint all 4 charts",
+           sweep(window, kSteps, true, [&](int i) { Q_EMIT users->textCommitted(QString::number(1 + i)); }));
+    Times compute;
+    for (int i = 0; i < kSteps; ++i) {
+      QElapsedTimer t;
+      t.start();
+      const double c0 = cpu_ms();
+      controller.setUsers(static_cast<std::uint64_t>(200 + i));
+      compute.wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+      compute.cpu.push_back(cpu_ms() - c0);
+    }
+    report("users: recompute and window update, no repaint", compute);
+  }
 
   // Every other kind of input, through its widget, as the app paints (no forced repaint).
   const auto cycle = [&](const char* what, const char* object, int steps, const char* kind) {
     auto* box = window.findChild<QComboBox*>(QLatin1String(object));
-    if (box == nullptr || box->count() < 2) return;
+    if (!wanted(kind) || box == nullptr || box->count() < 2) return;
     const int start = box->currentIndex();
     report(what,
            sweep(window, steps, false,
@@ -161,7 +196,7 @@ int main(int argc, char** argv) {
   cycle("GPU preset: recompute all series + paint", "gpu", 40, "GPU");
   cycle("KV cache dtype: recompute all series + paint", "kv_dtype", 40, "KV dtype");
   cycle("weight dtype: recompute all series + paint", "weight_dtype", 40, "weight dtype");
-  if (auto* tp = window.findChild<QSpinBox*>(QStringLiteral("tp"))) {
+  if (auto* tp = window.findChild<QSpinBox*>(QStringLiteral("tp")); tp != nullptr && wanted("tp")) {
     static constexpr int kTp[] = {1, 2, 4, 8};
     report("tp (1, 2, 4, 8): recompute all series + paint",
            sweep(window, 40, false, [&](int i) { tp->setValue(kTp[i % 4]); }), "tp");
@@ -169,7 +204,7 @@ int main(int argc, char** argv) {
   }
   cycle("engine: recompute all series + paint", "engine", 40, "engine");
   if (auto* list = window.findChild<QListView*>(QStringLiteral("presets"));
-      list && list->model()->rowCount() > 1) {
+      list && list->model()->rowCount() > 1 && wanted("model")) {
     const int models = std::min(40, list->model()->rowCount());
     report("model preset: load, recompute all series + paint",
            sweep(window, models, false, [&](int i) { Q_EMIT list->activated(list->model()->index(i, 0)); }),

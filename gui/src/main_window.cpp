@@ -224,6 +224,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   connect(controller_->undoStack(), &QUndoStack::cleanChanged, this, title);
   connect(controller_, &Controller::planChanged, this, title);
   title();
+  keepEngineRowsHeight(true);
   syncInputs();
   showPlan();
   if (!controller_->errorMessage().isEmpty()) showError(controller_->errorMessage());
@@ -299,7 +300,19 @@ QWidget* MainWindow::buildInputs() {
   model_title_ = new QLabel;
   model_title_->setObjectName(QStringLiteral("model_title"));
   model_title_->setWordWrap(true);
+  model_title_->setTextFormat(Qt::PlainText);
+  QFont bold = model_title_->font();
+  bold.setBold(true);
+  model_title_->setFont(bold);
   model_layout->addWidget(model_title_);
+  model_source_ = new QLabel;
+  model_source_->setObjectName(QStringLiteral("model_source"));
+  model_source_->setWordWrap(true);
+  model_source_->setTextFormat(Qt::PlainText);
+  QFont small = model_source_->font();
+  if (small.pointSizeF() > 0) small.setPointSizeF(small.pointSizeF() * 0.83);  // as rich text's <small>
+  model_source_->setFont(small);
+  model_layout->addWidget(model_source_);
   search_ = new QLineEdit;
   search_->setObjectName(QStringLiteral("search"));
   search_->setPlaceholderText(
@@ -333,14 +346,9 @@ QWidget* MainWindow::buildInputs() {
   };
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
-  // Enter in the search box loads the one preset left; with several, it goes to the list to pick one.
+  // Enter in the search box loads the one preset left; with several, none (searchEntered says how many).
   connect(search_, &QLineEdit::returnPressed, this, [this, pick] {
-    if (preset_filter_->rowCount() == 1)
-      pick(preset_filter_->index(0, 0));
-    else if (preset_filter_->rowCount() > 1) {
-      preset_list_->setFocus(Qt::ShortcutFocusReason);
-      preset_list_->setCurrentIndex(preset_filter_->index(0, 0));
-    }
+    if (preset_filter_->rowCount() == 1) pick(preset_filter_->index(0, 0));
   });
   auto* find = new QShortcut(QKeySequence::Find, this);
   connect(find, &QShortcut::activated, this, [this] {
@@ -505,6 +513,7 @@ QWidget* MainWindow::buildInputs() {
 
   // The engine's options: only the rows of the chosen engine are shown (syncEngineOptions).
   auto* engine_box = new QGroupBox(QStringLiteral("Engine options"));
+  engine_box_ = engine_box;
   engine_form_ = new QFormLayout(engine_box);
   engine_version_ = new QComboBox;
   engine_version_->setObjectName(QStringLiteral("engine_version"));
@@ -521,7 +530,13 @@ QWidget* MainWindow::buildInputs() {
   engine_rows_ = new EngineRows(engine_form_, this);
   engine_form_->addRow(QString(), fp8_ds_mla_);
   engine_form_->addRow(QStringLiteral("KV memory per GPU"), kv_memory_);
-  layout->addWidget(engine_box);
+  // In an area as tall as the tallest group (keepEngineRowsHeight): the rows change, the panel does not.
+  engine_area_ = new QWidget;
+  auto* engine_area = new QVBoxLayout(engine_area_);
+  engine_area->setContentsMargins(0, 0, 0, 0);
+  engine_area->addWidget(engine_box);
+  engine_area->addStretch(1);
+  layout->addWidget(engine_area_);
   layout->addStretch(1);
 
   const auto send_options = [this] { controller_->setEngineOptions(engineOptionsShown()); };
@@ -722,10 +737,10 @@ void MainWindow::buildMenus() {
 void MainWindow::syncInputs() {
   const Scenario& s = controller_->scenario();
   const PlanInputs& in = s.inputs;
-  const QString title = QStringLiteral("<b>%1</b><br><small>%2</small>")
-                            .arg(controller_->modelTitle().toHtmlEscaped(),
-                                 QString::fromStdString(in.model.source).toHtmlEscaped());
-  if (model_title_->text() != title) model_title_->setText(title);
+  // Plain text in two labels: a rich-text label lays out a whole text document at each change.
+  if (model_title_->text() != controller_->modelTitle()) model_title_->setText(controller_->modelTitle());
+  const QString source = QString::fromStdString(in.model.source);
+  if (model_source_->text() != source) model_source_->setText(source);
   {
     const QSignalBlocker block(preset_list_->selectionModel());
     const int row = s.source.kind == ModelSource::Kind::preset
@@ -812,10 +827,8 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const int i = engine_version_->findData(qstr(o.version));
     if (i >= 0) engine_version_->setCurrentIndex(i);
   }
-  // The rows of the options that apply to this engine and version (core's table), holding its values.
-  engine_form_->setRowVisible(engine_version_, !engine_versions(e).empty());
-  engine_rows_->show(o);
-  engine_form_->setRowVisible(fp8_ds_mla_, e == Engine::vllm);
+  showEngineRows(o);
+  keepEngineRowsHeight(false);
   {
     const QSignalBlocker block(fp8_ds_mla_);
     fp8_ds_mla_->setChecked(o.fp8_ds_mla);
@@ -825,6 +838,34 @@ void MainWindow::syncEngineOptions(const PlanInputs& in) {
     const QSignalBlocker block(kv_memory_);
     kv_memory_->setText(kv);
   }
+}
+
+void MainWindow::showEngineRows(const EngineOptions& o) {
+  // The rows of the options that apply to this engine and version (core's table), holding its values.
+  engine_form_->setRowVisible(engine_version_, !engine_versions(o.engine).empty());
+  engine_rows_->show(o);
+  engine_form_->setRowVisible(fp8_ds_mla_, o.engine == Engine::vllm);
+}
+
+void MainWindow::keepEngineRowsHeight(bool every_engine) {
+  int tallest = engine_box_->sizeHint().height();
+  if (every_engine) {
+    // Measured as shown: polished (the style sets fonts and margins), hidden rows included.
+    for (QWidget* w : engine_area_->findChildren<QWidget*>()) w->ensurePolished();
+    // Each engine at each of its versions, then the rows of the scenario's engine again (syncInputs).
+    for (const QString& engine : Controller::engines()) {
+      EngineOptions o;
+      o.engine = parse_engine(engine.toStdString());
+      std::vector<std::string> versions{std::string()};
+      for (const auto v : engine_versions(o.engine)) versions.emplace_back(v);
+      for (const std::string& v : versions) {
+        o.version = v;
+        showEngineRows(o);
+        tallest = std::max(tallest, engine_box_->sizeHint().height());
+      }
+    }
+  }
+  if (tallest > engine_area_->minimumHeight()) engine_area_->setMinimumHeight(tallest);
 }
 
 void MainWindow::syncKvDtypes(const PlanInputs& in) {
@@ -1040,16 +1081,22 @@ void MainWindow::openFolderDialog() {
 
 void MainWindow::searchEntered() {
   const QString text = search_->text().trimmed();
+  const bool repo = presets::is_hf_repo_id(text.toStdString());
   // One preset listed: the list's own Enter handler (pick, in buildInputs) loads it.
-  if (text.isEmpty() || (preset_filter_->rowCount() == 1 && !presets::is_hf_repo_id(text.toStdString())) ||
-      !mayDropEdits(false))
+  if (text.isEmpty() || (preset_filter_->rowCount() == 1 && !repo)) return;
+  // Several presets listed: loading the first would be a silent guess. The search box keeps the focus
+  // and the status bar says how many match.
+  if (preset_filter_->rowCount() > 1 && !repo) {
+    statusBar()->showMessage(QStringLiteral("%1 presets match \"%2\": type more of the name, or pick one "
+                                            "from the list")
+                                 .arg(preset_filter_->rowCount())
+                                 .arg(text),
+                             8000);
     return;
-  // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); other text picks the
-  // first preset the filter shows, or says that nothing matches.
-  if (preset_filter_->rowCount() > 0 && !presets::is_hf_repo_id(text.toStdString()))
-    controller_->selectModel(preset_filter_->index(0, 0).data(PresetListModel::IdRole).toString());
-  else
-    controller_->selectModel(text);
+  }
+  // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); text nothing matches
+  // goes there too, which says so.
+  if (mayDropEdits(false)) controller_->selectModel(text);
 }
 
 }  // namespace kvplan::gui

@@ -19,8 +19,10 @@
 #include <QListView>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -423,6 +425,67 @@ class EditingTest : public QObject {
     const StackedBar given = describe_charts(win.c.figures(), win.c.modelTitle()).memory;
     QCOMPARE(given.marks.size(), 1);
     QCOMPARE(given.marks[0].name, QStringLiteral("GPU 100.0 GiB"));
+  }
+
+  // Issue 16, responsiveness: an engine switch shows other option rows without resizing the inputs panel
+  // (a resize repainted all of it and its scroll bars), and each engine's rows still show and can be
+  // scrolled into view, at 1366 x 768, the engine chosen at the keyboard.
+  void anEngineSwitchKeepsTheInputsPanelsHeight() {
+    Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    auto* scroll = win.find<QScrollArea>("inputs_scroll");
+    QVERIFY(scroll != nullptr && scroll->widget() != nullptr);
+    auto* engine = win.find<QComboBox>("engine");
+    engine->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(engine->hasFocus());
+    QCOMPARE(engine->currentText(), QStringLiteral("ideal"));
+    QCoreApplication::processEvents();
+    const int height = scroll->widget()->height();
+    QVERIFY(height > scroll->viewport()->height());  // the panel scrolls at this size
+    for (int i = 1; i < engine->count(); ++i) {
+      QTest::keyClick(engine, Qt::Key_Down);
+      QCOMPARE(engine->currentIndex(), i);
+      QCOMPARE(qstr(name(win.c.inputs().engine.engine)), engine->currentText());
+      QCoreApplication::processEvents();
+      QCOMPARE(scroll->widget()->height(), height);
+      // The engine's rows are there: vLLM's block size, llama.cpp's n_ubatch; the last row reachable.
+      if (engine->currentText() == QLatin1String("vllm"))
+        QVERIFY(win.find<QWidget>("block_size")->isVisible());
+      if (engine->currentText() == QLatin1String("llamacpp"))
+        QVERIFY(win.find<QWidget>("ubatch")->isVisible());
+      auto* kv_memory = win.find<QWidget>("kv_memory");
+      scroll->ensureWidgetVisible(kv_memory);
+      QCoreApplication::processEvents();
+      const QPoint at = kv_memory->mapTo(scroll->viewport(), QPoint(0, 0));
+      QVERIFY(at.y() >= 0 && at.y() + kv_memory->height() <= scroll->viewport()->height());
+    }
+  }
+
+  // Issue 16, "Enter loads the single match": with several presets listed, Enter loaded the first one
+  // without a word. Now it loads none, the search box keeps the focus, and the status bar says how many
+  // match; with one left, Enter loads it.
+  void enterWithSeveralMatchesLoadsNone() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    const Scenario before = win.c.scenario();
+    QTest::keyClick(&win.w, Qt::Key_F, Qt::ControlModifier);
+    auto* search = win.find<QLineEdit>("search");
+    QTRY_VERIFY(search->hasFocus());
+    QTest::keyClicks(search, QStringLiteral("llama"));
+    const int listed = win.find<QListView>("presets")->model()->rowCount();
+    QVERIFY2(listed > 1, qPrintable(QString::number(listed)));
+    QTest::keyClick(search, Qt::Key_Return);
+    QVERIFY(win.c.scenario() == before);
+    QVERIFY(search->hasFocus());
+    QCOMPARE(win.w.statusBar()->currentMessage(),
+             QStringLiteral("%1 presets match \"llama\": type more of the name, or pick one from the list")
+                 .arg(listed));
+    // Narrowed to one: Enter loads it.
+    QTest::keyClicks(search, QStringLiteral("-3.1-70b"));
+    QCOMPARE(win.find<QListView>("presets")->model()->rowCount(), 1);
+    QTest::keyClick(search, Qt::Key_Return);
+    QCOMPARE(win.c.scenario().source.ref, std::string("llama-3.1-70b"));
   }
 };
 

@@ -13,6 +13,7 @@ class QComboBox;
 class QFormLayout;
 class QDockWidget;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListView;
@@ -105,6 +106,12 @@ class MainWindow : public QMainWindow {
   bool askToSave();
   /// The engine options group: rows for the current engine's options only, showing `in`.
   void syncEngineOptions(const PlanInputs& in);
+  /// Shows the rows of engine `o.engine` at `o.version` (the version row, the table's rows, fp8_ds_mla).
+  void showEngineRows(const EngineOptions& o);
+  /// Keeps the engine options area at least as tall as the group has been, starting with its tallest
+  /// over every engine and version (`every_engine`): an engine switch then changes rows inside the area
+  /// without resizing the inputs panel (a repaint of all of it and of its scroll bars) or its scroll range.
+  void keepEngineRowsHeight(bool every_engine);
   /// The engine options as the widgets show them, for the current engine.
   [[nodiscard]] EngineOptions engineOptionsShown() const;
   /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
@@ -114,7 +121,8 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void openModelDialog();
   void openFolderDialog();
-  /// Enter in the search box: a Hugging Face repo id, or the first preset listed.
+  /// Enter in the search box: a Hugging Face repo id, or text no preset matches, goes to the resolver;
+  /// with several presets listed, none loads and the status bar says how many match.
   void searchEntered();
   void saveDialog();
   void measuredDialog();
@@ -134,10 +142,13 @@ class MainWindow : public QMainWindow {
   QDockWidget* fit_dock_ = nullptr;
 
   QLabel* error_banner_ = nullptr;
-  QLabel* fits_banner_ = nullptr;  ///< "FITS" / "DOES NOT FIT", coloured
-  QLabel* limit_ = nullptr;        ///< the plan's limit, in words
-  QLabel* warnings_ = nullptr;     ///< the plan's warnings
-  QLabel* model_title_ = nullptr;
+  QLabel* fits_banner_ = nullptr;    ///< "FITS" / "DOES NOT FIT", coloured
+  QLabel* limit_ = nullptr;          ///< the plan's limit, in words
+  QLabel* warnings_ = nullptr;       ///< the plan's warnings
+  QLabel* model_title_ = nullptr;    ///< the model's name, bold (plain text: no rich-text layout)
+  QLabel* model_source_ = nullptr;   ///< where it was loaded from, small
+  QGroupBox* engine_box_ = nullptr;  ///< "Engine options"
+  QWidget* engine_area_ = nullptr;   ///< the engine box and room below it (keepEngineRowsHeight)
   QLabel* command_ = nullptr;
   QTableView* results_view_ = nullptr;
   QLabel* measured_label_ = nullptr;
