@@ -78,19 +78,38 @@ std::string mib(Bytes b, int decimals) {
 std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
 
 std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
+  return engine_detail::class_stage_views(m, pp, {});
+}
+
+std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
+                                                        const GroupClasses& c) {
   std::vector<StageView> out;
-  const auto stages = pipeline_stages(num_layers(m), pp);
-  out.reserve(stages.size());
+  const std::uint64_t layers = num_layers(m);
+  check_pipeline_stages(layers, pp);
+  out.reserve(pp);
+  const bool merge = c.of_group.size() == m.layers.size() && c.count != 0;
+  // Per class, 1 + the index of its view in the stage being built (0: none yet).
+  std::vector<std::size_t> at(merge ? c.count : 0);
   // One walk over groups and stages together: a group spanning stages is split, none is visited twice.
   auto g = m.layers.begin();
   std::uint64_t g_first = 0;
-  for (const auto& s : stages) {
+  for (std::uint64_t i = 0; i < pp; ++i) {
+    const Stage s = pipeline_stage(layers, pp, i);
     StageView v{s, {}};
+    std::fill(at.begin(), at.end(), 0);
     const std::uint64_t s_end = s.first + s.count;
     while (g != m.layers.end()) {
       const std::uint64_t g_end = g_first + g->count;
       const std::uint64_t lo = std::max(g_first, s.first), hi = std::min(g_end, s_end);
-      if (lo < hi) v.layers.push_back({g->attention, g->mlp, hi - lo});
+      if (lo < hi) {
+        std::size_t* slot = merge ? &at[c.of_group[static_cast<std::size_t>(g - m.layers.begin())]] : nullptr;
+        if (slot != nullptr && *slot != 0) {
+          v.layers[*slot - 1].count += hi - lo;
+        } else {
+          v.layers.push_back({g->attention, g->mlp, hi - lo});
+          if (slot != nullptr) *slot = v.layers.size();
+        }
+      }
       if (g_end > s_end) break;  // the rest of this group belongs to the next stage
       g_first = g_end;
       ++g;
@@ -142,9 +161,10 @@ using engine_detail::mul;
 /// tokens it keeps at most (its window; full and MLA layers never cap), and the recurrent state.
 class IdealPolicy final : public engine_detail::PolicyBase {
  public:
-  IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+  IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+              const engine_detail::GroupClasses& c = {})
       : PolicyBase(m, t, p, o) {
-    for (const auto& view : stage_views(m, p.pp)) {
+    for (const auto& view : engine_detail::class_stage_views(m, p.pp, c)) {
       StageData d;
       for (const auto& g : view.layers) {
         const auto& a = g.attention;
@@ -275,8 +295,8 @@ EngineResult IdealPolicy::report(Tokens context, std::uint64_t users, std::optio
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                                const EngineOptions& o) {
-  return std::make_unique<IdealPolicy>(m, t, p, o);
+                                                const EngineOptions& o, const GroupClasses& c) {
+  return std::make_unique<IdealPolicy>(m, t, p, o, c);
 }
 
 std::optional<std::uint64_t> longest(const std::function<bool(std::uint64_t)>& ok) {
@@ -317,15 +337,16 @@ std::unique_ptr<EnginePolicy> make_policy(const ModelSpec& m, const KvDtypes& t,
 
 std::unique_ptr<EnginePolicy> engine_detail::make_validated_policy(const ModelSpec& m, const KvDtypes& t,
                                                                    const Parallelism& p,
-                                                                   const EngineOptions& o) {
+                                                                   const EngineOptions& o,
+                                                                   const GroupClasses& c) {
   validate_engine_options(o);
   using namespace engine_detail;
   switch (o.engine) {
-    case Engine::ideal: return make_ideal_policy(m, t, p, o);
-    case Engine::vllm: return make_vllm_policy(m, t, p, o);
-    case Engine::sglang: return make_sglang_policy(m, t, p, o);
-    case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o);
-    case Engine::trtllm: return make_trtllm_policy(m, t, p, o);
+    case Engine::ideal: return make_ideal_policy(m, t, p, o, c);
+    case Engine::vllm: return make_vllm_policy(m, t, p, o, c);
+    case Engine::sglang: return make_sglang_policy(m, t, p, o, c);
+    case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o, c);
+    case Engine::trtllm: return make_trtllm_policy(m, t, p, o, c);
   }
   throw Error("engine", "unknown engine");
 }

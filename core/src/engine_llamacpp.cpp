@@ -163,10 +163,11 @@ std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std
   return mul(ceil_div(std::min(per_stream, *want), kPad), kPad);
 }
 
-/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes; nullopt past 2^64 (the probes of
-/// the policy never throw).
-std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
-                                   const EngineOptions& o, std::string_view version) {
+/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes: their total bytes, nullopt past
+/// 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's); without,
+/// no EngineCache is built (a capacity search's probes ask only the total).
+std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, std::uint64_t context,
+                                          const EngineOptions& o, std::string_view version, Buffers* out) {
   using engine_detail::add;
   using engine_detail::mul;
   const auto per_stream = stream_cells(n_seq, context, o, version);
@@ -174,45 +175,62 @@ std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::ui
   const auto swa = swa_cells(d, n_seq, *per_stream, o, version);
   if (!swa) return std::nullopt;
   const std::uint64_t streams = o.kv_unified ? 1 : n_seq;
-  Buffers b;
-  b.full.cells = *per_stream;
-  b.full.streams = streams;
-  b.swa.cells = *swa;
-  b.swa.streams = streams;
+  if (out != nullptr) {
+    out->full.cells = *per_stream;
+    out->full.streams = streams;
+    out->swa.cells = *swa;
+    out->swa.streams = streams;
+  }
   std::uint64_t total = 0;
   // K and V of one cache: the rows of its layers x cells x streams.
-  const auto fill = [&](EngineCache& c, const Device::Rows& r) {
-    c.layers = r.layers;
+  const auto fill = [&](EngineCache* c, std::uint64_t cells_per_stream, const Device::Rows& r) {
+    if (c != nullptr) c->layers = r.layers;
     if (r.layers == 0) return true;
-    const auto cells = mul(c.cells, streams);
+    const auto cells = mul(cells_per_stream, streams);
     const auto k = cells && r.k ? mul(*r.k, *cells) : std::nullopt;
     const auto v = cells && r.v ? mul(*r.v, *cells) : std::nullopt;
     const auto t = k && v ? add(total, *k) : std::nullopt;
     const auto t2 = t ? add(*t, *v) : t;
     if (!t2) return false;
-    c.k_bytes = Bytes{*k};
-    c.v_bytes = Bytes{*v};
+    if (c != nullptr) {
+      c->k_bytes = Bytes{*k};
+      c->v_bytes = Bytes{*v};
+    }
     total = *t2;
     return true;
   };
-  if (!(d.iswa() ? fill(b.full, d.plain) && fill(b.swa, d.windowed) : fill(b.full, d.all)))
+  EngineCache* full = out != nullptr ? &out->full : nullptr;
+  EngineCache* swa_cache = out != nullptr ? &out->swa : nullptr;
+  if (!(d.iswa() ? fill(full, *per_stream, d.plain) && fill(swa_cache, *swa, d.windowed)
+                 : fill(full, *per_stream, d.all)))
     return std::nullopt;
   if (d.recurrent_layers != 0) {
     // src/llama-memory-recurrent.cpp: for each recurrent layer one R row (n_embd_r: the conv taps) and one
     // S row (n_embd_s: the SSM / recurrent state) per cell, both f32 (llama-model.cpp create_memory:
     // type_r = type_s = GGML_TYPE_F32, whatever --cache-type-k says); mem_size = max(1, n_seq_max) cells.
     // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
-    b.recurrent_cells = std::max<std::uint64_t>(1, n_seq);
-    const auto r = d.r_row ? mul(d.r_row->value, b.recurrent_cells) : std::nullopt;
-    const auto s = d.s_row ? mul(d.s_row->value, b.recurrent_cells) : std::nullopt;
+    const std::uint64_t recurrent_cells = std::max<std::uint64_t>(1, n_seq);
+    const auto r = d.r_row ? mul(d.r_row->value, recurrent_cells) : std::nullopt;
+    const auto s = d.s_row ? mul(d.s_row->value, recurrent_cells) : std::nullopt;
     const auto t = r && s ? add(total, *r) : std::nullopt;
     const auto t2 = t ? add(*t, *s) : t;
     if (!t2) return std::nullopt;
-    b.r_bytes = Bytes{*r};
-    b.s_bytes = Bytes{*s};
+    if (out != nullptr) {
+      out->recurrent_cells = recurrent_cells;
+      out->r_bytes = Bytes{*r};
+      out->s_bytes = Bytes{*s};
+    }
     total = *t2;
   }
-  b.total = Bytes{total};
+  if (out != nullptr) out->total = Bytes{total};
+  return total;
+}
+
+/// buffer_total with every buffer; nullopt past 2^64.
+std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
+                                   const EngineOptions& o, std::string_view version) {
+  Buffers b;
+  if (!buffer_total(d, n_seq, context, o, version, &b)) return std::nullopt;
   return b;
 }
 
@@ -237,14 +255,17 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
 /// the questions are answered from its buffers per device (the layers each holds under --pp).
 class LlamacppPolicy final : public engine_detail::PolicyBase {
  public:
-  LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+  LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+                 const engine_detail::GroupClasses& c)
       : PolicyBase(m, t, p, o), version_(o.version.empty() ? "2026" : o.version) {
     const bool mla_v = version_ != "2026";
-    whole_ = make_device(m.layers, t, mla_v);
+    // The whole model as one stage, its groups of one attention merged (class_stage_views).
+    whole_ = make_device(engine_detail::class_stage_views(m, 1, c).front().layers, t, mla_v);
     if (p.pp == 1)
       devices_ = {whole_};
     else
-      for (const auto& view : stage_views(m, p.pp)) devices_.push_back(make_device(view.layers, t, mla_v));
+      for (const auto& view : engine_detail::class_stage_views(m, p.pp, c))
+        devices_.push_back(make_device(view.layers, t, mla_v));
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     Bytes most{0};
@@ -288,8 +309,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
  private:
   [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
   [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
-    const auto b = try_buffers(d, n, len, o_, version_);
-    return b ? std::optional<Bytes>(b->total) : std::nullopt;  // past 2^64 bytes: it does not fit
+    const auto b = buffer_total(d, n, len, o_, version_, nullptr);
+    return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;  // past 2^64 bytes: it does not fit
   }
   /// The longest context of n slots whose buffers on `d` fit in `memory`, nearly: the buffers are
   /// full x c + swa x min(c, W) + the recurrent cells, with c the cells per stream (a multiple of 256)
@@ -397,9 +418,10 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvDtypes& t,
-                                                   const Parallelism& p, const EngineOptions& o) {
+                                                   const Parallelism& p, const EngineOptions& o,
+                                                   const GroupClasses& c) {
   llamacpp_checks(t, p);
-  return std::make_unique<LlamacppPolicy>(m, t, p, o);
+  return std::make_unique<LlamacppPolicy>(m, t, p, o, c);
 }
 }  // namespace engine_detail
 
