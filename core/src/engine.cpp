@@ -78,41 +78,46 @@ std::string mib(Bytes b, int decimals) {
 std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
 
 std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
-  return engine_detail::class_stage_views(m, pp, {});
-}
-
-std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
-                                                        const GroupClasses& c) {
   std::vector<StageView> out;
-  const std::uint64_t layers = num_layers(m);
-  check_pipeline_stages(layers, pp);
-  out.reserve(pp);
-  const bool merge = c.of_group.size() == m.layers.size() && c.count != 0;
-  // Per class, 1 + the index of its view in the stage being built (0: none yet).
-  std::vector<std::size_t> at(merge ? c.count : 0);
+  const auto stages = pipeline_stages(num_layers(m), pp);
+  out.reserve(stages.size());
   // One walk over groups and stages together: a group spanning stages is split, none is visited twice.
   auto g = m.layers.begin();
   std::uint64_t g_first = 0;
-  for (std::uint64_t i = 0; i < pp; ++i) {
-    const Stage s = pipeline_stage(layers, pp, i);
+  for (const auto& s : stages) {
     StageView v{s, {}};
-    std::fill(at.begin(), at.end(), 0);
     const std::uint64_t s_end = s.first + s.count;
     while (g != m.layers.end()) {
       const std::uint64_t g_end = g_first + g->count;
       const std::uint64_t lo = std::max(g_first, s.first), hi = std::min(g_end, s_end);
-      if (lo < hi) {
-        std::size_t* slot = merge ? &at[c.of_group[static_cast<std::size_t>(g - m.layers.begin())]] : nullptr;
-        if (slot != nullptr && *slot != 0) {
-          v.layers[*slot - 1].count += hi - lo;
-        } else {
-          v.layers.push_back({g->attention, g->mlp, hi - lo});
-          if (slot != nullptr) *slot = v.layers.size();
-        }
-      }
+      if (lo < hi) v.layers.push_back({g->attention, g->mlp, hi - lo});
       if (g_end > s_end) break;  // the rest of this group belongs to the next stage
       g_first = g_end;
       ++g;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
+                                                        const GroupClasses& c) {
+  const PreparedModel* pm = c.model;
+  if (pm == nullptr || &pm->model() != &m || pm->attention_class_count() == 0) return stage_views(m, pp);
+  const std::uint64_t layers = pm->layers();
+  check_pipeline_stages(layers, pp);
+  const std::size_t classes = pm->attention_class_count();
+  std::vector<StageView> out;
+  out.reserve(pp);
+  for (std::uint64_t i = 0; i < pp; ++i) {
+    StageView v{pipeline_stage(layers, pp, i), {}};
+    v.layers.reserve(classes);
+    const std::uint64_t first = v.stage.first, end = v.stage.first + v.stage.count;
+    for (std::size_t k = 0; k < classes; ++k) {
+      const std::uint64_t n = pm->class_layers_before(k, end) - pm->class_layers_before(k, first);
+      if (n == 0) continue;
+      const LayerGroup& g = m.layers[pm->attention_class_group(k)];
+      v.layers.push_back({g.attention, g.mlp, n});
     }
     out.push_back(std::move(v));
   }

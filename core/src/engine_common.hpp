@@ -5,11 +5,11 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
 #include "kvplan/engine.hpp"
+#include "kvplan/plan.hpp"
 
 namespace kvplan::engine_detail {
 
@@ -110,19 +110,19 @@ std::optional<std::uint64_t> longest_near(std::uint64_t guess, const Ok& ok) {
   return lo;
 }
 
-/// Layer groups numbered by their attention layer (PreparedModel::attention_classes): of_group[i] is the
-/// class of m.layers[i], the same for groups whose AttentionLayer compare equal, in 0..count-1. Empty:
-/// not known (every group on its own).
+/// The layer groups of a model numbered by their attention layer (PreparedModel::attention_classes), when
+/// known: `model` is PreparedModel(m) of the very ModelSpec a policy is made for. Null, or a model
+/// without classes: every group on its own.
 struct GroupClasses {
-  std::span<const std::uint32_t> of_group;
-  std::size_t count = 0;
+  const PreparedModel* model = nullptr;
 };
 
-/// stage_views(m, pp) with the groups of one class in a stage merged into one view, where the first of
-/// them stands: its attention and MLP (the MLP of the first group only: no policy reads it), the layers
-/// of all. Each policy's figures are sums over a stage's groups of (a figure of the attention) x count,
-/// or maxima over them, so they are the same, in O(classes) per stage instead of O(groups) (gpt-oss-120b:
-/// 36 groups of 2 classes). Without classes: stage_views(m, pp).
+/// stage_views(m, pp) with the layers of one attention class in a stage merged into one view, in the
+/// order of the classes (of their first groups in the model): the class's attention and its first
+/// group's MLP (no policy reads the MLP), with the class's layers in the stage. Each policy's figures
+/// are sums over a stage's groups of (a figure of the attention) x layers, or maxima over them, so they
+/// are the same, in O(classes x log groups) per stage instead of O(groups) (gpt-oss-120b: 36 groups of
+/// 2 classes). Without classes: stage_views(m, pp).
 std::vector<StageView> class_stage_views(const ModelSpec& m, std::uint64_t pp, const GroupClasses& c);
 
 /// What every policy holds: the model (by reference) and the inputs it was made for.

@@ -157,16 +157,22 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
         (checked->kind == AttentionKind::mla) == (a.kind == AttentionKind::mla))
       continue;  // the same heads: the same answer
     checked = &a;
-    if (a.num_attention_heads % p.tp != 0)
-      throw Error("tp", std::to_string(p.tp) + " does not divide num_attention_heads " +
-                            std::to_string(a.num_attention_heads));
-    if (a.kind == AttentionKind::mla) continue;
-    const std::uint64_t kv = a.num_key_value_heads;
-    if (p.tp <= kv ? kv % p.tp != 0 : p.tp % kv != 0)
-      throw Error("tp", std::to_string(p.tp) + " and num_key_value_heads " + std::to_string(kv) +
-                            ": one must divide the other");
+    validate_tp(a, p.tp);
   }
   check_pipeline_stages(num_layers(m), p.pp);
+}
+
+void validate_tp(const AttentionLayer& a, std::uint64_t tp) {
+  if (!has_attention(a.kind)) return;
+  if (tp == 0) throw Error("tp", "must be positive");
+  if (a.num_attention_heads % tp != 0)
+    throw Error("tp", std::to_string(tp) + " does not divide num_attention_heads " +
+                          std::to_string(a.num_attention_heads));
+  if (a.kind == AttentionKind::mla) return;
+  const std::uint64_t kv = a.num_key_value_heads;
+  if (tp <= kv ? kv % tp != 0 : tp % kv != 0)
+    throw Error("tp", std::to_string(tp) + " and num_key_value_heads " + std::to_string(kv) +
+                          ": one must divide the other");
 }
 
 std::vector<StageBytes> per_gpu_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context,

@@ -109,6 +109,18 @@ PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
     classes_.push_back(static_cast<std::uint32_t>(c));
     class_layers_[c] += m.layers[i].count;  // at most num_layers, which validate has bounded
   }
+  // Where each group starts, and each class's layers before each group, for class_layers_before.
+  const std::size_t groups = classes_.size();
+  group_first_.reserve(groups);
+  class_prefix_.assign(class_first_.size() * (groups + 1), 0);
+  std::uint64_t layer = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    group_first_.push_back(layer);
+    layer += m.layers[g].count;
+    for (std::size_t c = 0; c < class_first_.size(); ++c)
+      class_prefix_[c * (groups + 1) + g + 1] =
+          class_prefix_[c * (groups + 1) + g] + (classes_[g] == c ? m.layers[g].count : 0);
+  }
   moe_ = std::any_of(m.layers.begin(), m.layers.end(),
                      [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
   // Computed here whether or not a plan needs them; an overflow is thrown by the plan that does.
@@ -125,6 +137,17 @@ PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   } catch (const Error& e) {
     experts_error_ = e;
   }
+}
+
+std::uint64_t PreparedModel::class_layers_before(std::size_t c, std::uint64_t layer) const {
+  const std::size_t groups = group_first_.size();
+  const std::uint64_t* prefix = class_prefix_.data() + c * (groups + 1);
+  if (layer >= layers_) return prefix[groups];
+  // The group holding `layer`: the last that starts at or before it.
+  const auto g = static_cast<std::size_t>(std::upper_bound(group_first_.begin(), group_first_.end(), layer) -
+                                          group_first_.begin()) -
+                 1;
+  return prefix[g] + (classes_[g] == c ? layer - group_first_[g] : 0);
 }
 
 std::uint64_t PreparedModel::parameters() const {
@@ -165,7 +188,14 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   // Under DP attention, dp x N attention ranks of tp / N GPUs, each with its own sequences; the rest of
   // the plan is generic over it.
   const Parallelism par = attention_parallelism(in.deployment);
-  validate_parallelism(m, par);
+  if (par.tp == 0 || par.pp == 0 || par.dp == 0 || pm.attention_class_count() == 0) {
+    validate_parallelism(m, par);
+  } else {
+    // validate_parallelism's checks class by class: the first group that fails is the first of its
+    // class, and the classes are in the order of their first groups, so the same error comes first.
+    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) validate_tp(pm.attention_class(c), par.tp);
+    check_pipeline_stages(pm.layers(), par.pp);
+  }
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
@@ -183,9 +213,7 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
 }
 
 /// The model's attention classes, for the engine policies (engine_detail::class_stage_views).
-engine_detail::GroupClasses group_classes(const PreparedModel& pm) {
-  return {pm.attention_classes(), pm.attention_class_count()};
-}
+engine_detail::GroupClasses group_classes(const PreparedModel& pm) { return {&pm}; }
 
 /// layout_figures' sums over the model (figures only), class by class: each attention class's bytes
 /// once, times its layers. Returns false, setting nothing, when a figure or a sum passes 2^64 or a

@@ -119,6 +119,10 @@ void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp);
 /// tp must divide them, else tp must be a multiple of them (vLLM's rule); pp <= layers.
 void validate_parallelism(const ModelSpec& m, const Parallelism& p);
 
+/// validate_parallelism's check of tp against one layer's heads (a layer without attention passes);
+/// throws kvplan::Error("tp", ...) as it does.
+void validate_tp(const AttentionLayer& a, std::uint64_t tp);
+
 /// One GPU's (one tp rank's) share of a sequence, for the layers of one stage.
 struct StageBytes {
   Stage stage;

@@ -205,6 +205,12 @@ class PreparedModel {
   [[nodiscard]] const AttentionLayer& attention_class(std::size_t c) const {
     return m_->layers[class_first_[c]].attention;
   }
+  /// The first group of class c (an index into model().layers).
+  [[nodiscard]] std::size_t attention_class_group(std::size_t c) const { return class_first_[c]; }
+  /// Layers of class c among the model's first `layer` layers (layer <= layers()): what a pipeline
+  /// stage [first, end) holds of the class is class_layers_before(c, end) - class_layers_before(c,
+  /// first). O(log groups).
+  [[nodiscard]] std::uint64_t class_layers_before(std::size_t c, std::uint64_t layer) const;
 
  private:
   const ModelSpec* m_;
@@ -216,6 +222,8 @@ class PreparedModel {
   std::vector<std::uint32_t> classes_;       // per group
   std::vector<std::uint64_t> class_layers_;  // per class
   std::vector<std::size_t> class_first_;     // per class: its first group
+  std::vector<std::uint64_t> group_first_;   // per group: its first layer
+  std::vector<std::uint64_t> class_prefix_;  // [c x (groups + 1) + g]: layers of class c in groups [0, g)
 };
 
 /// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
