@@ -1,5 +1,6 @@
 // Engine dispatch, the ideal policy, and helpers shared by the engine policies.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 
@@ -109,12 +110,15 @@ std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std:
   const std::size_t classes = pm->attention_class_count();
   std::vector<StageView> out;
   out.reserve(pp);
+  // Each class's layers before the stage: 0 before the first, then the previous stage's end.
+  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before{};
   for (std::uint64_t i = 0; i < pp; ++i) {
     StageView v{pipeline_stage(layers, pp, i), {}};
     v.layers.reserve(classes);
-    const std::uint64_t first = v.stage.first, end = v.stage.first + v.stage.count;
+    const std::uint64_t end = v.stage.first + v.stage.count;
     for (std::size_t k = 0; k < classes; ++k) {
-      const std::uint64_t n = pm->class_layers_before(k, end) - pm->class_layers_before(k, first);
+      const std::uint64_t upto = pm->class_layers_before(k, end), n = upto - before[k];
+      before[k] = upto;
       if (n == 0) continue;
       const LayerGroup& g = m.layers[pm->attention_class_group(k)];
       v.layers.push_back({g.attention, g.mlp, n});
@@ -130,6 +134,12 @@ bool has_recurrent(const ModelSpec& m) {
   for (const auto& g : m.layers)
     if (has_state(g.attention)) return true;
   return false;
+}
+
+bool has_recurrent(const ModelSpec& m, const GroupClasses& c) {
+  bool any = false;
+  for_each_attention(m, c, [&](const AttentionLayer& a) { any = any || has_state(a); });
+  return any;
 }
 
 void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types) {

@@ -117,6 +117,22 @@ struct GroupClasses {
   const PreparedModel* model = nullptr;
 };
 
+/// Calls f(attention) for each attention class of the model in order (`c` with classes), else for each
+/// layer group's attention in order. For what depends on the distinct layers only (a maximum, whether
+/// any layer has a state): the first class to throw is the class of the first group to throw.
+template <class F>
+void for_each_attention(const ModelSpec& m, const GroupClasses& c, const F& f) {
+  const PreparedModel* pm = c.model;
+  if (pm != nullptr && &pm->model() == &m && pm->attention_class_count() != 0) {
+    for (std::size_t k = 0; k < pm->attention_class_count(); ++k) f(pm->attention_class(k));
+    return;
+  }
+  for (const auto& g : m.layers) f(g.attention);
+}
+
+/// has_recurrent(m), over the model's attention classes when `c` has them.
+bool has_recurrent(const ModelSpec& m, const GroupClasses& c);
+
 /// stage_views(m, pp) with the layers of one attention class in a stage merged into one view, in the
 /// order of the classes (of their first groups in the model): the class's attention and its first
 /// group's MLP (no policy reads the MLP), with the class's layers in the stage. Each policy's figures

@@ -132,7 +132,7 @@ std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDty
   require_plain_dtypes(t, "TensorRT-LLM", false);
   if (!o.version.empty())
     throw Error("engine_version", "trtllm has one version of its rules (PyTorch backend, 2025)");
-  if (has_recurrent(m))
+  if (has_recurrent(m, c))
     throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
   return std::make_unique<TrtllmPolicy>(m, t, p, o, c);
 }

@@ -299,16 +299,16 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
   // block size becomes the smallest multiple of 16 whose page holds a Mamba state, and the Mamba page
   // is padded to the attention page.
   Bytes mamba_page{0};
-  if (has_recurrent(m)) {
+  if (has_recurrent(m, c)) {
     if (o.disable_hybrid_kv_cache_manager)
       throw Error("disable_hybrid_kv_cache_manager",
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
-    for (const auto& g : m.layers) {
-      if (has_state(g.attention)) state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
-      if (has_attention(g.attention.kind) && !g.attention.kv_shared)
-        attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
-    }
+    for_each_attention(m, c, [&](const AttentionLayer& a) {
+      if (has_state(a)) state = std::max(state, layer_state_bytes(a, t, p.tp));
+      if (has_attention(a.kind) && !a.kv_shared)
+        attn_1 = std::max(attn_1, vllm_layer_bytes(a, t, p.tp, o.fp8_ds_mla));
+    });
     if (attn_1 == Bytes{0}) throw Error("engine", "vLLM: a model without attention layers is not modelled");
     if (state == Bytes{0})
       throw Error("recurrent", "the Mamba / linear-attention state is 0 B: no state fields");

@@ -89,15 +89,14 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
 PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   validate(m);
   layers_ = num_layers(m);
-  // Each group against the classes so far: O(groups x classes), so past kMaxClasses (a model of many
+  // Each group against the classes so far: O(groups x classes), so past kMaxAttentionClasses (a model of many
   // distinct layers, where merging gains little) the model is left unclassified and planned by group.
-  constexpr std::size_t kMaxClasses = 64;
   classes_.reserve(m.layers.size());
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     std::size_t c = 0;
     while (c < class_first_.size() && !(m.layers[class_first_[c]].attention == m.layers[i].attention)) ++c;
     if (c == class_first_.size()) {
-      if (c == kMaxClasses) {
+      if (c == kMaxAttentionClasses) {
         classes_.clear();
         class_layers_.clear();
         class_first_.clear();

@@ -197,6 +197,8 @@ class PreparedModel {
   /// make_plan sums a figure over the classes (x their layers) instead of over the groups. Empty (no
   /// classes) for a model of more than 64 distinct attention layers: it is planned group by group.
   [[nodiscard]] const std::vector<std::uint32_t>& attention_classes() const { return classes_; }
+  /// Most classes a model is numbered with (attention_classes).
+  static constexpr std::size_t kMaxAttentionClasses = 64;
   /// How many classes attention_classes numbers.
   [[nodiscard]] std::size_t attention_class_count() const { return class_layers_.size(); }
   /// The layers of each class in the whole model (indexed by class).
