@@ -215,12 +215,14 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
 engine_detail::GroupClasses group_classes(const PreparedModel& pm) { return {&pm}; }
 
 /// layout_figures' sums over the model (figures only), class by class: each attention class's bytes
-/// once, times its layers. Returns false, setting nothing, when a figure or a sum passes 2^64 or a
-/// layer's figure throws: the walk group by group then throws what it always has (a class's figure is
-/// the sum of its groups', so it passes 2^64 only where theirs or their sum does).
+/// once, times its layers. Returns false, setting nothing, when the model has no classes, or when a
+/// figure or a sum passes 2^64 or a layer's figure throws: the walk group by group then throws what it
+/// always has (a class's figure is the sum of its groups', so it passes 2^64 only where theirs or
+/// their sum does).
 bool class_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
   using engine_detail::add;
   using engine_detail::mul;
+  if (pm.attention_class_count() == 0) return false;  // not classified: by group
   std::optional<std::uint64_t> bpt = 0, full = 0, kv = 0, state = 0;
   try {
     for (std::size_t c = 0; c < pm.attention_class_count(); ++c) {

@@ -97,6 +97,7 @@ Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t);
 struct Stage {
   std::uint64_t first = 0;
   std::uint64_t count = 0;
+  bool operator==(const Stage&) const = default;
 };
 
 /// Most pipeline stages kvplan plans: far past real deployments (tens of stages), and every figure
