@@ -325,3 +325,82 @@ TEST_CASE("a prepared model keeps an overflowing weight figure for the plan that
   CHECK(p.kv_bytes_per_sequence.value == 256000);
   CHECK(p.weights_bytes.value == 0);
 }
+
+TEST_CASE("a prepared model numbers its groups by attention layer; plans by class match the hand sums",
+          "[plan]") {
+  // 7 layers in 5 groups, sliding (window 16) and full in turn: S S | F | S S | F | S. Every layer is
+  // GQA 8 heads, 2 KV heads x 64 dims, bf16: K 2 x 64 x 2 B + V the same = 512 B per token per layer.
+  const AttentionLayer s = gqa(8, 2, 64, AttentionKind::sliding, 16), f = gqa(8, 2, 64);
+  PlanInputs in;
+  in.model = model({{s, 2}, {f, 1}, {s, 2}, {f, 1}, {s, 1}});
+  in.context = Tokens{100};
+  in.users = 1;
+  in.deployment.parallel = Parallelism{1, 3, 1};
+  const PreparedModel pm(in.model);
+  CHECK(pm.attention_classes() == std::vector<std::uint32_t>{0, 1, 0, 1, 0});
+  REQUIRE(pm.attention_class_count() == 2);
+  CHECK(pm.attention_class_layers() == std::vector<std::uint64_t>{5, 2});
+  CHECK(pm.attention_class(1) == f);
+  CHECK(pm.attention_class_group(1) == 1);
+  // Before layer 4: layers 0, 1 and 3 slide, layer 2 is full.
+  CHECK(pm.class_layers_before(0, 4) == 3);
+  CHECK(pm.class_layers_before(1, 4) == 1);
+  CHECK(pm.class_layers_before(0, 0) == 0);
+  CHECK(pm.class_layers_before(0, 7) == 5);
+  // pp 3 over 7 layers: stages [0, 3), [3, 5), [5, 7) (3, 2, 2 layers).
+  CHECK(pipeline_stage(7, 3, 0) == Stage{0, 3});
+  CHECK(pipeline_stage(7, 3, 1) == Stage{3, 2});
+  CHECK(pipeline_stage(7, 3, 2) == Stage{5, 2});
+  for (const PlanDetail detail : {PlanDetail::figures, PlanDetail::full}) {
+    const Plan p = make_plan(pm, in, false, detail);
+    // Whole model: 7 x 512 = 3,584 B per token; full layers 2 x 512 = 1,024; one sequence at 100
+    // tokens: 5 x 512 x 16 + 2 x 512 x 100 = 40,960 + 102,400 = 143,360 B.
+    CHECK(p.bytes_per_token.value == 3584);
+    CHECK(p.full_bytes_per_token.value == 1024);
+    CHECK(p.kv_bytes_per_sequence.value == 143360);
+    REQUIRE(p.stages.size() == 3);
+    // Stage 0 (S S F): 3 x 512 = 1,536 B per token; 2 x 512 x 16 + 512 x 100 = 16,384 + 51,200 = 67,584.
+    CHECK(p.stages[0].bytes_per_token.value == 1536);
+    CHECK(p.stages[0].kv_bytes.value == 67584);
+    // Stage 1 (S S): 1,024 B per token; 2 x 512 x 16 = 16,384.
+    CHECK(p.stages[1].stage == Stage{3, 2});
+    CHECK(p.stages[1].bytes_per_token.value == 1024);
+    CHECK(p.stages[1].kv_bytes.value == 16384);
+    // Stage 2 (F S): 1,024 B per token; 512 x 100 + 512 x 16 = 51,200 + 8,192 = 59,392.
+    CHECK(p.stages[2].kv_bytes.value == 59392);
+    // The fullest stage holds one sequence on one GPU; the replica all three stages.
+    CHECK(p.per_gpu.bytes_per_sequence.value == 67584);
+    CHECK(p.ideal_kv_bytes_total.value == 67584 + 16384 + 59392);
+  }
+}
+
+TEST_CASE("a model of more than 64 distinct attention layers is planned group by group", "[plan]") {
+  // 65 sliding layers with windows 1..65 (512 B per token each, as above): at 1,000 tokens each keeps
+  // its window, 512 x (1 + ... + 65) = 512 x 2,145 = 1,098,240 B per sequence.
+  PlanInputs in;
+  for (std::uint64_t w = 1; w <= 65; ++w)
+    in.model.layers.push_back(LayerGroup{gqa(8, 2, 64, AttentionKind::sliding, w), MlpSpec{}, 1});
+  in.model.id = in.model.name = "windows";
+  in.context = Tokens{1000};
+  const PreparedModel pm(in.model);
+  CHECK(pm.attention_classes().empty());
+  CHECK(pm.attention_class_count() == 0);
+  for (const PlanDetail detail : {PlanDetail::figures, PlanDetail::full}) {
+    const Plan p = make_plan(pm, in, false, detail);
+    CHECK(p.kv_bytes_per_sequence.value == 1098240);
+    CHECK(p.bytes_per_token.value == 65 * 512);
+  }
+}
+
+TEST_CASE("validate_tp and check_pipeline_stages: validate_parallelism's checks, one at a time", "[plan]") {
+  CHECK_NOTHROW(validate_tp(gqa(8, 2, 64), 4));  // 4 divides 8 heads; 4 is a multiple of 2 KV heads
+  CHECK_THROWS_WITH(validate_tp(gqa(8, 2, 64), 3), "tp: 3 does not divide num_attention_heads 8");
+  CHECK_THROWS_WITH(validate_tp(gqa(12, 4, 64), 6),
+                    "tp: 6 and num_key_value_heads 4: one must divide the other");
+  AttentionLayer none;
+  none.kind = AttentionKind::recurrent;
+  CHECK_NOTHROW(validate_tp(none, 3));  // no heads to split
+  CHECK_NOTHROW(check_pipeline_stages(7, 7));
+  CHECK_THROWS_WITH(check_pipeline_stages(7, 8), "pp: 8 stages exceed the model's 7 layers");
+  CHECK_THROWS_WITH(check_pipeline_stages(7, 0), "pp: must be positive");
+}

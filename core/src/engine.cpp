@@ -1,5 +1,6 @@
 // Engine dispatch, the ideal policy, and helpers shared by the engine policies.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 
@@ -100,12 +101,45 @@ std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
   return out;
 }
 
+std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
+                                                        const GroupClasses& c) {
+  const PreparedModel* pm = c.model;
+  if (pm == nullptr || &pm->model() != &m || pm->attention_class_count() == 0) return stage_views(m, pp);
+  const std::uint64_t layers = pm->layers();
+  check_pipeline_stages(layers, pp);
+  const std::size_t classes = pm->attention_class_count();
+  std::vector<StageView> out;
+  out.reserve(pp);
+  // Each class's layers before the stage: 0 before the first, then the previous stage's end.
+  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before{};
+  for (std::uint64_t i = 0; i < pp; ++i) {
+    StageView v{pipeline_stage(layers, pp, i), {}};
+    v.layers.reserve(classes);
+    const std::uint64_t end = v.stage.first + v.stage.count;
+    for (std::size_t k = 0; k < classes; ++k) {
+      const std::uint64_t upto = pm->class_layers_before(k, end), n = upto - before[k];
+      before[k] = upto;
+      if (n == 0) continue;
+      const LayerGroup& g = m.layers[pm->attention_class_group(k)];
+      v.layers.push_back({g.attention, g.mlp, n});
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 namespace engine_detail {
 
 bool has_recurrent(const ModelSpec& m) {
   for (const auto& g : m.layers)
     if (has_state(g.attention)) return true;
   return false;
+}
+
+bool has_recurrent(const ModelSpec& m, const GroupClasses& c) {
+  bool any = false;
+  for_each_attention(m, c, [&](const AttentionLayer& a) { any = any || has_state(a); });
+  return any;
 }
 
 void require_plain_dtypes(const KvDtypes& t, std::string_view engine, bool allow_block_types) {
@@ -157,9 +191,10 @@ using engine_detail::mul;
 /// tokens it keeps at most (its window; full and MLA layers never cap), and the recurrent state.
 class IdealPolicy final : public engine_detail::PolicyBase {
  public:
-  IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+  IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+              const engine_detail::GroupClasses& c = {})
       : PolicyBase(m, t, p, o) {
-    for (const auto& view : stage_views(m, p.pp)) {
+    for (const auto& view : engine_detail::class_stage_views(m, p.pp, c)) {
       StageData d;
       for (const auto& g : view.layers) {
         const auto& a = g.attention;
@@ -290,8 +325,8 @@ EngineResult IdealPolicy::report(Tokens context, std::uint64_t users, std::optio
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                                const EngineOptions& o) {
-  return std::make_unique<IdealPolicy>(m, t, p, o);
+                                                const EngineOptions& o, const GroupClasses& c) {
+  return std::make_unique<IdealPolicy>(m, t, p, o, c);
 }
 
 std::optional<std::uint64_t> longest(const std::function<bool(std::uint64_t)>& ok) {
@@ -332,15 +367,16 @@ std::unique_ptr<EnginePolicy> make_policy(const ModelSpec& m, const KvDtypes& t,
 
 std::unique_ptr<EnginePolicy> engine_detail::make_validated_policy(const ModelSpec& m, const KvDtypes& t,
                                                                    const Parallelism& p,
-                                                                   const EngineOptions& o) {
+                                                                   const EngineOptions& o,
+                                                                   const GroupClasses& c) {
   validate_engine_options(o);
   using namespace engine_detail;
   switch (o.engine) {
-    case Engine::ideal: return make_ideal_policy(m, t, p, o);
-    case Engine::vllm: return make_vllm_policy(m, t, p, o);
-    case Engine::sglang: return make_sglang_policy(m, t, p, o);
-    case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o);
-    case Engine::trtllm: return make_trtllm_policy(m, t, p, o);
+    case Engine::ideal: return make_ideal_policy(m, t, p, o, c);
+    case Engine::vllm: return make_vllm_policy(m, t, p, o, c);
+    case Engine::sglang: return make_sglang_policy(m, t, p, o, c);
+    case Engine::llamacpp: return make_llamacpp_policy(m, t, p, o, c);
+    case Engine::trtllm: return make_trtllm_policy(m, t, p, o, c);
   }
   throw Error("engine", "unknown engine");
 }

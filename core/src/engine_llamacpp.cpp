@@ -74,6 +74,7 @@ struct Device {
       k = k && kc ? engine_detail::add(*k, *kc) : std::nullopt;
       v = v && vc ? engine_detail::add(*v, *vc) : std::nullopt;
     }
+    bool operator==(const Rows&) const = default;
   };
   Rows plain, windowed;  // full / MLA layers; sliding and chunked layers
   Rows all;              // both: the one cache of a model that is not iSWA
@@ -83,6 +84,7 @@ struct Device {
   std::uint64_t r_values = 0, s_values = 0, recurrent_layers = 0;  // recurrent R and S rows, per cell
   std::optional<Bytes> r_row, s_row;  // their f32 bytes per cell, all layers (nullopt past 2^64)
   [[nodiscard]] bool iswa() const { return any_swa && any_full; }
+  bool operator==(const Device&) const = default;
 };
 
 template <class Groups>
@@ -132,14 +134,14 @@ struct Buffers {
   Bytes total{0};  ///< every buffer
 };
 
-/// The cells of a stream: n_ctx = context x n_seq padded as `version` pads it, per stream unless
-/// unified; nullopt past 2^64.
+/// The cells of a stream: n_ctx = context x n_seq padded as the version pads it (`v2025_08`: version
+/// "2025-08"'s rules), per stream unless unified; nullopt past 2^64.
 std::optional<std::uint64_t> stream_cells(std::uint64_t n_seq, std::uint64_t context, const EngineOptions& o,
-                                          std::string_view version) {
+                                          bool v2025_08) {
   using engine_detail::mul;
   const auto pad = [](std::optional<std::uint64_t> x) { return x ? mul(ceil_div(*x, kPad), kPad) : x; };
   const auto n_ctx = mul(context, n_seq);
-  if (version == "2025-08")
+  if (v2025_08)
     return o.kv_unified ? pad(n_ctx) : pad(n_ctx ? std::optional(ceil_div(*n_ctx, n_seq)) : n_ctx);
   const auto padded = pad(n_ctx);
   return o.kv_unified ? padded : pad(padded ? std::optional(*padded / n_seq) : padded);
@@ -147,79 +149,97 @@ std::optional<std::uint64_t> stream_cells(std::uint64_t n_seq, std::uint64_t con
 
 /// The SWA cache's cells per stream for `per_stream` full cells: pad(min(per_stream, want), 256) with
 /// want = n_swa x (unified ? n_seq : 1) + n_ubatch (2025-08: min(per_stream, pad(want, 256))); the full
-/// size without an iSWA cache or with --swa-full; nullopt past 2^64.
+/// size without an iSWA cache or with --swa-full; nullopt past 2^64. `v2025_08`: version "2025-08".
 std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std::uint64_t per_stream,
-                                       const EngineOptions& o, std::string_view version) {
+                                       const EngineOptions& o, bool v2025_08) {
   using engine_detail::mul;
   if (!d.iswa() || o.swa_full) return per_stream;
   const std::uint64_t ubatch = o.ubatch ? o.ubatch : engine_defaults::kLlamacppUbatch;
   const auto scaled = mul(d.n_swa, o.kv_unified ? n_seq : 1);
   const auto want = scaled ? engine_detail::add(*scaled, ubatch) : scaled;
   if (!want) return std::nullopt;
-  if (version == "2025-08") {
+  if (v2025_08) {
     const auto padded = mul(ceil_div(*want, kPad), kPad);
     return padded ? std::min(per_stream, *padded) : padded;
   }
   return mul(ceil_div(std::min(per_stream, *want), kPad), kPad);
 }
 
-/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes; nullopt past 2^64 (the probes of
-/// the policy never throw).
-std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
-                                   const EngineOptions& o, std::string_view version) {
+/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes: their total bytes, nullopt past
+/// 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's); without,
+/// no EngineCache is built (a capacity search's probes ask only the total).
+std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, std::uint64_t context,
+                                          const EngineOptions& o, bool v2025_08, Buffers* out) {
   using engine_detail::add;
   using engine_detail::mul;
-  const auto per_stream = stream_cells(n_seq, context, o, version);
+  const auto per_stream = stream_cells(n_seq, context, o, v2025_08);
   if (!per_stream) return std::nullopt;
-  const auto swa = swa_cells(d, n_seq, *per_stream, o, version);
+  const auto swa = swa_cells(d, n_seq, *per_stream, o, v2025_08);
   if (!swa) return std::nullopt;
   const std::uint64_t streams = o.kv_unified ? 1 : n_seq;
-  Buffers b;
-  b.full.cells = *per_stream;
-  b.full.streams = streams;
-  b.swa.cells = *swa;
-  b.swa.streams = streams;
+  if (out != nullptr) {
+    out->full.cells = *per_stream;
+    out->full.streams = streams;
+    out->swa.cells = *swa;
+    out->swa.streams = streams;
+  }
   std::uint64_t total = 0;
   // K and V of one cache: the rows of its layers x cells x streams.
-  const auto fill = [&](EngineCache& c, const Device::Rows& r) {
-    c.layers = r.layers;
+  const auto fill = [&](EngineCache* c, std::uint64_t cells_per_stream, const Device::Rows& r) {
+    if (c != nullptr) c->layers = r.layers;
     if (r.layers == 0) return true;
-    const auto cells = mul(c.cells, streams);
+    const auto cells = mul(cells_per_stream, streams);
     const auto k = cells && r.k ? mul(*r.k, *cells) : std::nullopt;
     const auto v = cells && r.v ? mul(*r.v, *cells) : std::nullopt;
     const auto t = k && v ? add(total, *k) : std::nullopt;
     const auto t2 = t ? add(*t, *v) : t;
     if (!t2) return false;
-    c.k_bytes = Bytes{*k};
-    c.v_bytes = Bytes{*v};
+    if (c != nullptr) {
+      c->k_bytes = Bytes{*k};
+      c->v_bytes = Bytes{*v};
+    }
     total = *t2;
     return true;
   };
-  if (!(d.iswa() ? fill(b.full, d.plain) && fill(b.swa, d.windowed) : fill(b.full, d.all)))
+  EngineCache* full = out != nullptr ? &out->full : nullptr;
+  EngineCache* swa_cache = out != nullptr ? &out->swa : nullptr;
+  if (!(d.iswa() ? fill(full, *per_stream, d.plain) && fill(swa_cache, *swa, d.windowed)
+                 : fill(full, *per_stream, d.all)))
     return std::nullopt;
   if (d.recurrent_layers != 0) {
     // src/llama-memory-recurrent.cpp: for each recurrent layer one R row (n_embd_r: the conv taps) and one
     // S row (n_embd_s: the SSM / recurrent state) per cell, both f32 (llama-model.cpp create_memory:
     // type_r = type_s = GGML_TYPE_F32, whatever --cache-type-k says); mem_size = max(1, n_seq_max) cells.
     // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
-    b.recurrent_cells = std::max<std::uint64_t>(1, n_seq);
-    const auto r = d.r_row ? mul(d.r_row->value, b.recurrent_cells) : std::nullopt;
-    const auto s = d.s_row ? mul(d.s_row->value, b.recurrent_cells) : std::nullopt;
+    const std::uint64_t recurrent_cells = std::max<std::uint64_t>(1, n_seq);
+    const auto r = d.r_row ? mul(d.r_row->value, recurrent_cells) : std::nullopt;
+    const auto s = d.s_row ? mul(d.s_row->value, recurrent_cells) : std::nullopt;
     const auto t = r && s ? add(total, *r) : std::nullopt;
     const auto t2 = t ? add(*t, *s) : t;
     if (!t2) return std::nullopt;
-    b.r_bytes = Bytes{*r};
-    b.s_bytes = Bytes{*s};
+    if (out != nullptr) {
+      out->recurrent_cells = recurrent_cells;
+      out->r_bytes = Bytes{*r};
+      out->s_bytes = Bytes{*s};
+    }
     total = *t2;
   }
-  b.total = Bytes{total};
+  if (out != nullptr) out->total = Bytes{total};
+  return total;
+}
+
+/// buffer_total with every buffer; nullopt past 2^64.
+std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
+                                   const EngineOptions& o, bool v2025_08) {
+  Buffers b;
+  if (!buffer_total(d, n_seq, context, o, v2025_08, &b)) return std::nullopt;
   return b;
 }
 
 /// try_buffers for the report; throws kvplan::Error("context", ...) past 2^64.
 Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, const EngineOptions& o,
-                std::string_view version) {
-  const auto b = try_buffers(d, n_seq, context, o, version);
+                bool v2025_08) {
+  const auto b = try_buffers(d, n_seq, context, o, v2025_08);
   if (!b) throw Error("context", "overflows 64-bit arithmetic");
   return *b;
 }
@@ -242,26 +262,51 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
 /// the questions are answered from its buffers per device (the layers each holds under --pp).
 class LlamacppPolicy final : public engine_detail::PolicyBase {
  public:
-  LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
-      : PolicyBase(m, t, p, o), version_(o.version.empty() ? "2026" : o.version) {
+  LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+                 const engine_detail::GroupClasses& c)
+      : PolicyBase(m, t, p, o),
+        version_(o.version.empty() ? "2026" : o.version),
+        v2025_08_(version_ == "2025-08") {
     const bool mla_v = version_ != "2026";
-    whole_ = make_device(m.layers, t, mla_v);
-    if (p.pp == 1)
+    // The whole model as one stage, its groups of one attention merged (class_stage_views).
+    whole_ = make_device(engine_detail::class_stage_views(m, 1, c).front().layers, t, mla_v);
+    if (p.pp == 1) {
       devices_ = {whole_};
-    else
-      for (const auto& view : stage_views(m, p.pp)) devices_.push_back(make_device(view.layers, t, mla_v));
+      distinct_.emplace_back(0, 1);
+      return;
+    }
+    // Devices that hold the same layers (an even split of a uniform model) allocate the same: each such
+    // device is made once and the probes size it once (Llama-3.1-70B at pp 4: one of four).
+    const auto views = engine_detail::class_stage_views(m, p.pp, c);
+    devices_.reserve(views.size());
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const auto same = [&](const auto& e) { return same_layers(views[e.first].layers, views[i].layers); };
+      auto it = std::find_if(distinct_.begin(), distinct_.end(), same);
+      if (it == distinct_.end()) {
+        devices_.push_back(make_device(views[i].layers, t, mla_v));
+        distinct_.emplace_back(i, 1);
+      } else {
+        devices_.push_back(devices_[it->first]);
+        ++it->second;
+      }
+    }
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     Bytes most{0};
-    for (const Device& d : devices()) {
-      const auto b = device_bytes(d, n, len.value);
+    for (const auto& [d, count] : distinct_) {
+      const auto b = device_bytes(devices_[d], n, len.value);
       if (!b) return std::nullopt;
       most = std::max(most, *b);
     }
     return most;
   }
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
-    return engine_detail::sum_parts(devices(), [&](const auto& d) { return device_bytes(d, n, len.value); });
+    // Each distinct device's buffers times the devices that hold the same layers: past 2^64 exactly
+    // where the sum over every device would be.
+    return engine_detail::sum_parts(distinct_, [&](const auto& e) {
+      const auto b = device_bytes(devices_[e.first], n, len.value);
+      return b ? engine_detail::as_bytes(engine_detail::mul(b->value, e.second)) : std::nullopt;
+    });
   }
   /// The most sequences (n_seq_max) whose buffers fit: more sequences never take less memory. Each
   /// sequence takes at least what one alone does (its stream, its recurrent cell), so memory over the
@@ -280,7 +325,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0) return std::nullopt;
     std::uint64_t guess = ~std::uint64_t{0};
-    for (const Device& d : devices()) guess = std::min(guess, context_guess(d, n, memory.value));
+    for (const auto& [d, count] : distinct_)
+      guess = std::min(guess, context_guess(devices_[d], n, memory.value));
     const auto l = engine_detail::longest_near(guess, [&](std::uint64_t len) {
       const auto b = gpu_bytes(n, Tokens{len});
       return b && *b <= memory;
@@ -291,10 +337,16 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
+  /// Two stages that hold the same layers: the same attention layers (the model's own objects), the same
+  /// counts, in the same order.
+  static bool same_layers(const std::vector<StageGroup>& a, const std::vector<StageGroup>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const StageGroup& x, const StageGroup& y) {
+      return &x.attention == &y.attention && x.count == y.count;
+    });
+  }
   [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
-    const auto b = try_buffers(d, n, len, o_, version_);
-    return b ? std::optional<Bytes>(b->total) : std::nullopt;  // past 2^64 bytes: it does not fit
+    const auto b = buffer_total(d, n, len, o_, v2025_08_, nullptr);
+    return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;  // past 2^64 bytes: it does not fit
   }
   /// The longest context of n slots whose buffers on `d` fit in `memory`, nearly: the buffers are
   /// full x c + swa x min(c, W) + the recurrent cells, with c the cells per stream (a multiple of 256)
@@ -314,7 +366,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     const U128 budget = memory - fixed;
     if (full + swa == 0) return ~std::uint64_t{0};
     // W: the SWA cells once the full cache is past the window (the full size without an iSWA cache).
-    const auto w = swa == 0 ? std::nullopt : swa_cells(d, n, ~std::uint64_t{0} / kPad * kPad, o_, version_);
+    const auto w = swa == 0 ? std::nullopt : swa_cells(d, n, ~std::uint64_t{0} / kPad * kPad, o_, v2025_08_);
     U128 cells = budget / (full + swa);
     if (w && cells > *w) cells = full == 0 ? ~std::uint64_t{0} : (budget - swa * *w) / full;
     cells = cells / kPad * kPad;
@@ -322,13 +374,15 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     // The longest context whose n_ctx = context x n pads to at most `cells` cells per stream.
     const auto c = static_cast<std::uint64_t>(cells);
     if (o_.kv_unified) return c / n;
-    if (version_ == "2025-08") return c;
+    if (v2025_08_) return c;
     const U128 ctx = ((static_cast<U128>(c) + 1) * n - 1) / kPad * kPad;  // pad(ctx) / n <= c
     return static_cast<std::uint64_t>(std::min<U128>(ctx / n, ~std::uint64_t{0}));
   }
   std::string version_;
+  bool v2025_08_;  // version "2025-08"'s padding
   Device whole_;
   std::vector<Device> devices_;  // each device's layers (with --pp; else the whole model)
+  std::vector<std::pair<std::size_t, std::uint64_t>> distinct_;  // devices_ without repeats: index, count
 };
 
 EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
@@ -344,7 +398,7 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     r.notes.push_back(
         "every layer is windowed: llama.cpp's iSWA cache is for models that mix windowed and "
         "global layers; this model is counted with a full-size cache on every layer");
-  const Buffers b = buffers(d, n_seq, context.value, o_, version_);
+  const Buffers b = buffers(d, n_seq, context.value, o_, v2025_08_);
   if (!d.all.k || !d.all.v) throw Error("bytes", "overflows 64-bit arithmetic");
   r.bytes_per_token = Bytes{*d.all.k} + Bytes{*d.all.v};
   r.per_token_note =
@@ -385,7 +439,7 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     std::uint64_t dev = 0;
     Bytes fullest{0};
     for (const Device& part : devices_) {
-      const Bytes bytes = buffers(part, n_seq, context.value, o_, version_).total;
+      const Bytes bytes = buffers(part, n_seq, context.value, o_, v2025_08_).total;
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +
                             " KV buffer size = " + mib(bytes) + " MiB");
       fullest = std::max(fullest, bytes);
@@ -402,9 +456,10 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvDtypes& t,
-                                                   const Parallelism& p, const EngineOptions& o) {
+                                                   const Parallelism& p, const EngineOptions& o,
+                                                   const GroupClasses& c) {
   llamacpp_checks(t, p);
-  return std::make_unique<LlamacppPolicy>(m, t, p, o);
+  return std::make_unique<LlamacppPolicy>(m, t, p, o, c);
 }
 }  // namespace engine_detail
 

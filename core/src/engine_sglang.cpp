@@ -33,9 +33,9 @@ struct Cells {
   [[nodiscard]] bool hybrid_swa() const { return swa_pt != Bytes{0} && full_pt != Bytes{0}; }
 };
 
-Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p) {
+Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const GroupClasses& c) {
   Cells out;
-  for (const auto& stage : stage_views(m, p.pp)) {
+  for (const auto& stage : class_stage_views(m, p.pp, c)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
@@ -92,9 +92,10 @@ std::uint64_t sglang_tokens(const Cells& c, std::uint64_t memory, std::uint64_t 
 /// closed form for the longest request.
 class SglangPolicy final : public PolicyBase {
  public:
-  SglangPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+  SglangPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+               const GroupClasses& c)
       : PolicyBase(m, t, p, o),
-        c_(sglang_cells(m, t, p)),
+        c_(sglang_cells(m, t, p, c)),
         page_(o.block_size ? o.block_size : engine_defaults::kSglangPageSize) {}
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     if (c_.hybrid_swa()) return swa_pool_bytes(c_.full_pt, c_.swa_pt, n, len.value, 1);
@@ -190,10 +191,10 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                                 const EngineOptions& o) {
+                                                 const EngineOptions& o, const GroupClasses& c) {
   require_plain_dtypes(t, "SGLang", false);
   if (!o.version.empty()) throw Error("engine_version", "sglang has one version of its rules (2025)");
-  return std::make_unique<SglangPolicy>(m, t, p, o);
+  return std::make_unique<SglangPolicy>(m, t, p, o, c);
 }
 }  // namespace engine_detail
 

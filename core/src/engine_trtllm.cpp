@@ -20,9 +20,9 @@ using namespace engine_detail;
 /// Bytes per token of each stage as TensorRT-LLM counts them (kv_factor x ceil(kv_heads / tp) x head_dim
 /// per layer; MLA: the latent, K only); with a note when windowed layers are counted at full length.
 std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                      bool* windowed) {
+                                      const GroupClasses& c, bool* windowed) {
   std::vector<Bytes> out;
-  for (const auto& stage : stage_views(m, p.pp)) {
+  for (const auto& stage : class_stage_views(m, p.pp, c)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
@@ -49,9 +49,10 @@ std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, con
 /// closed form for the longest request.
 class TrtllmPolicy final : public PolicyBase {
  public:
-  TrtllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
+  TrtllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+               const GroupClasses& c)
       : PolicyBase(m, t, p, o),
-        stages_(trtllm_stage_bytes(m, t, p, &windowed_)),
+        stages_(trtllm_stage_bytes(m, t, p, c, &windowed_)),
         tpb_(o.block_size ? o.block_size : engine_defaults::kTrtllmTokensPerBlock) {
     for (const Bytes b : stages_) bpt_ = std::max(bpt_, b);
   }
@@ -127,13 +128,13 @@ EngineResult TrtllmPolicy::report(Tokens context, std::uint64_t, std::optional<B
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                                 const EngineOptions& o) {
+                                                 const EngineOptions& o, const GroupClasses& c) {
   require_plain_dtypes(t, "TensorRT-LLM", false);
   if (!o.version.empty())
     throw Error("engine_version", "trtllm has one version of its rules (PyTorch backend, 2025)");
-  if (has_recurrent(m))
+  if (has_recurrent(m, c))
     throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
-  return std::make_unique<TrtllmPolicy>(m, t, p, o);
+  return std::make_unique<TrtllmPolicy>(m, t, p, o, c);
 }
 }  // namespace engine_detail
 

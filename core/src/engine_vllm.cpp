@@ -232,7 +232,8 @@ struct Layout {
   std::size_t worst = 0;  // the stage with the fewest blocks
 };
 
-Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o);
+Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+                   const GroupClasses& c);
 
 EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                      const EngineOptions& o, std::optional<Bytes> kv_memory) {
@@ -287,7 +288,8 @@ std::uint64_t in_flight_tokens(const EngineOptions& o, std::uint64_t pp) {
   return checked_mul(mnbt, pp <= 1 ? 2 : pp, "max_num_batched_tokens");
 }
 
-Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
+Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+                   const GroupClasses& c) {
   Layout l;
   const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
   l.in_flight = in_flight_tokens(o, p.pp);
@@ -297,16 +299,16 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
   // block size becomes the smallest multiple of 16 whose page holds a Mamba state, and the Mamba page
   // is padded to the attention page.
   Bytes mamba_page{0};
-  if (has_recurrent(m)) {
+  if (has_recurrent(m, c)) {
     if (o.disable_hybrid_kv_cache_manager)
       throw Error("disable_hybrid_kv_cache_manager",
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
-    for (const auto& g : m.layers) {
-      if (has_state(g.attention)) state = std::max(state, layer_state_bytes(g.attention, t, p.tp));
-      if (has_attention(g.attention.kind) && !g.attention.kv_shared)
-        attn_1 = std::max(attn_1, vllm_layer_bytes(g.attention, t, p.tp, o.fp8_ds_mla));
-    }
+    for_each_attention(m, c, [&](const AttentionLayer& a) {
+      if (has_state(a)) state = std::max(state, layer_state_bytes(a, t, p.tp));
+      if (has_attention(a.kind) && !a.kv_shared)
+        attn_1 = std::max(attn_1, vllm_layer_bytes(a, t, p.tp, o.fp8_ds_mla));
+    });
     if (attn_1 == Bytes{0}) throw Error("engine", "vLLM: a model without attention layers is not modelled");
     if (state == Bytes{0})
       throw Error("recurrent", "the Mamba / linear-attention state is 0 B: no state fields");
@@ -326,7 +328,7 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
               100.0 * static_cast<double>((mamba_page - state).value) / static_cast<double>(state.value), 2) +
           "% to ensure that mamba page size and attention page size are exactly equal.");
   }
-  for (const auto& s : stage_views(m, p.pp))
+  for (const auto& s : class_stage_views(m, p.pp, c))
     l.stages.push_back(group_stage(s, t, p.tp, o, l.block, mamba_page));
   // The reported figures follow the stage with the fewest blocks; with equal memory that is the one
   // with the most layers per group (ties: the first).
@@ -372,8 +374,9 @@ std::uint64_t concurrency_tokens(double max_concurrency, std::uint64_t max_model
 /// page size; the pool holds pool_blocks of them.
 class VllmPolicy final : public PolicyBase {
  public:
-  VllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
-      : PolicyBase(m, t, p, o), l_(vllm_layout(m, t, p, o)) {}
+  VllmPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
+             const GroupClasses& c)
+      : PolicyBase(m, t, p, o), l_(vllm_layout(m, t, p, o, c)) {}
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     return stage_bytes(l_.stages[l_.worst], n, len.value, 1);
   }
@@ -526,10 +529,10 @@ class VllmV0Policy final : public PolicyBase {
 
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
-                                               const EngineOptions& o) {
+                                               const EngineOptions& o, const GroupClasses& c) {
   vllm_checks(m, t, o);
   if (o.version == "v0") return std::make_unique<VllmV0Policy>(m, t, p, o);
-  return std::make_unique<VllmPolicy>(m, t, p, o);
+  return std::make_unique<VllmPolicy>(m, t, p, o, c);
 }
 }  // namespace engine_detail
 

@@ -120,7 +120,7 @@ Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t) {
   return sum;
 }
 
-std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
+void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
   if (pp == 0) throw Error("pp", "must be positive");
   if (pp > kMaxPipelineStages)
     throw Error("pp",
@@ -128,14 +128,20 @@ std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
   if (pp > layers)
     throw Error("pp",
                 std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
+}
+
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
+  check_pipeline_stages(layers, pp);
   std::vector<Stage> out;
-  std::uint64_t first = 0;
-  for (std::uint64_t s = 0; s < pp; ++s) {
-    const std::uint64_t n = layers / pp + (s < layers % pp ? 1 : 0);
-    out.push_back({first, n});
-    first += n;
-  }
+  out.reserve(pp);
+  for (std::uint64_t s = 0; s < pp; ++s) out.push_back(pipeline_stage(layers, pp, s));
   return out;
+}
+
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s) {
+  // Every stage before s has floor(L / pp) layers, and the first L mod pp of them one more.
+  const std::uint64_t base = layers / pp, extra = layers % pp;
+  return {s * base + std::min(s, extra), base + (s < extra ? 1 : 0)};
 }
 
 void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
@@ -151,16 +157,22 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
         (checked->kind == AttentionKind::mla) == (a.kind == AttentionKind::mla))
       continue;  // the same heads: the same answer
     checked = &a;
-    if (a.num_attention_heads % p.tp != 0)
-      throw Error("tp", std::to_string(p.tp) + " does not divide num_attention_heads " +
-                            std::to_string(a.num_attention_heads));
-    if (a.kind == AttentionKind::mla) continue;
-    const std::uint64_t kv = a.num_key_value_heads;
-    if (p.tp <= kv ? kv % p.tp != 0 : p.tp % kv != 0)
-      throw Error("tp", std::to_string(p.tp) + " and num_key_value_heads " + std::to_string(kv) +
-                            ": one must divide the other");
+    validate_tp(a, p.tp);
   }
-  (void)pipeline_stages(num_layers(m), p.pp);
+  check_pipeline_stages(num_layers(m), p.pp);
+}
+
+void validate_tp(const AttentionLayer& a, std::uint64_t tp) {
+  if (!has_attention(a.kind)) return;
+  if (tp == 0) throw Error("tp", "must be positive");
+  if (a.num_attention_heads % tp != 0)
+    throw Error("tp", std::to_string(tp) + " does not divide num_attention_heads " +
+                          std::to_string(a.num_attention_heads));
+  if (a.kind == AttentionKind::mla) return;
+  const std::uint64_t kv = a.num_key_value_heads;
+  if (tp <= kv ? kv % tp != 0 : tp % kv != 0)
+    throw Error("tp", std::to_string(tp) + " and num_key_value_heads " + std::to_string(kv) +
+                          ": one must divide the other");
 }
 
 std::vector<StageBytes> per_gpu_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context,

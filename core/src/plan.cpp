@@ -89,6 +89,37 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
 PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   validate(m);
   layers_ = num_layers(m);
+  // Each group against the classes so far: O(groups x classes), so past kMaxAttentionClasses (a model of many
+  // distinct layers, where merging gains little) the model is left unclassified and planned by group.
+  classes_.reserve(m.layers.size());
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    std::size_t c = 0;
+    while (c < class_first_.size() && !(m.layers[class_first_[c]].attention == m.layers[i].attention)) ++c;
+    if (c == class_first_.size()) {
+      if (c == kMaxAttentionClasses) {
+        classes_.clear();
+        class_layers_.clear();
+        class_first_.clear();
+        break;
+      }
+      class_first_.push_back(i);
+      class_layers_.push_back(0);
+    }
+    classes_.push_back(static_cast<std::uint32_t>(c));
+    class_layers_[c] += m.layers[i].count;  // at most num_layers, which validate has bounded
+  }
+  // Where each group starts, and each class's layers before each group, for class_layers_before.
+  const std::size_t groups = classes_.size();
+  group_first_.reserve(groups);
+  class_prefix_.assign(class_first_.size() * (groups + 1), 0);
+  std::uint64_t layer = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    group_first_.push_back(layer);
+    layer += m.layers[g].count;
+    for (std::size_t c = 0; c < class_first_.size(); ++c)
+      class_prefix_[c * (groups + 1) + g + 1] =
+          class_prefix_[c * (groups + 1) + g] + (classes_[g] == c ? m.layers[g].count : 0);
+  }
   moe_ = std::any_of(m.layers.begin(), m.layers.end(),
                      [](const LayerGroup& g) { return g.mlp.num_experts > 0; });
   // Computed here whether or not a plan needs them; an overflow is thrown by the plan that does.
@@ -105,6 +136,17 @@ PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   } catch (const Error& e) {
     experts_error_ = e;
   }
+}
+
+std::uint64_t PreparedModel::class_layers_before(std::size_t c, std::uint64_t layer) const {
+  const std::size_t groups = group_first_.size();
+  const std::uint64_t* prefix = class_prefix_.data() + c * (groups + 1);
+  if (layer >= layers_) return prefix[groups];
+  // The group holding `layer`: the last that starts at or before it.
+  const auto g = static_cast<std::size_t>(std::upper_bound(group_first_.begin(), group_first_.end(), layer) -
+                                          group_first_.begin()) -
+                 1;
+  return prefix[g] + (classes_[g] == c ? layer - group_first_[g] : 0);
 }
 
 std::uint64_t PreparedModel::parameters() const {
@@ -145,7 +187,14 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   // Under DP attention, dp x N attention ranks of tp / N GPUs, each with its own sequences; the rest of
   // the plan is generic over it.
   const Parallelism par = attention_parallelism(in.deployment);
-  validate_parallelism(m, par);
+  if (par.tp == 0 || par.pp == 0 || par.dp == 0 || pm.attention_class_count() == 0) {
+    validate_parallelism(m, par);
+  } else {
+    // validate_parallelism's checks class by class: the first group that fails is the first of its
+    // class, and the classes are in the order of their first groups, so the same error comes first.
+    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) validate_tp(pm.attention_class(c), par.tp);
+    check_pipeline_stages(pm.layers(), par.pp);
+  }
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
@@ -162,12 +211,79 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   return par;
 }
 
-/// The exact layout's figures: each layer group's, their sums over the model (bytes_per_token,
-/// full_bytes_per_token, kv_bytes_per_sequence and state_bytes_per_sequence of kv.hpp, each group's
-/// bytes computed once), each pipeline stage's, and the users' KV over the deployment.
-void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par, PlanDetail detail) {
+/// The model's attention classes, for the engine policies (engine_detail::class_stage_views).
+engine_detail::GroupClasses group_classes(const PreparedModel& pm) { return {&pm}; }
+
+/// layout_figures' sums over the model (figures only), class by class: each attention class's bytes
+/// once, times its layers. Returns false, setting nothing, when the model has no classes, or when a
+/// figure or a sum passes 2^64 or a layer's figure throws: the walk group by group then throws what it
+/// always has (a class's figure is the sum of its groups', so it passes 2^64 only where theirs or
+/// their sum does).
+bool class_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
+  using engine_detail::add;
+  using engine_detail::mul;
+  if (pm.attention_class_count() == 0) return false;  // not classified: by group
+  std::optional<std::uint64_t> bpt = 0, full = 0, kv = 0, state = 0;
+  try {
+    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) {
+      const AttentionLayer& a = pm.attention_class(c);
+      const std::uint64_t n = pm.attention_class_layers()[c];
+      const auto per_token = mul(layer_bytes_per_token(a, in.kv).value, n);
+      const auto k = per_token ? mul(*per_token, cached_tokens(a, in.context).value) : per_token;
+      const auto st = mul(layer_state_bytes(a, in.kv).value, n);
+      if (!k || !st) return false;
+      bpt = bpt ? add(*bpt, *per_token) : bpt;
+      if (a.kind == AttentionKind::full || a.kind == AttentionKind::mla)
+        full = full ? add(*full, *per_token) : full;
+      kv = kv ? add(*kv, *k) : kv;
+      state = state ? add(*state, *st) : state;
+    }
+  } catch (const Error&) {
+    return false;
+  }
+  if (!bpt || !full || !kv || !state) return false;
+  p.bytes_per_token = Bytes{*bpt};
+  p.full_bytes_per_token = Bytes{*full};
+  p.kv_bytes_per_sequence = Bytes{*kv};
+  p.state_bytes_per_sequence = Bytes{*state};
+  return true;
+}
+
+/// per_gpu_sequence_bytes over the stages' attention classes (engine_detail::class_stage_views): the
+/// same figures; nullopt when a figure passes 2^64 or throws (per_gpu_sequence_bytes then throws its
+/// own error).
+std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm, const PlanInputs& in,
+                                                         const Parallelism& par) {
+  using engine_detail::add;
+  using engine_detail::mul;
+  std::vector<StageBytes> out;
+  try {
+    const auto views = engine_detail::class_stage_views(pm.model(), par.pp, group_classes(pm));
+    out.reserve(views.size());
+    for (const auto& v : views) {
+      std::optional<std::uint64_t> bpt = 0, kv = 0, state = 0;
+      for (const auto& g : v.layers) {
+        const auto per_token = mul(layer_bytes_per_token(g.attention, in.kv, par.tp).value, g.count);
+        const auto k = per_token ? mul(*per_token, cached_tokens(g.attention, in.context).value) : per_token;
+        const auto st = mul(layer_state_bytes(g.attention, in.kv, par.tp).value, g.count);
+        if (!k || !st) return std::nullopt;
+        bpt = bpt ? add(*bpt, *per_token) : bpt;
+        kv = kv ? add(*kv, *k) : kv;
+        state = state ? add(*state, *st) : state;
+      }
+      if (!bpt || !kv || !state) return std::nullopt;
+      out.push_back({v.stage, Bytes{*bpt}, Bytes{*kv}, Bytes{*state}});
+    }
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// The sums over the model of layout_figures, group by group (with the groups kept for the layout view
+/// when `keep_groups`); throws kvplan::Error naming the figure that passes 2^64.
+void layout_sums(Plan& p, const PlanInputs& in, bool keep_groups) {
   const ModelSpec& m = in.model;
-  const bool keep_groups = detail == PlanDetail::full;
   std::uint64_t first = 0;
   if (keep_groups) p.groups.reserve(m.layers.size());
   for (const auto& g : m.layers) {
@@ -203,7 +319,21 @@ void layout_figures(Plan& p, const PlanInputs& in, const Parallelism& par, PlanD
           layer_state_bytes(g.attention, in.kv) * g.count);
     }
   }
-  p.stages = figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
+}
+
+/// The exact layout's figures: each layer group's, their sums over the model (bytes_per_token,
+/// full_bytes_per_token, kv_bytes_per_sequence and state_bytes_per_sequence of kv.hpp; figures only:
+/// class by class, class_sums), each pipeline stage's (class by class when the model has classes), and
+/// the users' KV over the deployment.
+void layout_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, const Parallelism& par,
+                    PlanDetail detail) {
+  const ModelSpec& m = in.model;
+  const bool keep_groups = detail == PlanDetail::full;
+  if (keep_groups || !class_sums(p, pm, in)) layout_sums(p, in, keep_groups);
+  auto stages = pm.attention_class_count() == 0 ? std::nullopt : class_stage_bytes(pm, in, par);
+  p.stages =
+      stages ? std::move(*stages)
+             : figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
   // replica_sequence_bytes x users, from the stages. One sequence over the replica fits in 64 bits
   // here; past it, the users are what is too many.
   const Bytes replica = figure("kv_bytes_total", [&] {
@@ -316,8 +446,8 @@ std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in) {
 /// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
 /// figures beside them (its max users from the fullest stage's sequence, its max context from its
 /// policy).
-void capacity(Plan& p, const EnginePolicy& policy, const PlanInputs& in, Bytes memory, const Parallelism& par,
-              bool with_max_context) {
+void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, const PlanInputs& in,
+              Bytes memory, const Parallelism& par, bool with_max_context) {
   PerGpu& g = p.per_gpu;
   const std::uint64_t requests = policy.max_requests(in.context, memory);
   p.fits = requests >= g.users;
@@ -331,8 +461,9 @@ void capacity(Plan& p, const EnginePolicy& policy, const PlanInputs& in, Bytes m
     p.ideal_max_users =
         engine_detail::mul_sat(engine_detail::whole_sequences(g.bytes_per_sequence, memory), par.dp);
     if (with_max_context)
-      p.ideal_max_context = engine_detail::make_validated_policy(in.model, in.kv, par, EngineOptions{})
-                                ->max_context(g.users, memory);
+      p.ideal_max_context =  // the ideal policy takes no option: nothing to validate
+          engine_detail::make_ideal_policy(in.model, in.kv, par, EngineOptions{}, group_classes(pm))
+              ->max_context(g.users, memory);
   }
   p.limit.kind = p.fits ? Limit::Kind::fits : Limit::Kind::kv_cache;
   p.limit.available = memory;
@@ -366,10 +497,11 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   }
   p.layers = model.layers();
   p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
-  layout_figures(p, in, par, detail);
+  layout_figures(p, model, in, par, detail);
   weight_figures(p, model, in, detail);
   per_gpu_figures(p, model, in, par, detail);
-  const auto policy = engine_detail::make_validated_policy(in.model, in.kv, par, in.engine);
+  const auto policy =
+      engine_detail::make_validated_policy(in.model, in.kv, par, in.engine, group_classes(model));
   engine_totals(p, *policy, in, par);
   p.limit.engine = in.engine.engine;
   p.limit.users = in.users;
@@ -382,7 +514,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   else
     p.engine.engine = in.engine.engine;
   if (!memory) return p;  // no GPU (limit no_capacity), or the weights do not fit (limit weights)
-  capacity(p, *policy, in, *memory, par, with_max_context);
+  capacity(p, *policy, model, in, *memory, par, with_max_context);
   return p;
 }
 

@@ -97,6 +97,7 @@ Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t);
 struct Stage {
   std::uint64_t first = 0;
   std::uint64_t count = 0;
+  bool operator==(const Stage&) const = default;
 };
 
 /// Most pipeline stages kvplan plans: far past real deployments (tens of stages), and every figure
@@ -108,9 +109,20 @@ inline constexpr std::uint64_t kMaxPipelineStages = 4096;
 /// Throws kvplan::Error("pp", ...) when pp is 0, exceeds the layer count or kMaxPipelineStages.
 std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp);
 
+/// Stage s (0-based) of pipeline_stages(layers, pp), without building the others; pp must be positive
+/// and s < pp (check_pipeline_stages first).
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s);
+
+/// The checks of pipeline_stages alone, with its errors, building nothing.
+void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp);
+
 /// Checks tp and pp against the model: tp must divide num_attention_heads; with tp <= kv heads,
 /// tp must divide them, else tp must be a multiple of them (vLLM's rule); pp <= layers.
 void validate_parallelism(const ModelSpec& m, const Parallelism& p);
+
+/// validate_parallelism's check of tp against one layer's heads (a layer without attention passes);
+/// throws kvplan::Error("tp", ...) as it does.
+void validate_tp(const AttentionLayer& a, std::uint64_t tp);
 
 /// One GPU's (one tp rank's) share of a sequence, for the layers of one stage.
 struct StageBytes {

@@ -191,6 +191,28 @@ class PreparedModel {
   [[nodiscard]] Bytes architecture_weight_bytes() const;
   /// routed_expert_weight_bytes of the model; throws the kvplan::Error that computing it threw.
   [[nodiscard]] Bytes routed_expert_weight_bytes() const;
+  /// The layer groups numbered by their attention layer: element i is the class of model().layers[i],
+  /// equal for groups whose AttentionLayer compare equal (their KV bytes per token, window and state are
+  /// the same), numbered 0, 1, ... in order of first appearance. gpt-oss-120b: 36 groups, 2 classes.
+  /// make_plan sums a figure over the classes (x their layers) instead of over the groups. Empty (no
+  /// classes) for a model of more than 64 distinct attention layers: it is planned group by group.
+  [[nodiscard]] const std::vector<std::uint32_t>& attention_classes() const { return classes_; }
+  /// Most classes a model is numbered with (attention_classes).
+  static constexpr std::size_t kMaxAttentionClasses = 64;
+  /// How many classes attention_classes numbers.
+  [[nodiscard]] std::size_t attention_class_count() const { return class_layers_.size(); }
+  /// The layers of each class in the whole model (indexed by class).
+  [[nodiscard]] const std::vector<std::uint64_t>& attention_class_layers() const { return class_layers_; }
+  /// The attention layer of each class (its first group's), indexed by class.
+  [[nodiscard]] const AttentionLayer& attention_class(std::size_t c) const {
+    return m_->layers[class_first_[c]].attention;
+  }
+  /// The first group of class c (an index into model().layers).
+  [[nodiscard]] std::size_t attention_class_group(std::size_t c) const { return class_first_[c]; }
+  /// Layers of class c among the model's first `layer` layers (layer <= layers()): what a pipeline
+  /// stage [first, end) holds of the class is class_layers_before(c, end) - class_layers_before(c,
+  /// first). O(log groups).
+  [[nodiscard]] std::uint64_t class_layers_before(std::size_t c, std::uint64_t layer) const;
 
  private:
   const ModelSpec* m_;
@@ -199,6 +221,11 @@ class PreparedModel {
   std::uint64_t parameters_ = 0, active_parameters_ = 0;
   Bytes weights_{0}, experts_{0};
   std::optional<Error> weights_error_, experts_error_;
+  std::vector<std::uint32_t> classes_;       // per group
+  std::vector<std::uint64_t> class_layers_;  // per class
+  std::vector<std::size_t> class_first_;     // per class: its first group
+  std::vector<std::uint64_t> group_first_;   // per group: its first layer
+  std::vector<std::uint64_t> class_prefix_;  // [c x (groups + 1) + g]: layers of class c in groups [0, g)
 };
 
 /// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
