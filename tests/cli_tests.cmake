@@ -257,3 +257,17 @@ set_tests_properties("cli: a closed pipe is exit code 1" PROPERTIES PASS_REGULAR
 # users on an 80 GB card).
 kvplan_cli_bad("kv memory above the GPU's" "^kvplan: error: --kv-memory: 97.7 PiB per GPU is more than the [^\n]*'s 79.6 GiB"
   size llama-3.1-70b --tp 4 --gpu h100-sxm --kv-memory 100000TiB)
+
+# Hostile configs and inputs (tests/fixtures/hostile): one line naming the file and field, or the flag, exit 2.
+set(KVPLAN_HOSTILE ${KVPLAN_FIXTURES}/hostile)
+# kvplan_cli_warns(NAME OUT_REGEX ERR_REGEX ARGS...): exit 0, stdout and stderr match.
+function(kvplan_cli_warns name out_re err_re)
+  list(JOIN ARGN "|" args)
+  add_test(NAME "cli: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=0 "-DOUT_RE=${out_re}"
+                   "-DERR_RE=${err_re}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
+  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
+endfunction()
+kvplan_cli_bad("hostile: a duplicate key"
+  "^kvplan: error: [^\n]*duplicate-key.json: /num_key_value_heads: duplicate key: first 8, then 64; JSON readers differ on which counts"
+  size ${KVPLAN_HOSTILE}/duplicate-key.json)

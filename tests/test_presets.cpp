@@ -287,8 +287,20 @@ TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[prese
   CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": 1e400}]})", "f"),
                     "f: /a/1/b: number overflow parsing '1e400'");
   CHECK_THROWS_WITH(parse_json_text("{", "f"), Catch::StartsWith("f: malformed JSON: parse error at line 1"));
-  // Duplicate keys: the last wins, as nlohmann's DOM parser does.
-  CHECK(parse_json_text(R"({"k": 1, "k": 2})", "f")["k"] == 2);
+  // Duplicate keys are refused at their path, with both values: Python's json keeps the last, other readers
+  // the first, so the figure would depend on the reader.
+  CHECK_THROWS_WITH(
+      parse_json_text(R"({"k": 1, "k": 2})", "f"),
+      "f: /k: duplicate key: first 1, then 2; JSON readers differ on which counts (Python's json, "
+      "as transformers and vLLM read it, keeps the last): remove one");
+  CHECK_THROWS_WITH(
+      parse_json_text(R"({"t": {"num_key_value_heads": 8, "x": [1], "num_key_value_heads": 64}})", "f"),
+      Catch::StartsWith("f: /t/num_key_value_heads: duplicate key: first 8, then 64;"));
+  CHECK_THROWS_WITH(parse_json_text(R"({"a": {"b": 1}, "a": [2]})", "f"),
+                    Catch::StartsWith("f: /a: duplicate key: first an object, then an array;"));
+  // The same key in two objects, or in sibling objects of an array, is no duplicate.
+  CHECK(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 3}, {"k": 4}]})", "f")["c"][1]["k"] ==
+        4);
 }
 
 TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[presets][hub]") {
