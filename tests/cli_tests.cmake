@@ -72,7 +72,8 @@ kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 
 kvplan_cli_bad("more stages than layers" "--pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
 kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8b --gpu h100-sxm --gpu-util nan)
-kvplan_cli_bad("overflowing size" "overflows 64-bit arithmetic"
+# A head count past 2^20 is no model's (limits.hpp kMaxDimension), named by the flag that gave it.
+kvplan_cli_bad("a head count past any model's" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
 kvplan_cli_bad("unknown gpu" "--gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
@@ -271,3 +272,18 @@ endfunction()
 kvplan_cli_bad("hostile: a duplicate key"
   "^kvplan: error: [^\n]*duplicate-key.json: /num_key_value_heads: duplicate key: first 8, then 64; JSON readers differ on which counts"
   size ${KVPLAN_HOSTILE}/duplicate-key.json)
+kvplan_cli_bad("hostile: Falcon multi_query beside num_kv_heads 8"
+  "^kvplan: error: falcon-multi-query-kv8.json: /num_kv_heads: 8 contradicts multi_query true without new_decoder_architecture"
+  size ${KVPLAN_HOSTILE}/falcon-multi-query-kv8.json)
+kvplan_cli_bad("hostile: kv_lora_rank on llama"
+  "^kvplan: error: llama-kv-lora-rank.json: /kv_lora_rank: is set, but model_type 'llama' has no latent attention"
+  size ${KVPLAN_HOSTILE}/llama-kv-lora-rank.json)
+kvplan_cli_bad("hostile: a head_dim of 2^40"
+  "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
+  size ${KVPLAN_HOSTILE}/huge-head-dim.json)
+# Llama-3.1-8B with sliding_window 4096: capped on every layer as vLLM does, 131,072 x 4,096 B per
+# sequence at 32,768 tokens, and a warning that transformers and llama.cpp do not apply it.
+kvplan_cli_warns("hostile: sliding_window on llama warns"
+  "\"kv_bytes_per_sequence\": 536870912,"
+  "kvplan: warning: llama-sliding-window.json: /sliding_window 4096: model_type 'llama' does not use it in transformers or llama.cpp"
+  size ${KVPLAN_HOSTILE}/llama-sliding-window.json --context 32768 --json)

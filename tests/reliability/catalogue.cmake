@@ -114,7 +114,7 @@ kvplan_bad("tp zero" "--tp: must be positive, got 0\n$" size llama-3.1-8b --tp 0
 kvplan_bad("pp past any deployment" "^kvplan: error: --pp: 4000000000 stages: kvplan plans at most 4096\n$"
   size --layers 4096 --heads 1 --head-dim 1 --pp 4000000000)
 # core/include/kvplan/limits.hpp kMaxLayers (core/src/model.cpp validate).
-kvplan_bad("layers past the limit" "^kvplan: error: layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
+kvplan_bad("layers past the limit" "^kvplan: error: --layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
   size --layers 4000000000 --heads 1 --head-dim 1)
 kvplan_bad("gpus not a multiple of tp" "--gpus: 3 is not a multiple of tp x pp = 2\n$" size llama-3.1-8b --gpus 3 --tp 2)
 kvplan_bad("gpu memory negative" "--gpu-memory: must not be negative\n$" size llama-3.1-8b --gpu-memory -80GiB)
@@ -144,9 +144,10 @@ kvplan_bad("a V1 option under vLLM V0" "--max-num-batched-tokens: has no effect 
 kvplan_bad("prompt zero" "--prompt: must be positive\n$" prefill llama-3.1-8b --prompt 0)
 kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama-3.1-8b --context 0)
 
-# --- Arithmetic: every byte and token product is checked (core/src/plan.cpp names the figure).
-# Per layer 10^9 heads x 10^9 values x 2 B x 2 (K, V) = 4e18 B; x 4,096 layers = 1.6e22 > 2^64.
-kvplan_bad("the issue's overflow" "^kvplan: error: bytes_per_token: overflows 64-bit arithmetic\n$"
+# --- Arithmetic: every byte and token product is checked; an overflow is named by the flag and value
+# that caused it (cli/main.cpp plan_naming_overflow), not by the figure it happened in.
+# 10^9 heads: refused before any product (limits.hpp kMaxDimension, 2^20), named by its flag.
+kvplan_bad("the issue's overflow" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 # 131,072 B per token x 10^15 tokens = 1.3e20 > 2^64.
 kvplan_bad("context overflows a sequence" "kv_bytes_per_sequence: overflows 64-bit arithmetic\n$"
@@ -158,7 +159,8 @@ kvplan_bad("users overflow the total" "--users: overflows 64-bit arithmetic\n$"
 # Prefill (core/src/prefill.cpp): 2 x heads x (head_dim_k + head_dim_v) FLOPs per causal pair; 2 x 2^63
 # heads used to wrap to 0 FLOPs. A 2^64 - 1-token prompt has (2^64 - 1) x 2^63 causal pairs; k + 1 used to
 # wrap and give 0 pairs.
-kvplan_bad("prefill heads overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
+# 2^63 heads are now refused before the FLOPs (past 2^20, limits.hpp kMaxDimension), by the flag.
+kvplan_bad("prefill heads overflow" "^kvplan: error: --heads: 9,223,372,036,854,775,808 is past any real model's"
   prefill --layers 1 --heads 9223372036854775808 --kv-heads 1 --head-dim 1 --prompt 1000)
 kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
   prefill --layers 1 --heads 4 --head-dim 1 --prompt 18446744073709551615)
