@@ -281,6 +281,9 @@ kvplan_cli_bad("hostile: kv_lora_rank on llama"
 kvplan_cli_bad("hostile: a head_dim of 2^40"
   "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)
+kvplan_cli_bad("hostile: --v-dtype on MLA"
+  "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per token"
+  size deepseek-v3 --k-dtype bf16 --v-dtype fp8_e4m3)
 # Llama-3.1-8B with sliding_window 4096: capped on every layer as vLLM does, 131,072 x 4,096 B per
 # sequence at 32,768 tokens, and a warning that transformers and llama.cpp do not apply it.
 kvplan_cli_warns("hostile: sliding_window on llama warns"

@@ -144,6 +144,7 @@ class IdealPolicy final : public engine_detail::PolicyBase {
  public:
   IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
       : PolicyBase(m, t, p, o) {
+    require_v_type_applies(m, t);
     for (const auto& view : stage_views(m, p.pp)) {
       StageData d;
       for (const auto& g : view.layers) {
