@@ -75,6 +75,10 @@ kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8
 # A head count past 2^20 is no model's (limits.hpp kMaxDimension), named by the flag that gave it.
 kvplan_cli_bad("a head count past any model's" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
+# At the bound, 2 (K, V) * 2^20 heads * 2^20 * 2 B * 4,096 layers = 2^54 B per token; x 4,000,000,000 tokens
+# passes 2^64: the context is named, with its value and the per-token figure (18,014,398,509,481,984 B = 2^54).
+kvplan_cli_bad("overflowing size names the context" "^kvplan: error: --context 4000000000: the KV cache of one sequence overflows 2\\^64 B \\(18,014,398,509,481,984 B per token x 4,000,000,000 tokens\\)\n$"
+  size --layers 4096 --heads 1048576 --kv-heads 1048576 --head-dim 1048576 --context 4000000000)
 kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
 kvplan_cli_bad("unknown gpu" "--gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
 kvplan_cli_bad("unknown dtype" "--kv-dtype: unknown type 'fp7'" size llama-3.1-8b --kv-dtype fp7)
@@ -281,6 +285,14 @@ kvplan_cli_bad("hostile: kv_lora_rank on llama"
 kvplan_cli_bad("hostile: a head_dim of 2^40"
   "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)
+# Llama-3.1-8B: 131,072 B per token; at 2^64 - 1 tokens one sequence passes 2^64 B.
+kvplan_cli_bad("hostile: a context of 2^64 - 1"
+  "^kvplan: error: --context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
+  size llama-3.1-8b --context 18446744073709551615)
+# 131,072 B x 2^40 tokens = 2^57 B per sequence; x 256 users = 2^65: the users are named.
+kvplan_cli_bad("hostile: users past 2^64 B"
+  "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
+  size llama-3.1-8b --context 1099511627776 --users 256)
 kvplan_cli_bad("hostile: --v-dtype on MLA"
   "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per token"
   size deepseek-v3 --k-dtype bf16 --v-dtype fp8_e4m3)
