@@ -296,6 +296,9 @@ kvplan_cli_bad("hostile: users past 2^64 B"
 kvplan_cli_bad("hostile: --v-dtype on MLA"
   "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per token"
   size deepseek-v3 --k-dtype bf16 --v-dtype fp8_e4m3)
+kvplan_cli_bad("hostile: a preset name with U[+]202E"
+  "^kvplan: error: bidi-name.json: /name: 'Llama\\\\u202e8B' holds a control or bidirectional character"
+  size ${KVPLAN_HOSTILE}/bidi-name.json)
 # Llama-3.1-8B with sliding_window 4096: capped on every layer as vLLM does, 131,072 x 4,096 B per
 # sequence at 32,768 tokens, and a warning that transformers and llama.cpp do not apply it.
 kvplan_cli_warns("hostile: sliding_window on llama warns"

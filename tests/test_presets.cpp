@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "kvplan/hf_hub.hpp"
@@ -387,6 +390,34 @@ TEST_CASE("sliding windows the engines do not apply, and one only vLLM applies",
   // Mistral's own window: no warning.
   l["model_type"] = "mistral";
   CHECK(load(l).warnings.empty());
+}
+
+TEST_CASE("preset names with control or bidirectional characters are refused", "[presets][errors]") {
+  // U+202E (E2 80 AE) would print "gpt-4o" as "gpt-o4" reversed text; ESC starts a terminal sequence.
+  const json cfg = llama_like();
+  for (const auto& [name, shown] :
+       std::vector<std::pair<std::string, std::string>>{{"evil\xe2\x80\xae"
+                                                         "txt.exe",
+                                                         "evil\\u202etxt.exe"},
+                                                        {"red\x1b[31m", "red\\x1b[31m"}}) {
+    const auto dir = std::filesystem::temp_directory_path() / "kvplan-test-bidi";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "bidi.json";
+    {
+      std::ofstream out(path);
+      out << json{{"id", "bidi"}, {"name", name}, {"hf_repo", "x/y"}, {"config", cfg}}.dump();
+    }
+    try {
+      (void)presets::load_model_file(path);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()) ==
+            "bidi.json: /name: '" + shown +
+                "' holds a control or bidirectional character (shown escaped): refused, "
+                "as it would print as other text");
+    }
+    std::filesystem::remove_all(dir);
+  }
 }
 
 TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[presets][json]") {

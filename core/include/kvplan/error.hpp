@@ -8,29 +8,17 @@
 
 namespace kvplan {
 
+/// Text made safe for a terminal, one line (format.hpp; defined in format.cpp).
+std::string printable(std::string_view text);
+
 namespace detail {
-/// Control characters as \n, \r, \t or \xNN: a message quotes what a file or flag held, and must
-/// stay one line whatever that was.
-inline std::string one_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) {
-      out += ch;
-      continue;
-    }
-    constexpr const char* hex = "0123456789abcdef";
-    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : "";
-    if (c != '\n' && c != '\r' && c != '\t') out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
-  }
-  return out;
-}
+/// A message part from a file or flag as one printable line: printable() (format.hpp).
+inline std::string one_line(std::string_view s) { return printable(s); }
 }  // namespace detail
 
 /// A user-facing error: the field (or JSON path, or option) at fault and the reason.
-/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows; control
-/// characters in either (from a file name, a JSON string, a flag's value) are escaped.
+/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows; control and
+/// bidirectional characters in either (from a file name, a JSON string, a flag's value) are escaped.
 class Error : public std::runtime_error {
  public:
   Error(std::string field, std::string reason)
