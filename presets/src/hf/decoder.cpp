@@ -378,8 +378,8 @@ ModelSpec assemble(Decoder d) {
   try {
     validate(d.m);
   } catch (const Error& e) {
-    // Core names the value by its key ("head_dim"); the user's file is named with it.
-    throw Error(d.where + "/" + e.field(), e.reason());
+    // Core names the value by its key ("head_dim"; "layers" for their count); the file is named with it.
+    throw Error(d.where + "/" + (e.field() == "layers" ? "num_hidden_layers" : e.field()), e.reason());
   }
   // A dense MLP width is needed only where a layer has a dense MLP (MoE-only models omit it).
   if (d.dense_width_missing && d.m.weights_unknown.empty())
