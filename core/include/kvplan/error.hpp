@@ -8,12 +8,61 @@
 
 namespace kvplan {
 
-/// Text made safe for a terminal, one line (format.hpp; defined in format.cpp).
-std::string printable(std::string_view text);
-
 namespace detail {
-/// A message part from a file or flag as one printable line: printable() (format.hpp).
-inline std::string one_line(std::string_view s) { return printable(s); }
+/// A message part from a file or a flag as one line safe for a terminal: the implementation of
+/// printable() (format.hpp, which documents what is escaped). Here, inline, so that error.hpp stays
+/// header-only (the bench's CUDA module uses Error without linking core).
+inline std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  constexpr const char* hex = "0123456789abcdef";
+  const auto escape_u = [&](unsigned cp) {
+    out += {'\\', 'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]};
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto at = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
+    if (c == 0xd8 && at(1) == 0x9c) {  // U+061C ARABIC LETTER MARK
+      escape_u(0x061c);
+      ++i;
+      continue;
+    }
+    if (c == 0xe2 && (at(1) == 0x80 || at(1) == 0x81)) {
+      const unsigned cp = 0x2000u + ((at(1) & 0x3fu) << 6) + (at(2) & 0x3fu);
+      const bool hidden =
+          cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+      if (hidden && (at(2) & 0xc0) == 0x80) {
+        escape_u(cp);
+        i += 2;
+        continue;
+      }
+    }
+    if (c == 0xc2 && i + 1 < text.size()) {
+      const auto n = static_cast<unsigned char>(text[i + 1]);
+      if (n >= 0x80 && n <= 0x9f) {  // a C1 control, as UTF-8
+        escape_u(n);
+        ++i;
+        continue;
+      }
+    }
+    if (c >= 0x20 && c != 0x7f) {
+      out += text[i];
+      continue;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  return out;
+}
 }  // namespace detail
 
 /// A user-facing error: the field (or JSON path, or option) at fault and the reason.
