@@ -214,9 +214,9 @@ int run_fit(const FitOptions& o) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     return 0;
   }
-  std::string out = fmt::format("{} ({}): {} x {} tokens, engine rules: {}\n", m.name, m.source,
-                                format_count(r.users, "user", "users"), format_count(r.context.value),
-                                name(r.engine.engine));
+  std::string out = fmt::format("{} ({}): {} x {} tokens, engine rules: {}\n", printable(m.name),
+                                printable(m.source), format_count(r.users, "user", "users"),
+                                format_count(r.context.value), name(r.engine.engine));
   out += fmt::format("{} judged over {} GPU preset{} up to {} GPUs; {} fit{}. Ranked by {}.\n",
                      format_count(res.candidates, "layout", "layouts"), r.gpus.size(),
                      r.gpus.size() == 1 ? "" : "s", format_count(r.max_gpus), format_count(res.fitting),

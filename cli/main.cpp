@@ -13,6 +13,7 @@
 
 #include "fit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/weights.hpp"
@@ -120,9 +121,47 @@ int run_show(const ShowOptions& o) {
   return 0;
 }
 
+/// make_plan, with an overflow past 2^64 B named by the input that caused it, flag and value, instead of
+/// the figure it happened in (kv_bytes_per_sequence means nothing to the user). Every head and dimension
+/// is bounded (limits.hpp kMaxDimension), so a token's bytes fit: a sequence that does not is the
+/// context's, a total that does not the users'.
+Plan plan_naming_overflow(const PlanInputs& in) {
+  try {
+    return make_plan(in);
+  } catch (const Error& e) {
+    if (e.reason() != "overflows 64-bit arithmetic") throw;
+    const std::string context = "--context " + std::to_string(in.context.value);
+    Bytes per_token{0}, per_sequence{0};
+    try {
+      per_token = bytes_per_token(in.model, in.kv);
+    } catch (const Error&) {
+      throw e;  // the model's own figure: the loader's bounds should make this unreachable
+    }
+    try {
+      per_sequence = kv_bytes_per_sequence(in.model, in.kv, in.context);
+    } catch (const Error&) {
+      throw Error(context, "the KV cache of one sequence overflows 2^64 B (" + format_bytes_exact(per_token) +
+                               " per token x " + format_count(in.context.value) + " tokens)");
+    }
+    std::uint64_t total = 0;
+    if (in.users > 1 && __builtin_mul_overflow(per_sequence.value, in.users, &total))
+      throw Error("--users " + std::to_string(in.users),
+                  "the KV cache of the users overflows 2^64 B (" + format_bytes_exact(per_sequence) +
+                      " per sequence x " + format_count(in.users) + " users)");
+    // The engine's rules (pages, padding, windows counted in full) passed 2^64 B where the exact layout
+    // did not.
+    if (e.field() == "users")
+      throw Error("--users " + std::to_string(in.users),
+                  "the KV cache of the users overflows 2^64 B under the engine's rules");
+    throw Error(context,
+                "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
+                "padding, windows counted in full)");
+  }
+}
+
 int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
-  const Plan p = make_plan(build_inputs(o));
+  const Plan p = plan_naming_overflow(build_inputs(o));
   warn(p.warnings);
   // The speed roofline assumes tensor parallel over every GPU: not modelled under DP attention.
   const bool dp_attention = p.inputs.deployment.dp_attention > 1;

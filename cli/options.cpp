@@ -115,7 +115,19 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
     throw Error("--kv-heads", std::to_string(g.attention.num_key_value_heads) + " does not divide --heads " +
                                   std::to_string(g.attention.num_attention_heads));
   m.layers.push_back(g);
-  validate(m);
+  try {
+    validate(m);
+  } catch (const Error& e) {
+    // Core names the model's key; the user typed a flag.
+    static const std::pair<std::string_view, const char*> flags[] = {{"num_attention_heads", "--heads"},
+                                                                     {"num_key_value_heads", "--kv-heads"},
+                                                                     {"head_dim", "--head-dim"},
+                                                                     {"layers", "--layers"},
+                                                                     {"sliding_window", "--window"}};
+    for (const auto& [key, flag] : flags)
+      if (e.field() == key) throw Error(flag, e.reason());
+    throw;
+  }
   return m;
 }
 

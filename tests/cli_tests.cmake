@@ -72,8 +72,13 @@ kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 
 kvplan_cli_bad("more stages than layers" "--pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
 kvplan_cli_bad("utilisation nan" "--gpu-util: must be a number" size llama-3.1-8b --gpu h100-sxm --gpu-util nan)
-kvplan_cli_bad("overflowing size" "overflows 64-bit arithmetic"
+# A head count past 2^20 is no model's (limits.hpp kMaxDimension), named by the flag that gave it.
+kvplan_cli_bad("a head count past any model's" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
+# At the bound, 2 (K, V) * 2^20 heads * 2^20 * 2 B * 4,096 layers = 2^54 B per token; x 4,000,000,000 tokens
+# passes 2^64: the context is named, with its value and the per-token figure (18,014,398,509,481,984 B = 2^54).
+kvplan_cli_bad("overflowing size names the context" "^kvplan: error: --context 4000000000: the KV cache of one sequence overflows 2\\^64 B \\(18,014,398,509,481,984 B per token x 4,000,000,000 tokens\\)\n$"
+  size --layers 4096 --heads 1048576 --kv-heads 1048576 --head-dim 1048576 --context 4000000000)
 kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
 kvplan_cli_bad("unknown gpu" "--gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
 kvplan_cli_bad("unknown dtype" "--kv-dtype: unknown type 'fp7'" size llama-3.1-8b --kv-dtype fp7)
@@ -296,3 +301,46 @@ kvplan_cli_bad("a repeatable flag, then one without its value" "^kvplan: error: 
   fit llama-3.1-8b --gpu h100-sxm --gpu l4 --top)
 kvplan_cli_bad("an unknown flag before the command" "^kvplan: error: --frob: not an option of `kvplan`; give a command first"
   --frob)
+
+# Hostile configs and inputs (tests/fixtures/hostile): one line naming the file and field, or the flag, exit 2.
+set(KVPLAN_HOSTILE ${KVPLAN_FIXTURES}/hostile)
+# kvplan_cli_warns(NAME OUT_REGEX ERR_REGEX ARGS...): exit 0, stdout and stderr match.
+function(kvplan_cli_warns name out_re err_re)
+  list(JOIN ARGN "|" args)
+  add_test(NAME "cli: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" -DRC=0 "-DOUT_RE=${out_re}"
+                   "-DERR_RE=${err_re}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
+  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
+endfunction()
+kvplan_cli_bad("hostile: a duplicate key"
+  "^kvplan: error: [^\n]*duplicate-key.json: /num_key_value_heads: duplicate key: first 8, then 64; JSON readers differ on which counts"
+  size ${KVPLAN_HOSTILE}/duplicate-key.json)
+kvplan_cli_bad("hostile: Falcon multi_query beside num_kv_heads 8"
+  "^kvplan: error: falcon-multi-query-kv8.json: /num_kv_heads: 8 contradicts multi_query true without new_decoder_architecture"
+  size ${KVPLAN_HOSTILE}/falcon-multi-query-kv8.json)
+kvplan_cli_bad("hostile: kv_lora_rank on llama"
+  "^kvplan: error: llama-kv-lora-rank.json: /kv_lora_rank: is set, but model_type 'llama' has no latent attention"
+  size ${KVPLAN_HOSTILE}/llama-kv-lora-rank.json)
+kvplan_cli_bad("hostile: a head_dim of 2^40"
+  "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
+  size ${KVPLAN_HOSTILE}/huge-head-dim.json)
+# Llama-3.1-8B: 131,072 B per token; at 2^64 - 1 tokens one sequence passes 2^64 B.
+kvplan_cli_bad("hostile: a context of 2^64 - 1"
+  "^kvplan: error: --context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
+  size llama-3.1-8b --context 18446744073709551615)
+# 131,072 B x 2^40 tokens = 2^57 B per sequence; x 256 users = 2^65: the users are named.
+kvplan_cli_bad("hostile: users past 2^64 B"
+  "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
+  size llama-3.1-8b --context 1099511627776 --users 256)
+kvplan_cli_bad("hostile: --v-dtype on MLA"
+  "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per token"
+  size deepseek-v3 --k-dtype bf16 --v-dtype fp8_e4m3)
+kvplan_cli_bad("hostile: a preset name with U[+]202E"
+  "^kvplan: error: bidi-name.json: /name: 'Llama\\\\u202e8B' holds a control or bidirectional character"
+  size ${KVPLAN_HOSTILE}/bidi-name.json)
+# Llama-3.1-8B with sliding_window 4096: capped on every layer as vLLM does, 131,072 x 4,096 B per
+# sequence at 32,768 tokens, and a warning that transformers and llama.cpp do not apply it.
+kvplan_cli_warns("hostile: sliding_window on llama warns"
+  "\"kv_bytes_per_sequence\": 536870912,"
+  "kvplan: warning: llama-sliding-window.json: /sliding_window 4096: model_type 'llama' does not use it in transformers or llama.cpp"
+  size ${KVPLAN_HOSTILE}/llama-sliding-window.json --context 32768 --json)

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
 
 using namespace kvplan;
@@ -49,4 +50,16 @@ TEST_CASE("printable escapes what a terminal would obey", "[format]") {
   // U+009B (CSI) as UTF-8 is C2 9B; U+00E9 (C3 A9) stays.
   CHECK(printable("\xc2\x9b"
                   "2J caf\xc3\xa9") == "\\u009b2J caf\xc3\xa9");
+  // Bidirectional controls (Trojan Source) and line separators: U+202E is E2 80 AE, U+2066 E2 81 A6,
+  // U+061C D8 9C, U+2028 E2 80 A8. Their neighbours U+2027 (E2 80 A7) and U+2070 (E2 81 B0) stay, as does
+  // Arabic text (U+0627, D8 A7).
+  CHECK(printable("gpt\xe2\x80\xae"
+                  "4o") == "gpt\\u202e4o");
+  CHECK(printable("a\xe2\x81\xa6"
+                  "b\xe2\x81\xa9"
+                  "c\xd8\x9c\xe2\x80\xa8") == "a\\u2066b\\u2069c\\u061c\\u2028");
+  CHECK(printable("\xe2\x80\xa7\xe2\x81\xb0\xd8\xa7") == "\xe2\x80\xa7\xe2\x81\xb0\xd8\xa7");
+  CHECK(printable(std::string("nul\0x", 5)) == "nul\\x00x");
+  // Error messages go through the same escaping.
+  CHECK(std::string(Error("name", "x\xe2\x80\xaey\x1b").what()) == "name: x\\u202ey\\x1b");
 }

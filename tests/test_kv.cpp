@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "kvplan/engine.hpp"
 #include "kvplan/kv.hpp"
 #include "test_support.hpp"
 
@@ -65,6 +66,24 @@ TEST_CASE("MLA caches the latent once per token per layer", "[kv][mla]") {
   CHECK(kv_bytes_per_sequence(m, KvDtypes{}, Tokens{32768}).value == 1019215872ULL);
   // Not split by tensor parallelism: every rank holds the whole latent.
   CHECK(layer_bytes_per_token(m.layers[0].attention, KvDtypes{}, 8).value == 1152);
+}
+
+TEST_CASE("a V type apart from K's is refused on MLA: the latent is one tensor", "[kv][mla]") {
+  // The latent (512 + 64 values) feeds both K and V: a V type would change nothing, so it is an error, not
+  // a silently ignored input. The same types, or a V type on a GQA model, are fine: K 1 B (fp8) + V 2 B
+  // (bf16) * 8 heads * 128 * 32 layers = 98,304 B.
+  const auto deepseek = model({{mla(16, 512, 64), 27}});
+  const KvDtypes split{DType::bf16, DType::fp8_e4m3};
+  CHECK_THROWS_WITH(require_v_type_applies(deepseek, split),
+                    "v_dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per "
+                    "token (kv_lora_rank + qk_rope_head_dim, K and V both projected from it): there is no "
+                    "separate V to store; give one type for both (--kv-dtype)");
+  CHECK_THROWS_WITH(ideal_policy(deepseek, split, Parallelism{}, Tokens{4096}, 1, std::nullopt),
+                    Catch::StartsWith("v_dtype: fp8_e4m3 differs from the K type bf16"));
+  CHECK_NOTHROW(require_v_type_applies(deepseek, KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3}));
+  const auto gqa8 = model({{gqa(32, 8, 128), 32}});
+  CHECK_NOTHROW(require_v_type_applies(gqa8, KvDtypes{DType::fp8_e4m3, DType::bf16}));
+  CHECK(bytes_per_token(gqa8, KvDtypes{DType::fp8_e4m3, DType::bf16}).value == 98304);
 }
 
 TEST_CASE("recurrent layers keep a fixed state, no per-token cache", "[kv]") {

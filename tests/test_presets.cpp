@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "kvplan/hf_hub.hpp"
@@ -268,6 +271,155 @@ TEST_CASE("unreadable configs name the key and the reason", "[presets][hf][error
   CHECK(error_of(j) == "test.json: /attn_layer_period: missing (required for this architecture)");
 }
 
+TEST_CASE("contradictory attention keys: error naming both, or the engine's reading",
+          "[presets][hf][errors]") {
+  const KvDtypes bf16{};
+  // Falcon (FalconConfig: multi_query defaults to true; modeling_falcon.py and vLLM falcon.py cache one KV
+  // head without new_decoder_architecture). 4 layers, head_dim 512 / 8 = 64, bf16:
+  //   MQA: 2 (K, V) * 1 * 64 * 2 B * 4 layers = 1,024 B; MHA: 2 * 8 * 64 * 2 * 4 = 8,192 B.
+  json f{{"model_type", "falcon"},
+         {"num_hidden_layers", 4},
+         {"num_attention_heads", 8},
+         {"hidden_size", 512},
+         {"vocab_size", 1000}};
+  CHECK(bytes_per_token(load(f), bf16).value == 1024);
+  f["multi_query"] = false;
+  CHECK(bytes_per_token(load(f), bf16).value == 8192);
+  f["multi_query"] = true;
+  f["num_kv_heads"] = 8;
+  CHECK(error_of(f) ==
+        "test.json: /num_kv_heads: 8 contradicts multi_query true without new_decoder_architecture: "
+        "transformers and vLLM cache 1 KV head, llama.cpp's converter 8; set new_decoder_architecture, or "
+        "drop one of the two");
+  f.erase("multi_query");
+  f.erase("num_kv_heads");
+  f["num_key_value_heads"] = 2;
+  CHECK(error_of(f).find("/num_key_value_heads: 2 contradicts multi_query true (FalconConfig's default)") !=
+        std::string::npos);
+  // new_decoder_architecture: num_kv_heads, multi_query ignored: 2 * 2 * 64 * 2 B * 4 = 2,048 B.
+  f["new_decoder_architecture"] = true;
+  f["multi_query"] = true;
+  f.erase("num_key_value_heads");
+  f["num_kv_heads"] = 2;
+  CHECK(bytes_per_token(load(f), bf16).value == 2048);
+  f.erase("num_kv_heads");  // FalconConfig: num_kv_heads defaults to num_attention_heads (MHA, 8,192 B)
+  CHECK(bytes_per_token(load(f), bf16).value == 8192);
+
+  // Llama-like: two KV-head keys that differ; multi_query beside num_key_value_heads; more KV heads than
+  // heads.
+  json j = llama_like();
+  j["num_kv_heads"] = 4;
+  CHECK(error_of(j) ==
+        "test.json: /num_key_value_heads: 2 contradicts num_kv_heads 4: vLLM's get_total_num_kv_heads takes "
+        "num_kv_heads, the model code may read num_key_value_heads; give one");
+  j["num_kv_heads"] = 2;  // the same value twice is no contradiction: 2 * 2 * 64 * 2 B * 4 = 2,048 B
+  CHECK(bytes_per_token(load(j), bf16).value == 2048);
+  j = llama_like();
+  j["multi_query"] = true;
+  CHECK(error_of(j).find("/num_key_value_heads: 2 contradicts multi_query true (one KV head)") !=
+        std::string::npos);
+  j = llama_like();
+  j["num_key_value_heads"] = 16;
+  CHECK(error_of(j) ==
+        "test.json: /num_key_value_heads: 16 does not divide num_attention_heads 8 (more KV "
+        "heads than attention heads)");
+
+  // MLA keys: on a family without latent attention, half given, or without kv_lora_rank.
+  j = llama_like();
+  j["kv_lora_rank"] = 512;
+  CHECK(error_of(j).find(
+            "test.json: /kv_lora_rank: is set, but model_type 'llama' has no latent attention") == 0);
+  json ds{{"model_type", "deepseek_v3"}, {"num_hidden_layers", 4}, {"num_attention_heads", 8},
+          {"hidden_size", 512},          {"vocab_size", 1000},     {"kv_lora_rank", 512},
+          {"qk_nope_head_dim", 128},     {"v_head_dim", 128}};
+  CHECK(error_of(ds) ==
+        "test.json: /qk_rope_head_dim: missing: kv_lora_rank is set, and latent attention needs "
+        "kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim and v_head_dim");
+  ds["qk_rope_head_dim"] = 64;  // (512 + 64) * 2 B * 4 layers = 4,608 B
+  CHECK(bytes_per_token(load(ds), bf16).value == 4608);
+  j = llama_like();
+  j["model_type"] = "my_mla";
+  j["qk_rope_head_dim"] = 64;
+  CHECK(error_of(j).find("test.json: /qk_rope_head_dim: is set without kv_lora_rank") == 0);
+
+  // A dimension past any real model is refused at its key, with the file: 2^40.
+  j = llama_like();
+  j["head_dim"] = std::uint64_t{1} << 40;
+  CHECK(error_of(j) ==
+        "test.json: /head_dim: 1,099,511,627,776 is past any real model's (kvplan takes at most "
+        "1,048,576)");
+  j["head_dim"] = std::uint64_t{1} << 20;  // the bound itself loads: 2 * 2 * 2^20 * 2 B * 4 = 33,554,432 B
+  CHECK(bytes_per_token(load(j), bf16).value == 33554432);
+}
+
+TEST_CASE("sliding windows the engines do not apply, and one only vLLM applies", "[presets][hf]") {
+  const KvDtypes bf16{};
+  // Qwen3, use_sliding_window false: Qwen2Config/Qwen3Config set sliding_window to None, so layer_types'
+  // sliding layers run as full attention in transformers and vLLM. 4 layers of 2 * 2 * 64 * 2 B = 512 B.
+  json q = llama_like();
+  q["model_type"] = "qwen3";
+  q["use_sliding_window"] = false;
+  q["sliding_window"] = 128;
+  q["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "sliding_attention"};
+  const ModelSpec off = load(q);
+  CHECK(full_bytes_per_token(off, bf16).value == 2048);  // every layer full: 4 * 512
+  CHECK(kv_bytes_per_sequence(off, bf16, Tokens{4096}).value == 2048u * 4096u);
+  REQUIRE(off.warnings.size() == 1);
+  CHECK(off.warnings[0] ==
+        "test.json: /layer_types names 2 sliding layers, but use_sliding_window is false: transformers "
+        "(Qwen2Config sets sliding_window to None) and vLLM run them as full attention, and so does kvplan");
+  // Switched on, the same layer_types slide: 2 full layers (1,024 B) never cap, 2 keep 128 tokens.
+  q["use_sliding_window"] = true;
+  const ModelSpec on = load(q);
+  CHECK(full_bytes_per_token(on, bf16).value == 1024);
+  CHECK(kv_bytes_per_sequence(on, bf16, Tokens{4096}).value == 1024u * 4096u + 1024u * 128u);
+  CHECK(on.warnings.empty());
+
+  // Llama with sliding_window: LlamaConfig does not define it and modeling_llama never slides, but vLLM caps
+  // every layer at it (CacheConfig.sliding_window, Attention's model-level window); kvplan does as vLLM and
+  // says so. 4 layers * 512 B, each keeping 128 tokens.
+  json l = llama_like();
+  l["sliding_window"] = 128;
+  const ModelSpec llama = load(l);
+  CHECK(full_bytes_per_token(llama, bf16).value == 0);
+  CHECK(kv_bytes_per_sequence(llama, bf16, Tokens{4096}).value == 2048u * 128u);
+  REQUIRE(llama.warnings.size() == 1);
+  CHECK(llama.warnings[0].find("test.json: /sliding_window 128: model_type 'llama' does not use it in "
+                               "transformers or llama.cpp") == 0);
+  CHECK(llama.warnings[0].find("so kvplan caps every layer as vLLM does") != std::string::npos);
+  // Mistral's own window: no warning.
+  l["model_type"] = "mistral";
+  CHECK(load(l).warnings.empty());
+}
+
+TEST_CASE("preset names with control or bidirectional characters are refused", "[presets][errors]") {
+  // U+202E (E2 80 AE) would print "gpt-4o" as "gpt-o4" reversed text; ESC starts a terminal sequence.
+  const json cfg = llama_like();
+  for (const auto& [name, shown] :
+       std::vector<std::pair<std::string, std::string>>{{"evil\xe2\x80\xae"
+                                                         "txt.exe",
+                                                         "evil\\u202etxt.exe"},
+                                                        {"red\x1b[31m", "red\\x1b[31m"}}) {
+    const auto dir = std::filesystem::temp_directory_path() / "kvplan-test-bidi";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "bidi.json";
+    {
+      std::ofstream out(path);
+      out << json{{"id", "bidi"}, {"name", name}, {"hf_repo", "x/y"}, {"config", cfg}}.dump();
+    }
+    try {
+      (void)presets::load_model_file(path);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()) ==
+            "bidi.json: /name: '" + shown +
+                "' holds a control or bidirectional character (shown escaped): refused, "
+                "as it would print as other text");
+    }
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[presets][json]") {
   using presets::parse_json_text;
   // 64 levels parse; the 65th is refused at the path of the 64 open ones.
@@ -287,8 +439,20 @@ TEST_CASE("JSON text: nesting and value counts are bounded, paths kept", "[prese
   CHECK_THROWS_WITH(parse_json_text(R"({"a": [1, {"b": 1e400}]})", "f"),
                     "f: /a/1/b: number overflow parsing '1e400'");
   CHECK_THROWS_WITH(parse_json_text("{", "f"), Catch::StartsWith("f: malformed JSON: parse error at line 1"));
-  // Duplicate keys: the last wins, as nlohmann's DOM parser does.
-  CHECK(parse_json_text(R"({"k": 1, "k": 2})", "f")["k"] == 2);
+  // Duplicate keys are refused at their path, with both values: Python's json keeps the last, other readers
+  // the first, so the figure would depend on the reader.
+  CHECK_THROWS_WITH(
+      parse_json_text(R"({"k": 1, "k": 2})", "f"),
+      "f: /k: duplicate key: first 1, then 2; JSON readers differ on which counts (Python's json, "
+      "as transformers and vLLM read it, keeps the last): remove one");
+  CHECK_THROWS_WITH(
+      parse_json_text(R"({"t": {"num_key_value_heads": 8, "x": [1], "num_key_value_heads": 64}})", "f"),
+      Catch::StartsWith("f: /t/num_key_value_heads: duplicate key: first 8, then 64;"));
+  CHECK_THROWS_WITH(parse_json_text(R"({"a": {"b": 1}, "a": [2]})", "f"),
+                    Catch::StartsWith("f: /a: duplicate key: first an object, then an array;"));
+  // The same key in two objects, or in sibling objects of an array, is no duplicate.
+  CHECK(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 3}, {"k": 4}]})", "f")["c"][1]["k"] ==
+        4);
 }
 
 TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[presets][hub]") {

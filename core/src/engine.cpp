@@ -194,6 +194,7 @@ class IdealPolicy final : public engine_detail::PolicyBase {
   IdealPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
               const engine_detail::GroupClasses& c = {})
       : PolicyBase(m, t, p, o) {
+    require_v_type_applies(m, t);
     for (const auto& view : engine_detail::class_stage_views(m, p.pp, c)) {
       StageData d;
       for (const auto& g : view.layers) {

@@ -75,35 +75,6 @@ std::string format_bytes_exact(Bytes b) { return format_count(b.value) + " B"; }
 
 namespace kvplan {
 
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  constexpr const char* hex = "0123456789abcdef";
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == 0xc2 && i + 1 < text.size()) {
-      const auto n = static_cast<unsigned char>(text[i + 1]);
-      if (n >= 0x80 && n <= 0x9f) {  // a C1 control, as UTF-8
-        out += {'\\', 'u', '0', '0', hex[n >> 4], hex[n & 15]};
-        ++i;
-        continue;
-      }
-    }
-    if (c >= 0x20 && c != 0x7f) {
-      out += text[i];
-      continue;
-    }
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
-    }
-  }
-  return out;
-}
+std::string printable(std::string_view text) { return detail::one_line(text); }
 
 }  // namespace kvplan

@@ -18,6 +18,17 @@ Bytes indexer_bytes_per_token(const AttentionLayer& a) {
                            "index_head_dim")};
 }
 
+void require_v_type_applies(const ModelSpec& m, const KvDtypes& t) {
+  if (t.v == t.k) return;
+  for (const auto& g : m.layers)
+    if (g.attention.kind == AttentionKind::mla)
+      throw Error("v_dtype",
+                  std::string(name(t.v)) + " differs from the K type " + std::string(name(t.k)) +
+                      ", but an MLA layer caches one latent per token (kv_lora_rank + " +
+                      "qk_rope_head_dim, K and V both projected from it): there is no separate V " +
+                      "to store; give one type for both (--kv-dtype)");
+}
+
 Bytes layer_bytes_per_token(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
   if (a.kv_shared) return Bytes{0};
   switch (a.kind) {

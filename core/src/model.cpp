@@ -24,8 +24,16 @@ std::uint64_t num_layers(const ModelSpec& m) {
 }
 
 namespace {
+/// A dimension past kMaxDimension is no real model's (limits.hpp).
+void bounded(std::uint64_t v, const char* field) {
+  if (v > kMaxDimension)
+    throw Error(field, format_count(v) + " is past any real model's (kvplan takes at most " +
+                           format_count(kMaxDimension) + ")");
+}
+
 void positive(std::uint64_t v, const char* field, std::string_view kind) {
   if (v == 0) throw Error(field, "must be positive for a " + std::string(kind) + " layer");
+  bounded(v, field);
 }
 }  // namespace
 
@@ -122,12 +130,21 @@ void validate(const ModelSpec& m) {
     if (a.kind == AttentionKind::mlp_only) continue;
     if (a.parallel_recurrent) validate(a.recurrent);
     if (a.num_attention_heads == 0) throw Error("num_attention_heads", "must be positive");
+    bounded(a.num_attention_heads, "num_attention_heads");
+    bounded(a.indexer_head_dim, "index_head_dim");
     if (a.kind == AttentionKind::mla) {
       if (a.kv_lora_rank == 0) throw Error("kv_lora_rank", "must be positive for MLA");
+      bounded(a.kv_lora_rank, "kv_lora_rank");
+      bounded(a.qk_rope_head_dim, "qk_rope_head_dim");
+      bounded(a.head_dim_k, "qk_nope_head_dim");
+      bounded(a.head_dim_v, "v_head_dim");
       continue;
     }
     if (a.num_key_value_heads == 0) throw Error("num_key_value_heads", "must be positive");
     if (a.head_dim_k == 0 || a.head_dim_v == 0) throw Error("head_dim", "must be positive");
+    bounded(a.num_key_value_heads, "num_key_value_heads");
+    bounded(a.head_dim_k, "head_dim");
+    bounded(a.head_dim_v, a.head_dim_v == a.head_dim_k ? "head_dim" : "v_head_dim");
     if (a.num_attention_heads % a.num_key_value_heads != 0)
       throw Error("num_key_value_heads", std::to_string(a.num_key_value_heads) +
                                              " does not divide num_attention_heads " +

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::presets {
@@ -565,7 +566,7 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
     m.tie_word_embeddings = !has_tensor_containing(h, "output.weight");
   }
   if (const GgufValue* name = k.find("general.name"); name != nullptr && name->type == GgufType::string)
-    m.name = name->str;
+    m.name = printable(name->str);  // shown as a title: no escape sequence or bidi control from the file
   validate(m);
   return m;
 }

@@ -34,7 +34,12 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
   bool start_object(std::size_t /*size*/) override { return open(json::object(), false); }
   bool start_array(std::size_t /*size*/) override { return open(json::array(), true); }
   bool key(string_t& k) override {
-    frames_.back().key = std::move(k);
+    Frame& f = frames_.back();
+    // A key given twice: Python's json (transformers, vLLM) keeps the last value, other readers the first,
+    // and nlohmann would keep the last without a word. Which one the author meant cannot be known, so the
+    // file is refused, naming the key and both values (place() sees the second).
+    f.duplicate = f.value->contains(k);
+    f.key = std::move(k);
     return true;
   }
   bool end_object() override { return close(); }
@@ -58,6 +63,7 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
     bool array;
     std::string key;
     std::size_t index;
+    bool duplicate = false;  ///< `key` is already in this object
   };
 
   /// "file: /a/3/b", or the file alone at the top level.
@@ -74,6 +80,14 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
       for (const char c : f.key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
     }
     return out;
+  }
+
+  /// A value for a message: a scalar as JSON (at most 40 characters), a container by its type.
+  static std::string shown(const json& v) {
+    if (v.is_object()) return "an object";
+    if (v.is_array()) return "an array";
+    std::string s = v.dump();
+    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
   }
 
   void count() {
@@ -94,6 +108,10 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
       return f.value->back();
     }
     json& slot = (*f.value)[f.key];
+    if (f.duplicate)
+      throw Error(located(), "duplicate key: first " + shown(slot) + ", then " + shown(v) +
+                                 "; JSON readers differ on which counts (Python's json, as "
+                                 "transformers and vLLM read it, keeps the last): remove one");
     slot = std::move(v);
     return slot;
   }
@@ -111,7 +129,7 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
       throw Error(located(), "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (the limit)");
     // Pointers to the open containers stay valid: a container only grows while it is the innermost.
     json& slot = place(std::move(container));
-    frames_.push_back({&slot, array, {}, 0});
+    frames_.push_back({&slot, array, {}, 0, false});
     return true;
   }
 

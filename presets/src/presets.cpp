@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/format.hpp"
 #include "kvplan/gguf.hpp"
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/hub_fetch.hpp"
@@ -23,10 +24,27 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+/// A name, id or repo a preset gives, which kvplan prints: control characters (ESC, NUL) and the
+/// bidirectional ones (U+202E ...) would print as other text, so a preset holding one is refused (the
+/// message shows it escaped, printable() of format.hpp).
+const std::string& plain(const std::string& s, const std::string& at) {
+  if (printable(s) != s)
+    throw Error(at, "'" + s +
+                        "' holds a control or bidirectional character (shown escaped): refused, as it "
+                        "would print as other text");
+  return s;
+}
+
 std::string str(const json& obj, const char* key, const std::string& where) {
   const auto it = obj.find(key);
   if (it == obj.end() || !it->is_string()) throw Error(where + ": /" + key, "missing or not a string");
-  return it->get<std::string>();
+  return plain(it->get<std::string>(), where + ": /" + key);
+}
+
+/// The optional "name" of a preset, else its id.
+std::string name_or(const json& j, const std::string& id, const std::string& where) {
+  const auto it = j.find("name");
+  return it != j.end() && it->is_string() ? plain(it->get<std::string>(), where + ": /name") : id;
 }
 
 /// The preset's metadata over the config: id, name, source, published params.
@@ -34,8 +52,10 @@ ModelSpec from_preset(const json& j, const std::string& origin) {
   const auto cfg = j.find("config");
   ModelSpec m = model_from_hf_config(*cfg, origin + " /config");
   m.id = str(j, "id", origin);
-  m.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : m.id;
-  m.source = j.contains("hf_repo") && j["hf_repo"].is_string() ? j["hf_repo"].get<std::string>() : origin;
+  m.name = name_or(j, m.id, origin);
+  m.source = j.contains("hf_repo") && j["hf_repo"].is_string()
+                 ? plain(j["hf_repo"].get<std::string>(), origin + ": /hf_repo")
+                 : origin;
   if (const auto pp = j.find("published_params"); pp != j.end() && !pp->is_null()) {
     if (!pp->is_number_unsigned()) throw Error(origin + ": /published_params", "must be a positive integer");
     m.published_params = pp->get<std::uint64_t>();
@@ -64,7 +84,7 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
     const auto it = g.find(key);
     if (it == g.end() || !it->is_string() || it->get<std::string>().empty())
       throw Error(where(key), "missing or not a string");
-    return it->get<std::string>();
+    return plain(it->get<std::string>(), where(key));
   };
   Gpu gpu;
   gpu.id = text("id");
@@ -125,11 +145,13 @@ std::vector<ModelPreset> list_models() {
       if (p.id != path.stem().string())
         throw Error(origin + ": /id", "'" + p.id + "' differs from the file name '" + path.stem().string() +
                                           "' (a model preset is models/<id>.json)");
-      p.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.id;
+      p.name = name_or(j, p.id, origin);
       p.hf_repo = str(j, "hf_repo", origin);
       if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
-        for (const auto& s : *a)
-          if (s.is_string()) p.aliases.push_back(s.get<std::string>());
+        for (std::size_t i = 0; i < a->size(); ++i)
+          if ((*a)[i].is_string())
+            p.aliases.push_back(
+                plain((*a)[i].get<std::string>(), origin + ": /aliases/" + std::to_string(i)));
       p.path = path;
       p.user = dir.user;
       for (const auto& q : here)

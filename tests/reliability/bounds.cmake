@@ -43,12 +43,16 @@ kvplan_generate(deep-4mib.json "" "[" 4194304 "")               # 504 MB before
 kvplan_generate(deep-63mib.json "" "[" 66060288 "")             # 7.9 GB before
 kvplan_generate(wide-63mib.json "[" "{}," 22020095 "{}]")
 # 4,096 layers (the limit), full and sliding alternating, and 10,000 (past it: 17.6 s and 9.1 GB before).
-kvplan_generate(layers-4096.json
-  "${kvplan_llama}, \"sliding_window\": 4096, \"num_hidden_layers\": 4096, \"layer_types\": ["
+# The fixture's own num_hidden_layers is taken out first: a key given twice is refused (json_file.cpp).
+# (Named apart from the earlier files with the key twice, which a build folder may still hold.)
+string(REGEX REPLACE "\"num_hidden_layers\": *[0-9]+,[ \r\n]*" "" kvplan_llama_layers "${kvplan_llama}")
+kvplan_generate(layers4096.json
+  "${kvplan_llama_layers}, \"sliding_window\": 4096, \"num_hidden_layers\": 4096, \"layer_types\": ["
   "\"full_attention\", \"sliding_attention\", " 2047 "\"full_attention\", \"sliding_attention\"]}\n")
-kvplan_generate(layers-10000.json
-  "${kvplan_llama}, \"sliding_window\": 4096, \"num_hidden_layers\": 10000, \"layer_types\": ["
+kvplan_generate(layers10000.json
+  "${kvplan_llama_layers}, \"sliding_window\": 4096, \"num_hidden_layers\": 10000, \"layer_types\": ["
   "\"full_attention\", \"sliding_attention\", " 4999 "\"full_attention\", \"sliding_attention\"]}\n")
+unset(kvplan_llama_layers)
 unset(kvplan_llama)
 
 # --- Parsing (presets/src/json_file.cpp): linear, bounded by depth and value count.
@@ -68,12 +72,13 @@ kvplan_bounded("calibration: 1 MB of empty objects" ${kvplan} 2
   ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${KVPLAN_REL_GEN}/wide-unused-key.json)
 
 # --- Layers and stages (core/src/engine.cpp stage_views; core/include/kvplan/limits.hpp kMaxLayers).
-kvplan_bounded("10,000 layers refused" ${kvplan} 2 "^kvplan: error: layers: 10,000 layers: kvplan plans at most 4,096\n$"
-  ARGS size ${KVPLAN_REL_GEN}/layers-10000.json --pp 4096 --engine vllm --gpu h100-sxm)
+kvplan_bounded("10,000 layers refused" ${kvplan} 2
+  "^kvplan: error: layers10000.json: /num_hidden_layers: 10,000 layers: kvplan plans at most 4,096\n$"
+  ARGS size ${KVPLAN_REL_GEN}/layers10000.json --pp 4096 --engine vllm --gpu h100-sxm)
 # 4,096 layers on 4,096 stages: one layer per GPU, every engine, each capacity search probing them all.
 foreach(engine ideal vllm sglang trtllm llamacpp)
   kvplan_bounded("4,096 layers on 4,096 stages, ${engine}" ${kvplan} 0 ""
-    OPTIONS "-DOUT_RE=\"pp\": 4096" ARGS size ${KVPLAN_REL_GEN}/layers-4096.json --pp 4096 --engine ${engine}
+    OPTIONS "-DOUT_RE=\"pp\": 4096" ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine ${engine}
             --gpu h100-sxm --json)
 endforeach()
 

@@ -114,7 +114,7 @@ kvplan_bad("tp zero" "--tp: must be positive, got 0\n$" size llama-3.1-8b --tp 0
 kvplan_bad("pp past any deployment" "^kvplan: error: --pp: 4000000000 stages: kvplan plans at most 4096\n$"
   size --layers 4096 --heads 1 --head-dim 1 --pp 4000000000)
 # core/include/kvplan/limits.hpp kMaxLayers (core/src/model.cpp validate).
-kvplan_bad("layers past the limit" "^kvplan: error: layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
+kvplan_bad("layers past the limit" "^kvplan: error: --layers: 4,000,000,000 layers: kvplan plans at most 4,096\n$"
   size --layers 4000000000 --heads 1 --head-dim 1)
 kvplan_bad("gpus not a multiple of tp" "--gpus: 3 is not a multiple of tp x pp = 2\n$" size llama-3.1-8b --gpus 3 --tp 2)
 kvplan_bad("gpu memory negative" "--gpu-memory: must not be negative\n$" size llama-3.1-8b --gpu-memory -80GiB)
@@ -144,21 +144,23 @@ kvplan_bad("a V1 option under vLLM V0" "--max-num-batched-tokens: has no effect 
 kvplan_bad("prompt zero" "--prompt: must be positive\n$" prefill llama-3.1-8b --prompt 0)
 kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama-3.1-8b --context 0)
 
-# --- Arithmetic: every byte and token product is checked (core/src/plan.cpp names the figure).
-# Per layer 10^9 heads x 10^9 values x 2 B x 2 (K, V) = 4e18 B; x 4,096 layers = 1.6e22 > 2^64.
-kvplan_bad("the issue's overflow" "^kvplan: error: bytes_per_token: overflows 64-bit arithmetic\n$"
+# --- Arithmetic: every byte and token product is checked; an overflow is named by the flag and value
+# that caused it (cli/main.cpp plan_naming_overflow), not by the figure it happened in.
+# 10^9 heads: refused before any product (limits.hpp kMaxDimension, 2^20), named by its flag.
+kvplan_bad("the issue's overflow" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 # 131,072 B per token x 10^15 tokens = 1.3e20 > 2^64.
-kvplan_bad("context overflows a sequence" "kv_bytes_per_sequence: overflows 64-bit arithmetic\n$"
+kvplan_bad("context overflows a sequence" "^kvplan: error: --context 1000000000000000: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 1,000,000,000,000,000 tokens\\)\n$"
   size llama-3.1-8b --context 1000000000000000)
 # 131,072 B x 4,096 tokens = 2^29 B per sequence, x (2^64 - 1) users.
-kvplan_bad("users overflow the total" "--users: overflows 64-bit arithmetic\n$"
+kvplan_bad("users overflow the total" "^kvplan: error: --users 18446744073709551615: the KV cache of the users overflows 2\\^64 B \\(536,870,912 B per sequence x 18,446,744,073,709,551,615 users\\)\n$"
   size llama-3.1-8b --users 18446744073709551615)
 
 # Prefill (core/src/prefill.cpp): 2 x heads x (head_dim_k + head_dim_v) FLOPs per causal pair; 2 x 2^63
 # heads used to wrap to 0 FLOPs. A 2^64 - 1-token prompt has (2^64 - 1) x 2^63 causal pairs; k + 1 used to
 # wrap and give 0 pairs.
-kvplan_bad("prefill heads overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
+# 2^63 heads are now refused before the FLOPs (past 2^20, limits.hpp kMaxDimension), by the flag.
+kvplan_bad("prefill heads overflow" "^kvplan: error: --heads: 9,223,372,036,854,775,808 is past any real model's"
   prefill --layers 1 --heads 9223372036854775808 --kv-heads 1 --head-dim 1 --prompt 1000)
 kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
   prefill --layers 1 --heads 4 --head-dim 1 --prompt 18446744073709551615)
@@ -166,10 +168,10 @@ kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt: overflows 64-bit
 # --- Regressions of wrong numbers found while hardening (engines' own arithmetic).
 # One 8-token window: exact KV is 8 x 4 B; TensorRT-LLM counts windowed layers in full,
 # ceil((2^64 - 1) / 32) x 32 = 2^64 tokens: an overflow, it used to wrap to 0 B.
-kvplan_bad("trtllm context wrap" "--context: overflows 64-bit arithmetic\n$"
+kvplan_bad("trtllm context wrap" "--context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine trtllm)
 # llama.cpp pads n_ctx to 256: ceil((2^64 - 1) / 256) x 256 = 2^64; it used to wrap to 0 cells.
-kvplan_bad("llamacpp context wrap" "--context: overflows 64-bit arithmetic\n$"
+kvplan_bad("llamacpp context wrap" "--context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine llamacpp)
 # Every layer Mamba (period 8, offset 4, 2 layers): SGLang's token pool divided by a zero cell size.
 kvplan_bad("sglang without attention layers" "--engine: SGLang's token pool is for attention layers and this model has none"

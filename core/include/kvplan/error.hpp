@@ -9,28 +9,65 @@
 namespace kvplan {
 
 namespace detail {
-/// Control characters as \n, \r, \t or \xNN: a message quotes what a file or flag held, and must
-/// stay one line whatever that was.
-inline std::string one_line(std::string_view s) {
+/// A message part from a file or a flag as one line safe for a terminal: the implementation of
+/// printable() (format.hpp, which documents what is escaped). Here, inline, so that error.hpp stays
+/// header-only (the bench's CUDA module uses Error without linking core).
+inline std::string one_line(std::string_view text) {
   std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) {
-      out += ch;
+  out.reserve(text.size());
+  constexpr const char* hex = "0123456789abcdef";
+  const auto escape_u = [&](unsigned cp) {
+    out += {'\\', 'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]};
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto at = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
+    if (c == 0xd8 && at(1) == 0x9c) {  // U+061C ARABIC LETTER MARK
+      escape_u(0x061c);
+      ++i;
       continue;
     }
-    constexpr const char* hex = "0123456789abcdef";
-    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : "";
-    if (c != '\n' && c != '\r' && c != '\t') out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    if (c == 0xe2 && (at(1) == 0x80 || at(1) == 0x81)) {
+      const unsigned cp = 0x2000u + ((at(1) & 0x3fu) << 6) + (at(2) & 0x3fu);
+      const bool hidden =
+          cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+      if (hidden && (at(2) & 0xc0) == 0x80) {
+        escape_u(cp);
+        i += 2;
+        continue;
+      }
+    }
+    if (c == 0xc2 && i + 1 < text.size()) {
+      const auto n = static_cast<unsigned char>(text[i + 1]);
+      if (n >= 0x80 && n <= 0x9f) {  // a C1 control, as UTF-8
+        escape_u(n);
+        ++i;
+        continue;
+      }
+    }
+    if (c >= 0x20 && c != 0x7f) {
+      out += text[i];
+      continue;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
   }
   return out;
 }
 }  // namespace detail
 
 /// A user-facing error: the field (or JSON path, or option) at fault and the reason.
-/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows; control
-/// characters in either (from a file name, a JSON string, a flag's value) are escaped.
+/// `what()` is the one-line message "field: reason" that the CLI prints and the GUI shows; control and
+/// bidirectional characters in either (from a file name, a JSON string, a flag's value) are escaped.
 class Error : public std::runtime_error {
  public:
   Error(std::string field, std::string reason)

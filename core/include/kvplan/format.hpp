@@ -32,8 +32,11 @@ std::string format_count(std::uint64_t n, std::string_view one, std::string_view
 std::string format_seconds(double s);
 
 /// Text from a file or a flag (a model's name, an id, a path) made safe for a terminal: C0 controls
-/// as \n, \r, \t or \xNN, DEL as \x7f, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
-/// \u0080..\u009f, so that no escape sequence from a file reaches the terminal and a line stays one.
+/// as \n, \r, \t or \xNN, DEL as \x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
+/// \u0080..\u009f, and the characters that reorder or break a line without showing (the bidirectional
+/// controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 of Unicode UAX #9, and the line and
+/// paragraph separators U+2028, U+2029) as \u061c .. \u2069, so that no escape sequence from a file reaches
+/// the terminal, no name displays as other text (CVE-2021-42574, "Trojan Source"), and a line stays one.
 std::string printable(std::string_view text);
 
 }  // namespace kvplan

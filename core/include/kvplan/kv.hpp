@@ -79,6 +79,12 @@ StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp = 1);
 /// Tokens one layer keeps at context L: min(L, W) for sliding/chunked, L otherwise.
 Tokens cached_tokens(const AttentionLayer& a, Tokens context);
 
+/// Refuses a V type other than K's for a model with MLA layers under the exact layout: MLA caches one
+/// latent per token per layer (kv_lora_rank + qk_rope_head_dim, DeepSeek-V2 paper section 2.1.2) from
+/// which both K and V are projected, so there is no V to store at another type, and the V type would be
+/// silently ignored. Throws Error("v_dtype", ...).
+void require_v_type_applies(const ModelSpec& m, const KvDtypes& t);
+
 /// Sum over all cached layers of layer_bytes_per_token, as if no window were full
 /// (the lesson's headline "bytes per token": 80 layers x 2 x 64 x 128 x 2 B = 2,621,440 B).
 Bytes bytes_per_token(const ModelSpec& m, const KvDtypes& t);

@@ -13,7 +13,9 @@ ModelSpec adapt_deepseek(const HfConfig& c) {
   const Reader& r = c.r;
   if (!r.has("kv_lora_rank"))
     r.fail("kv_lora_rank", "missing (required for " + c.model_type + "'s latent attention)");
-  Decoder d = read_decoder(c);
+  DecoderRules rules;
+  rules.latent_attention = true;
+  Decoder d = read_decoder(c, rules);
   if (r.has("index_head_dim") || c.model_type == "deepseek_v32") {
     const std::uint64_t dim = r.positive("index_head_dim");
     r.consider("index_n_heads");

@@ -9,6 +9,7 @@ ModelSpec adapt_falcon(const HfConfig& c) {
   const Reader& r = c.r;
   DecoderRules rules;
   rules.plain_mlp = true;
+  rules.falcon_heads = true;
   Decoder d = read_decoder(c, rules);
   if (!r.boolean("new_decoder_architecture").value_or(false) && r.boolean("parallel_attn").value_or(true))
     d.m.norms_per_layer = 1;

@@ -10,7 +10,9 @@ namespace kvplan::presets::hf {
 
 ModelSpec adapt_kimi_linear(const HfConfig& c) {
   const Reader& r = c.r;
-  Decoder d = read_decoder(c);
+  DecoderRules rules;
+  rules.latent_attention = true;  // the full-attention layers are MLA
+  Decoder d = read_decoder(c, rules);
   const auto lin = r.object("linear_attn_config");
   if (!lin) r.fail("linear_attn_config", "missing (required for kimi_linear)");
   RecurrentSpec rec;

@@ -6,6 +6,31 @@
 
 namespace kvplan::presets::hf {
 
+namespace {
+/// A numeric sliding_window on a model_type whose transformers configuration class does not define it
+/// (LlamaConfig, GraniteConfig, ...): its attention never slides there, nor in llama.cpp (the converter
+/// does not write it). vLLM applies it all the same: ModelConfig.get_sliding_window returns the config's
+/// sliding_window, CacheConfig.sliding_window takes it, and vllm/attention/layer.py Attention uses it as
+/// the model-level window of every layer without a per-layer one (llama.py sets one only from
+/// layer_types). kvplan follows vLLM and says so.
+void warn_unused_window(const HfConfig& c, const DecoderRules& rules, Decoder& d) {
+  // The llama-like types whose configuration class reads sliding_window (MistralConfig and its kin).
+  static constexpr std::string_view windowed[] = {"mistral", "mixtral",    "ministral", "ministral3",
+                                                  "phi3",    "starcoder2", "cohere2",   "olmo3",
+                                                  "smollm3", "seed_oss"};
+  const Reader& r = c.r;
+  if (!rules.mistral_window || r.has("layer_types") || !r.has("sliding_window")) return;
+  for (const auto t : windowed)
+    if (t == c.model_type) return;
+  d.m.warnings.push_back(
+      r.where("sliding_window") + " " + std::to_string(r.positive("sliding_window")) + ": model_type '" +
+      c.model_type +
+      "' does not use it in transformers or llama.cpp (full attention there), but vLLM applies it to every "
+      "layer (ModelConfig.get_sliding_window -> CacheConfig.sliding_window -> Attention's model-level "
+      "window), so kvplan caps every layer as vLLM does");
+}
+}  // namespace
+
 ModelSpec adapt_llama(const HfConfig& c) {
   const Reader& r = c.r;
   DecoderRules rules;
@@ -28,9 +53,11 @@ ModelSpec adapt_llama(const HfConfig& c) {
     r.consider("sliding_window");
     r.consider("max_window_layers");
     rules.mistral_window = false;
+    rules.windows_off = true;
   }
   Decoder d = read_decoder(c, rules);
   if (c.model_type == "mixtral" || c.model_type == "minimax_m2") d.moe.shared_expert_gate = false;
+  warn_unused_window(c, rules, d);
   return assemble(std::move(d));
 }
 

@@ -9,6 +9,8 @@ ModelSpec adapt_qwen(const HfConfig& c) {
   const Reader& r = c.r;
   DecoderRules rules;
   rules.mistral_window = false;
+  const bool slide = r.boolean("use_sliding_window").value_or(false);  // Qwen2Config's default: false
+  rules.windows_off = !slide;
   Decoder d = read_decoder(c, rules);
   const bool qwen2 = c.model_type.rfind("qwen2", 0) == 0;
   // Qwen2 has biases on q, k, v (Qwen2Attention: bias=True); Qwen3 a per-head RMSNorm on q and k instead.
@@ -20,7 +22,6 @@ ModelSpec adapt_qwen(const HfConfig& c) {
     a.qkv_bias = d.attn.qkv_bias;
     a.qk_norm = d.attn.qk_norm;
   }
-  const bool slide = r.boolean("use_sliding_window").value_or(false);
   const std::uint64_t first = r.u64("max_window_layers").value_or(0);
   if (slide && !r.has("layer_types")) {
     const std::uint64_t w = r.positive("sliding_window");

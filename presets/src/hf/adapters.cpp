@@ -52,6 +52,10 @@ const Adapter* find_adapter(std::string_view model_type) {
   return nullptr;
 }
 
-ModelSpec adapt_generic(const HfConfig& c) { return assemble(read_decoder(c)); }
+ModelSpec adapt_generic(const HfConfig& c) {
+  DecoderRules rules;
+  rules.latent_attention = true;  // kv_lora_rank on an unknown model_type: read as DeepSeek's MLA
+  return assemble(read_decoder(c, rules));
+}
 
 }  // namespace kvplan::presets::hf

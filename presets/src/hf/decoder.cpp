@@ -1,6 +1,7 @@
 #include "decoder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 namespace kvplan::presets::hf {
@@ -38,6 +39,63 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
         "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
         "--weight-dtype for the checkpoint's real size");
   }
+}
+
+/// The number of KV heads and the key it came from (for messages). Keys that contradict each other, where
+/// transformers, vLLM and llama.cpp would read the model differently, are an error naming both.
+struct KvHeads {
+  std::uint64_t n;
+  std::string key;
+};
+
+KvHeads kv_heads_from_config(const Reader& r, std::uint64_t heads, const DecoderRules& rules) {
+  // vLLM's ModelConfig.get_total_num_kv_heads takes the first of n_head_kv, num_kv_heads,
+  // num_key_value_heads; Llama-style model code reads num_key_value_heads, FalconConfig num_kv_heads.
+  static constexpr std::array<const char*, 3> keys{"n_head_kv", "num_kv_heads", "num_key_value_heads"};
+  const char* key = nullptr;
+  for (const auto* k : keys) {
+    if (!r.has(k)) continue;
+    if (key == nullptr) {
+      key = k;
+    } else if (r.positive(k) != r.positive(key)) {
+      r.fail(k, std::to_string(r.positive(k)) + " contradicts " + key + " " +
+                    std::to_string(r.positive(key)) + ": vLLM's get_total_num_kv_heads takes " + key +
+                    ", the model code may read " + k + "; give one");
+    }
+  }
+  const std::uint64_t given = key != nullptr ? r.positive(key) : heads;
+  const std::string named = key != nullptr ? key : "num_attention_heads";
+  const std::string mq_note = r.has("multi_query") ? "" : " (FalconConfig's default)";
+  if (rules.falcon_heads) {
+    // modeling_falcon.py FalconAttention and vLLM falcon.py FalconAttention: new_decoder_architecture uses
+    // num_kv_heads (multi_query is then ignored, as FalconConfig documents); otherwise multi_query (default
+    // true) means one KV head, and without it every head has its own K and V.
+    if (r.boolean("new_decoder_architecture").value_or(false)) {
+      r.consider("multi_query");
+      return {given, named};  // FalconConfig: num_kv_heads defaults to num_attention_heads
+    }
+    const bool mq = r.boolean("multi_query").value_or(true);
+    const std::uint64_t engine = mq ? 1 : heads;
+    if (key != nullptr && given != engine)
+      r.fail(key, std::to_string(given) + " contradicts multi_query " + (mq ? "true" : "false") + mq_note +
+                      " without new_decoder_architecture: transformers and vLLM cache " +
+                      std::to_string(engine) + " KV head" + (engine == 1 ? "" : "s") +
+                      ", llama.cpp's converter " + std::to_string(given) +
+                      "; set new_decoder_architecture, or drop one of the two");
+    return {engine, mq ? "multi_query" : "num_attention_heads"};
+  }
+  // Any other model type: vLLM's get_total_num_kv_heads answers 1 for multi_query, while the model code
+  // (LlamaAttention ...) builds num_key_value_heads.
+  if (r.boolean("multi_query").value_or(false)) {
+    if (key != nullptr && given != 1)
+      r.fail(key,
+             std::to_string(given) +
+                 " contradicts multi_query true (one KV head): vLLM's get_total_num_kv_heads answers 1, the "
+                 "model code " +
+                 std::to_string(given) + "; drop one of the two");
+    return {1, "multi_query"};
+  }
+  return {given, named};
 }
 
 }  // namespace
@@ -84,6 +142,7 @@ std::vector<bool> layer_mask(const Reader& r, std::string_view key, std::uint64_
 Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   const Reader& r = c.r;
   Decoder d;
+  d.where = r.origin() + ": " + r.path();
   ModelSpec& m = d.m;
   m.weight_dtype = dtype_from_config(r, c.top);
   m.dtype = m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
@@ -121,19 +180,7 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
       r.boolean("tie_word_embeddings")
           .value_or(c.top.boolean("tie_word_embeddings").value_or(untied.count(c.model_type) == 0));
 
-  // KV heads: explicit key; Falcon's new_decoder_architecture (num_kv_heads / n_head_kv) or multi_query;
-  // else MHA.
-  std::uint64_t kv_heads = heads;
-  if (r.has("num_key_value_heads")) {
-    kv_heads = r.positive("num_key_value_heads");
-  } else if (r.boolean("new_decoder_architecture").value_or(false)) {
-    kv_heads = r.positive_any({"num_kv_heads", "n_head_kv"});
-  } else if (r.boolean("multi_query").value_or(false)) {
-    kv_heads = 1;
-  } else if (r.has("num_kv_heads")) {
-    kv_heads = r.positive("num_kv_heads");
-  }
-
+  const auto [kv_heads, kv_key] = kv_heads_from_config(r, heads, rules);
   AttentionLayer& attn = d.attn;
   attn.kind = AttentionKind::full;
   attn.num_attention_heads = heads;
@@ -141,11 +188,23 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   attn.qkv_bias = r.boolean("attention_bias").value_or(false) || r.boolean("qkv_bias").value_or(false);
   attn.o_bias = r.boolean("attention_bias").value_or(false);
 
+  if (r.has("kv_lora_rank") && !rules.latent_attention)
+    r.fail("kv_lora_rank",
+           "is set, but model_type '" + c.model_type +
+               "' has no latent attention in transformers or vLLM (its attention caches " +
+               "num_key_value_heads x head_dim and ignores kv_lora_rank): remove it, or give " +
+               "the model_type of a latent-attention family (deepseek_v3)");
   if (r.has("kv_lora_rank")) {
     // MLA (DeepSeek-V2/V3, configuration_deepseek_v3.py): the cache holds the latent and the RoPE key; no
-    // head_dim is needed (GLM-4.7-Flash has none, and hidden_size is not a multiple of its heads).
+    // head_dim is needed (GLM-4.7-Flash has none, and hidden_size is not a multiple of its heads). The
+    // latent's other dimensions must be there too: a half-given MLA has no reading.
     attn.kind = AttentionKind::mla;
     attn.kv_lora_rank = r.positive("kv_lora_rank");
+    for (const auto* k : {"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"})
+      if (!r.has(k))
+        r.fail(k,
+               "missing: kv_lora_rank is set, and latent attention needs kv_lora_rank, qk_rope_head_dim, "
+               "qk_nope_head_dim and v_head_dim");
     attn.qk_rope_head_dim = r.positive("qk_rope_head_dim");
     attn.head_dim_k = checked_add(r.positive("qk_nope_head_dim"), attn.qk_rope_head_dim, "qk_nope_head_dim");
     attn.head_dim_v = r.positive("v_head_dim");
@@ -154,9 +213,19 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     attn.qkv_bias = attn.o_bias = false;
     r.consider("head_dim");  // MLA's per-head dims are qk_nope + qk_rope and v_head_dim
   } else {
+    // Latent-attention keys without kv_lora_rank: the cache would be read as GQA, the author meant MLA.
+    if (rules.latent_attention)
+      for (const auto* k : {"qk_rope_head_dim", "qk_nope_head_dim"})
+        if (r.has(k))
+          r.fail(k,
+                 "is set without kv_lora_rank: latent attention needs both (kv_lora_rank + qk_rope_head_dim "
+                 "per token), and without kv_lora_rank this would be read as num_key_value_heads x head_dim");
+    // GQA shares each KV head among num_attention_heads / kv_heads query heads: more KV heads than heads,
+    // or a count that does not divide them, has no reading (vLLM's Attention asserts the division).
     if (heads % kv_heads != 0)
-      throw Error(r.where("num_key_value_heads"),
-                  std::to_string(kv_heads) + " does not divide num_attention_heads " + std::to_string(heads));
+      throw Error(r.where(kv_key), std::to_string(kv_heads) + " does not divide num_attention_heads " +
+                                       std::to_string(heads) +
+                                       (kv_heads > heads ? " (more KV heads than attention heads)" : ""));
     std::uint64_t head_dim = 0;
     if (r.has("head_dim")) {
       head_dim = r.positive("head_dim");
@@ -178,10 +247,15 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
       r.fail("layer_types",
              "has " + std::to_string(lt.size()) + " entries for " + std::to_string(n_layers) + " layers");
     bool sliding = false, chunked = false;
+    std::uint64_t disabled = 0;
     std::vector<AttentionKind> kinds(n_layers);
     for (std::size_t i = 0; i < lt.size(); ++i) {
       if (!lt[i].is_string()) r.fail("layer_types/" + std::to_string(i), "must be a string");
       kinds[i] = kind_from_layer_type(r, i, lt[i].get<std::string>());
+      if (rules.windows_off && kinds[i] == AttentionKind::sliding) {
+        kinds[i] = AttentionKind::full;
+        ++disabled;
+      }
       if (attn.kind == AttentionKind::mla && kinds[i] == AttentionKind::full) kinds[i] = AttentionKind::mla;
       sliding = sliding || kinds[i] == AttentionKind::sliding;
       chunked = chunked || kinds[i] == AttentionKind::chunked;
@@ -191,6 +265,10 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
                                            : 0;
     for (std::size_t i = 0; i < n_layers; ++i) d.layers[i] = with_kind(attn, kinds[i], window);
     if (!sliding) r.consider("sliding_window");  // layer_types decides: no layer slides
+    if (disabled > 0)
+      m.warnings.push_back(r.where("layer_types") + " names " + std::to_string(disabled) +
+                           " sliding layers, but use_sliding_window is false: transformers (Qwen2Config sets "
+                           "sliding_window to None) and vLLM run them as full attention, and so does kvplan");
   } else if (rules.mistral_window && attn.kind != AttentionKind::mla && r.has("sliding_window")) {
     // MistralConfig: one sliding_window on every layer (a value of another type is an error naming it).
     const std::uint64_t w = r.positive("sliding_window");
@@ -297,7 +375,12 @@ ModelSpec assemble(Decoder d) {
     layers.push_back(std::move(g));
   }
   d.m.layers = compress(std::move(layers));
-  validate(d.m);
+  try {
+    validate(d.m);
+  } catch (const Error& e) {
+    // Core names the value by its key ("head_dim"; "layers" for their count); the file is named with it.
+    throw Error(d.where + "/" + (e.field() == "layers" ? "num_hidden_layers" : e.field()), e.reason());
+  }
   // A dense MLP width is needed only where a layer has a dense MLP (MoE-only models omit it).
   if (d.dense_width_missing && d.m.weights_unknown.empty())
     for (const auto& g : d.m.layers)

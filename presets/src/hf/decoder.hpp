@@ -29,6 +29,7 @@ struct Decoder {
   MlpSpec moe;                         ///< the MoE MLP (num_experts 0: none)
   std::vector<bool> sparse;            ///< per layer: the MoE MLP
   bool dense_width_missing = false;    ///< no intermediate_size: dense layers' weights unknown
+  std::string where;                   ///< "file: /text_config": where validate()'s errors point
 };
 
 /// Most layers a config may declare: the largest real models have a few hundred.
@@ -39,6 +40,15 @@ struct DecoderRules {
   bool plain_mlp = false;        ///< 2-matrix MLP with biases allowed, LayerNorm with bias (GPT-2, Falcon)
   bool read_layer_types = true;  ///< apply `layer_types` (full / sliding / chunked / recurrent strings)
   bool mistral_window = true;    ///< a numeric sliding_window without layer_types slides every layer
+  /// kv_lora_rank makes the attention MLA (DeepSeek-like families, and the generic rules). Elsewhere it is
+  /// an error: vLLM's model for that model_type caches num_key_value_heads x head_dim and ignores it.
+  bool latent_attention = false;
+  /// Falcon's KV heads (modeling_falcon.py FalconAttention, vLLM ModelConfig.get_total_num_kv_heads):
+  /// new_decoder_architecture -> num_kv_heads; else multi_query (FalconConfig default true) -> 1; else MHA.
+  bool falcon_heads = false;
+  /// use_sliding_window is false (Qwen2Config and its kin): sliding_window is then None in transformers, so
+  /// layer_types' sliding entries run as full attention there and in vLLM; read so, with a warning.
+  bool windows_off = false;
 };
 
 /// Reads the shared keys. Errors name the JSON path. MLA (kv_lora_rank present) needs no head_dim.
