@@ -97,6 +97,9 @@ class ControllerTest : public QObject {
          }},
         {"window", [](Controller& c) { return c.setGroupValue(0, GroupField::window, 1024); },
          [](PlanInputs& e) { e.model.layers[0].attention.window = 1024; }},
+        // An MLA layer caches one latent: K and V of one type first (a V type apart is refused).
+        {"V dtype as K's", [](Controller& c) { return c.setVDtype(DType::fp8_e4m3); },
+         [](PlanInputs& e) { e.kv.v = DType::fp8_e4m3; }},
         {"scheme MLA", [](Controller& c) { return c.setGroupKind(0, AttentionKind::mla); },
          [](PlanInputs& e) {
            auto& a = e.model.layers[0].attention;
