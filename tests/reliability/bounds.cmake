@@ -88,6 +88,9 @@ kvplan_bounded("FIFO as the model" ${kvplan} 2 "fifo.json: is a FIFO \\(named pi
   OPTIONS -DFIFO=${fifo} ARGS size ${fifo})
 kvplan_bounded("FIFO as --calibration" ${kvplan} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
   OPTIONS -DFIFO=${fifo} ARGS prefill llama-3.1-8b --prompt 1000 --calibration ${fifo})
+# The tests that make ${fifo} (bounded_case.cmake: remove, mkfifo) run one at a time under ctest -j.
+set_tests_properties("bounds: FIFO as the model" "bounds: FIFO as --calibration" PROPERTIES RESOURCE_LOCK
+  kvplan_reliability_fifo_json)
 kvplan_bounded("directory as the model" ${kvplan} 2 "reliability/fixtures: a model folder needs a config.json, and this one has none\n$"
   ARGS size ${KVPLAN_REL})
 file(MAKE_DIRECTORY ${KVPLAN_REL_GEN}/links)
@@ -156,6 +159,7 @@ if(TARGET kvplan-gui)
     OPTIONS -DABSENT=${shot} ARGS --screenshot ${shot} --scenario ${KVPLAN_REL}/scenario-recurrent-no-state.json)
   kvplan_bounded("gui: FIFO as --scenario" ${gui} 2 "fifo.json: is a FIFO \\(named pipe\\), not a regular file\n$"
     OPTIONS -DFIFO=${fifo} -DABSENT=${shot} ARGS --screenshot ${shot} --scenario ${fifo})
+  set_tests_properties("bounds: gui: FIFO as --scenario" PROPERTIES RESOURCE_LOCK kvplan_reliability_fifo_json)
   # The scenario's model file is a FIFO beside it.
   file(COPY ${KVPLAN_REL}/scenario-model-fifo.json DESTINATION ${KVPLAN_REL_GEN})
   kvplan_bounded("gui: scenario whose model file is a FIFO" ${gui} 2
