@@ -185,8 +185,11 @@ FitRequest build_fit_request(const FitOptions& o) {
 int run_fit(const FitOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   const FitRequest r = build_fit_request(o);
-  warn(r.model.warnings);
+  // The model's warnings, and the context's: every row plans the same context.
+  std::vector<std::string> warnings = r.model.warnings;
+  if (auto w = context_warning(r.model, r.context)) warnings.push_back(std::move(*w));
   const FitResult res = fit(r);
+  warn(warnings);  // after the search: a failing fit prints its one error line only
   const auto& m = r.model;
   if (o.json) {
     json rows = json::array();
@@ -203,7 +206,8 @@ int run_fit(const FitOptions& o) {
         {"ranked_by", r.price_per_gpu_hour ? "cost_per_million_tokens" : "gpus, then free_bytes_per_gpu"},
         {"efficiency",
          {{"memory", r.efficiency.memory}, {"compute", r.efficiency.compute}, {"link", r.efficiency.link}}},
-        {"configurations", rows}};
+        {"configurations", rows},
+        {"warnings", warnings}};
     if (res.nearest) {
       j["nearest"] = row_json(*res.nearest);
       // What it lacks: speed (it holds the users, but misses --ttft / --tpot) or memory.

@@ -88,3 +88,14 @@ kvplan_cli_ok("size: one user" "total \\(1 user, all GPUs\\).*KV cache \\(1 user
   size llama-3.1-8b --gpu h100-sxm)
 kvplan_cli_ok("size: a TPOT in days at 2^32 users" "decode TPOT at the full context +10.0 days \\(memory-bound\\)"
   size llama-3.1-8b --gpu h100-sxm --users 4294967296)
+# GPT-2's config: max_position_embeddings 1,024 (n_positions). fit and compare warn as size does, and fit's
+# JSON carries the warning.
+kvplan_cli_warns("fit warns past max_position_embeddings" "vllm serve"
+  "kvplan: warning: context 100,000 exceeds the model's max_position_embeddings 1,024\n"
+  fit gpt2 --context 100000 --users 1 --gpu h100-sxm --top 1)
+kvplan_cli_ok("fit json carries the context warning"
+  "\"warnings\": \\[\n +\"context 100,000 exceeds the model's max_position_embeddings 1,024\"\n +\\]"
+  fit gpt2 --context 100000 --users 1 --gpu h100-sxm --top 1 --json)
+kvplan_cli_warns("compare warns past max_position_embeddings" "MHA"
+  "kvplan: warning: context 100,000 exceeds the model's max_position_embeddings 1,024\n"
+  compare gpt2 --context 100000)

@@ -166,6 +166,12 @@ Bytes PreparedModel::routed_expert_weight_bytes() const {
   return experts_;
 }
 
+std::optional<std::string> context_warning(const ModelSpec& m, Tokens context) {
+  if (m.max_position_embeddings == 0 || context.value <= m.max_position_embeddings) return std::nullopt;
+  return "context " + format_count(context.value) + " exceeds the model's max_position_embeddings " +
+         format_count(m.max_position_embeddings);
+}
+
 namespace {
 /// compute(), with an overflow named by the figure it happened in (its --json key), not by the
 /// arithmetic's generic "bytes".
@@ -397,11 +403,8 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
     g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
   }
   g.reserve_bytes = in.deployment.reserve;
-  if (detail == PlanDetail::full && m.max_position_embeddings > 0 &&
-      in.context.value > m.max_position_embeddings)
-    p.warnings.push_back("context " + format_count(in.context.value) +
-                         " exceeds the model's max_position_embeddings " +
-                         format_count(m.max_position_embeddings));
+  if (detail == PlanDetail::full)
+    if (auto w = context_warning(m, in.context)) p.warnings.push_back(std::move(*w));
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
