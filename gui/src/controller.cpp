@@ -285,10 +285,18 @@ bool Controller::selectModel(const QString& presetId) {
         found = true;
       }
     if (!found) m = presets::find_model(id);
-    s.source = {ModelSource::Kind::preset, m.id};
-    s.base = s.inputs.model = m;
-    s.inputs.deployment.weights.reset();  // an override belongs to the model it was set for
+    useModel(s, std::move(m));
   }));
+}
+
+bool Controller::applyModel(const ModelSpec& model) {
+  return loaded(apply([&](Scenario& s) { useModel(s, model); }));
+}
+
+void Controller::useModel(Scenario& s, ModelSpec m) {
+  s.source = {ModelSource::Kind::preset, m.id};
+  s.base = s.inputs.model = std::move(m);
+  s.inputs.deployment.weights.reset();  // an override belongs to the model it was set for
 }
 
 bool Controller::loaded(bool ok) {

@@ -53,9 +53,11 @@
 #include "kvplan/gui/count_box.hpp"
 #include "kvplan/gui/engine_rows.hpp"
 #include "kvplan/gui/fit_view.hpp"
+#include "kvplan/gui/hub_loader.hpp"
 #include "kvplan/gui/recent_files.hpp"
 #include "kvplan/gui/tables.hpp"
 #include "kvplan/hf_hub.hpp"
+#include "kvplan/hub_fetch.hpp"
 
 namespace kvplan::gui {
 
@@ -142,6 +144,7 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
 
   results_ = new ResultsModel(controller_, this);
   baseline_ = new Baseline(this);
+  hub_ = new HubLoader(this);
   results_->setBaseline(baseline_);
   groups_ = new LayerGroupsModel(controller_, this);
   presets_ = new PresetListModel(controller_->modelPresets(), this);
@@ -290,6 +293,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 MainWindow::~MainWindow() = default;
 
+namespace {
+/// A word-wrapped plain-text label (no rich-text layout) named `name`.
+QLabel* wrapped_label(const QString& name) {
+  auto* label = new QLabel;
+  label->setObjectName(name);
+  label->setWordWrap(true);
+  label->setTextFormat(Qt::PlainText);
+  return label;
+}
+}  // namespace
+
 QWidget* MainWindow::buildInputs() {
   auto* panel = new QWidget;
   auto* layout = new QVBoxLayout(panel);
@@ -297,18 +311,12 @@ QWidget* MainWindow::buildInputs() {
   // The model: a searchable preset list, or a file.
   auto* model_box = new QGroupBox(QStringLiteral("Model"));
   auto* model_layout = new QVBoxLayout(model_box);
-  model_title_ = new QLabel;
-  model_title_->setObjectName(QStringLiteral("model_title"));
-  model_title_->setWordWrap(true);
-  model_title_->setTextFormat(Qt::PlainText);
+  model_title_ = wrapped_label(QStringLiteral("model_title"));
   QFont bold = model_title_->font();
   bold.setBold(true);
   model_title_->setFont(bold);
   model_layout->addWidget(model_title_);
-  model_source_ = new QLabel;
-  model_source_->setObjectName(QStringLiteral("model_source"));
-  model_source_->setWordWrap(true);
-  model_source_->setTextFormat(Qt::PlainText);
+  model_source_ = wrapped_label(QStringLiteral("model_source"));
   QFont small = model_source_->font();
   if (small.pointSizeF() > 0) small.setPointSizeF(small.pointSizeF() * 0.83);  // as rich text's <small>
   model_source_->setFont(small);
@@ -318,7 +326,21 @@ QWidget* MainWindow::buildInputs() {
   search_->setPlaceholderText(
       QStringLiteral("search presets (id, name, Hugging Face repo), or ORG/NAME + Enter for a cached repo"));
   search_->setClearButtonEnabled(true);
-  model_layout->addWidget(search_);
+  // "Load" does what Enter in the search box does; it is disabled while a repo id is fetched (HubLoader).
+  auto* search_row = new QHBoxLayout;
+  search_row->addWidget(search_, 1);
+  load_ = new QPushButton(QStringLiteral("Load"));
+  load_->setObjectName(QStringLiteral("load_model"));
+  load_->setToolTip(
+      QStringLiteral("Loads the one preset listed, or the Hugging Face repo id typed (ORG/NAME) "
+                     "from the Hub cache or the Hub."));
+  search_row->addWidget(load_);
+  model_layout->addLayout(search_row);
+  hub_status_ = wrapped_label(QStringLiteral("hub_status"));
+  hub_status_->hide();
+  model_layout->addWidget(hub_status_);
+  connect(load_, &QPushButton::clicked, search_, &QLineEdit::returnPressed);
+  connect(hub_, &HubLoader::finished, this, &MainWindow::hubFinished);
   preset_filter_ = new QSortFilterProxyModel(this);
   preset_filter_->setSourceModel(presets_);
   preset_filter_->setFilterRole(PresetListModel::SearchRole);
@@ -347,8 +369,10 @@ QWidget* MainWindow::buildInputs() {
   connect(preset_list_, &QListView::clicked, this, pick);
   connect(preset_list_, &QListView::activated, this, pick);
   // Enter in the search box loads the one preset left; with several, none (searchEntered says how many).
+  // A repo id goes to searchEntered alone (the Hub, then the preset of that repo).
   connect(search_, &QLineEdit::returnPressed, this, [this, pick] {
-    if (preset_filter_->rowCount() == 1) pick(preset_filter_->index(0, 0));
+    if (preset_filter_->rowCount() == 1 && !presets::is_hf_repo_id(search_->text().trimmed().toStdString()))
+      pick(preset_filter_->index(0, 0));
   });
   auto* find = new QShortcut(QKeySequence::Find, this);
   connect(find, &QShortcut::activated, this, [this] {
@@ -1095,8 +1119,43 @@ void MainWindow::searchEntered() {
     return;
   }
   // A repo id goes to the CLI's resolver (a preset's repo, else the Hub cache); text nothing matches
-  // goes there too, which says so.
-  if (mayDropEdits(false)) controller_->selectModel(text);
+  // goes there too, which says so. Online, a repo id may be fetched from the Hub (seconds, up to
+  // KVPLAN_HUB_TIMEOUT): that runs in a worker (HubLoader), one at a time; offline only the cache is read.
+  if (repo && hub_->busy()) {
+    statusBar()->showMessage(
+        QStringLiteral("Still fetching %1: one repo at a time, wait for it to finish").arg(hub_->repo()),
+        8000);
+    return;
+  }
+  if (!mayDropEdits(false)) return;
+  if (!repo || presets::hf_hub_offline()) {
+    controller_->selectModel(text);
+    return;
+  }
+  hub_source_ = controller_->scenario().source;
+  hub_->request(text);
+  load_->setEnabled(false);
+  const QString busy = QStringLiteral("Fetching %1 from the Hugging Face Hub (or its cache)...").arg(text);
+  hub_status_->setText(busy);
+  hub_status_->show();
+  statusBar()->showMessage(busy);
+}
+
+void MainWindow::hubFinished(const HubOutcome& outcome) {
+  load_->setEnabled(true);
+  hub_status_->hide();
+  statusBar()->clearMessage();
+  if (!outcome.error.isEmpty()) {
+    showError(outcome.error);  // the model shown stays
+    return;
+  }
+  // Another model chosen while this one was fetched stays: the fetch came too late to replace it.
+  if (!(controller_->scenario().source == hub_source_)) {
+    statusBar()->showMessage(
+        QStringLiteral("%1 fetched, not loaded: another model was chosen meanwhile").arg(outcome.repo), 8000);
+    return;
+  }
+  controller_->applyModel(outcome.model);
 }
 
 }  // namespace kvplan::gui

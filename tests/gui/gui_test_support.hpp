@@ -50,6 +50,15 @@ inline void type_into(QWidget* box, const QString& text) {
   QTest::keyClick(box, Qt::Key_Return);
 }
 
+/// Types `text` into the preset search box (cleared first) and presses Enter, as a person does.
+inline void type_and_enter(MainWindow& w, const QString& text) {
+  auto* search = w.findChild<QLineEdit*>(QStringLiteral("search"));
+  QVERIFY(search != nullptr);
+  search->clear();
+  QTest::keyClicks(search, text);
+  QTest::keyClick(search, Qt::Key_Return);
+}
+
 /// `light` with dark window and base colours and white text: a dark theme.
 inline QPalette dark_palette(const QPalette& light) {
   QPalette dark = light;

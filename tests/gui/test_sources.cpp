@@ -17,14 +17,7 @@ using namespace kvplan::gui;
 
 namespace {
 using test::drop;
-
-void type_and_enter(MainWindow& w, const QString& text) {
-  auto* search = w.findChild<QLineEdit*>(QStringLiteral("search"));
-  QVERIFY(search != nullptr);
-  search->clear();
-  QTest::keyClicks(search, text);
-  QTest::keyClick(search, Qt::Key_Return);
-}
+using test::type_and_enter;
 }  // namespace
 
 class SourcesTest : public QObject {

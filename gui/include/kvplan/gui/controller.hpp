@@ -104,6 +104,9 @@ class Controller : public QObject {
   /// A preset by id, or a Hugging Face repo id ORG/NAME as the CLI resolves it (presets::find_model: a
   /// preset's repo, else the local Hub cache); drops the architecture edits and the weights override.
   bool selectModel(const QString& presetId);
+  /// A model resolved elsewhere (a repo id fetched off the GUI thread: HubLoader), taken as selectModel
+  /// takes a preset: the source is its id, the architecture edits and the weights override are dropped.
+  bool applyModel(const ModelSpec& model);
   /// A scenario file (has "kvplan_scenario"), a kvplan preset file, a Hugging Face config.json, a GGUF
   /// file or a model folder.
   bool openFile(const QString& path);
@@ -236,6 +239,8 @@ class Controller : public QObject {
   QUndoStack* undo_ = nullptr;
   /// Records a successful load (loadedAt); returns `ok`.
   bool loaded(bool ok);
+  /// Makes `m` the scenario's model (selectModel, applyModel): source, base and model; no weights override.
+  static void useModel(Scenario& s, ModelSpec m);
   int loaded_at_ = 0;
   bool restoring_ = false;  ///< restore() is running: no undo step for it
   QString scenario_path_;

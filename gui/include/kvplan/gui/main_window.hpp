@@ -16,6 +16,7 @@ class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QListView;
 class QPlainTextEdit;
 class QSlider;
@@ -28,6 +29,8 @@ namespace kvplan::gui {
 class Baseline;
 class ChartPanel;
 class FitView;
+class HubLoader;
+struct HubOutcome;
 class CountBox;
 class EngineRows;
 class LayerGroupsModel;
@@ -124,6 +127,9 @@ class MainWindow : public QMainWindow {
   /// Enter in the search box: a Hugging Face repo id, or text no preset matches, goes to the resolver;
   /// with several presets listed, none loads and the status bar says how many match.
   void searchEntered();
+  /// A repo id's fetch ended (HubLoader::finished): its model loads, or its error shows and the model
+  /// stays; a model chosen during the fetch stays too.
+  void hubFinished(const HubOutcome& outcome);
   void saveDialog();
   void measuredDialog();
   void exportDialog(int chart);
@@ -183,7 +189,11 @@ class MainWindow : public QMainWindow {
   QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
   QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
   RecentFiles* recent_ = nullptr;
-  bool remember_ = false;  ///< restoreSettings() was called: save the geometry on close
+  HubLoader* hub_ = nullptr;      ///< repo ids resolved off the GUI thread
+  QPushButton* load_ = nullptr;   ///< "Load" beside the search box; disabled while fetching
+  QLabel* hub_status_ = nullptr;  ///< "Fetching ORG/NAME ..." while a fetch runs
+  ModelSource hub_source_;        ///< the model source when the fetch started
+  bool remember_ = false;         ///< restoreSettings() was called: save the geometry on close
 };
 
 }  // namespace kvplan::gui
