@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "kvplan/format.hpp"
@@ -22,13 +23,15 @@ std::pair<std::uint64_t, bool> magnitude(std::uint64_t now, std::uint64_t base) 
 /// Widens the y range of `c` to hold `line` (log axes: only positive points count), and stretches
 /// the vertical markers (two points at one x spanning the old range) to the new one.
 void widen(XYChart& c, const ChartLine& line) {
-  double lo = c.y_min * 2, hi = c.y_max / 2;  // the room fit() leaves: a factor 2 either side
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const auto& p : line.points)
     if (p.y() > 0) {
       lo = std::min(lo, p.y());
       hi = std::max(hi, p.y());
     }
-  const double y_min = std::min(c.y_min, lo / 2), y_max = std::max(c.y_max, hi * 2);
+  if (hi <= 0) return;
+  const auto [line_min, line_max] = log_range(lo, hi);  // the room and rounding describe_charts gives
+  const double y_min = std::min(c.y_min, line_min), y_max = std::max(c.y_max, line_max);
   for (auto& l : c.lines)
     if (l.points.size() == 2 && l.points[0].x() == l.points[1].x() && l.points[0].y() == c.y_min &&
         l.points[1].y() == c.y_max)

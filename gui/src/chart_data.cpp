@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "kvplan/format.hpp"
 
@@ -28,9 +29,7 @@ void fit(XYChart& c, double x) {
         lo = std::min(lo, p.y());
         hi = std::max(hi, p.y());
       }
-  if (hi <= 0) lo = hi = 1;
-  c.y_min = lo / 2;
-  c.y_max = hi * 2;
+  std::tie(c.y_min, c.y_max) = log_range(lo, hi);
   // Some room past the last tick, so that its label is not cut at the plot's edge.
   c.x_min = std::min(static_cast<double>(kMinChartContext), x);
   c.x_max = std::max(static_cast<double>(kMaxChartContext), x) * 1.6;
@@ -46,6 +45,14 @@ ChartLine horizontal(const XYChart& c, double y, const QString& name, QColor col
 }
 }  // namespace
 
+std::pair<double, double> log_range(double lo, double hi) {
+  if (!(hi > 0) || !(lo > 0) || !std::isfinite(lo) || !std::isfinite(hi)) lo = hi = 1;
+  // Powers of ten are exact enough as doubles for an axis: std::pow(10, k) for a small integer k.
+  const double low = std::pow(10.0, std::floor(std::log10(lo / 1.5)));
+  const double high = std::pow(10.0, std::ceil(std::log10(hi * 1.5)));
+  return {low, high};
+}
+
 double to_gib(Bytes b) { return static_cast<double>(b.value) / static_cast<double>(1ULL << 30); }
 
 ChartsData describe_charts(const Figures& f, const QString& model_title) {
@@ -53,13 +60,16 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   const PlanInputs& in = p.inputs;
   const Parallelism& par = in.deployment.parallel;
   const auto ctx = static_cast<double>(in.context.value);
-  const QString deployment =
-      QStringLiteral("%1 users, tp %2 pp %3").arg(count(in.users)).arg(par.tp).arg(par.pp);
+  const QString deployment = QStringLiteral("%1, tp %2 pp %3")
+                                 .arg(qstr(format_count(in.users, "user", "users")))
+                                 .arg(par.tp)
+                                 .arg(par.pp);
   ChartsData d;
 
   // 1. KV memory per GPU against context.
   XYChart& kv = d.kv_memory;
-  kv.title = QStringLiteral("KV cache per GPU vs context: %1, %2").arg(model_title, deployment);
+  kv.heading = QStringLiteral("KV cache per GPU vs context");
+  kv.title = QStringLiteral("%1: %2, %3").arg(kv.heading, model_title, deployment);
   kv.x_title = QStringLiteral("context length (tokens, log scale)");
   kv.y_title = QStringLiteral("KV cache per GPU (GiB, log scale)");
   kv.legend_right = true;
@@ -109,6 +119,11 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   fit(kv, ctx);
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
     kv.lines.back() = horizontal(kv, to_gib(*f.kv.available_per_gpu), kv.lines.back().name, kAvailable);
+  QString available;  // the caption's
+  if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0}) {
+    kv.screen_names.insert(kv.lines.back().name, QStringLiteral("available for KV"));
+    available = QStringLiteral("; available for KV %1 per GPU").arg(human(*f.kv.available_per_gpu));
+  }
   kv.lines.push_back(vertical(kv, ctx, QStringLiteral("this context")));
 
   // 2. Per-GPU memory as one stacked bar.
@@ -116,14 +131,17 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   const PerGpu& g = p.per_gpu;
   const QString gpu = in.gpu ? qstr(in.gpu->name) : QStringLiteral("no GPU");
   const QString verdict = p.fits ? QStringLiteral("fits") : QStringLiteral("does NOT fit");
+  bar.heading = QStringLiteral("Memory per GPU");
+  QString memory;  // the title past the heading
   if (!p.has_gpu)
-    bar.title = QStringLiteral("Memory per GPU (no GPU chosen)");
+    memory = QStringLiteral("no GPU chosen");
   else if (in.kv_memory || !in.gpu)  // the KV memory as the engine logs it: no usable-memory figure
-    bar.title = QStringLiteral("Memory per GPU: %1, KV memory %2 (given): %3")
-                    .arg(gpu, human(g.available_kv_bytes), verdict);
+    memory = QStringLiteral("%1, KV memory %2 (given): %3").arg(gpu, human(g.available_kv_bytes), verdict);
   else
-    bar.title = QStringLiteral("Memory per GPU: %1, usable %2 of %3: %4")
-                    .arg(gpu, human(g.usable_bytes), human(in.gpu->memory), verdict);
+    memory = QStringLiteral("%1, usable %2 of %3: %4")
+                 .arg(gpu, human(g.usable_bytes), human(in.gpu->memory), verdict);
+  bar.title = p.has_gpu ? bar.heading + QStringLiteral(": ") + memory
+                        : bar.heading + QStringLiteral(" (") + memory + ')';
   bar.value_title = QStringLiteral("memory per GPU (GiB)");
   bar.category = QStringLiteral("fullest GPU");
   bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache"), QStringLiteral("reserve"),
@@ -159,9 +177,9 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
 
   // 3. Max users against context.
   XYChart& users = d.max_users;
-  users.title = QStringLiteral("Max concurrent users vs context: %1 on %2 x %3")
-                    .arg(model_title, gpu)
-                    .arg(par.tp * par.pp * par.dp);
+  users.heading = QStringLiteral("Max concurrent users vs context");
+  const QString on = QStringLiteral("%1 x %2").arg(gpu).arg(par.tp * par.pp * par.dp);
+  users.title = QStringLiteral("%1: %2 on %3").arg(users.heading, model_title, on);
   users.x_title = QStringLiteral("context length (tokens, log scale)");
   users.y_title = QStringLiteral("max concurrent users (log scale)");
   ChartLine max_line{QStringLiteral("max users"), {}, ChartLine::Style::line, {}, true, 3};
@@ -187,11 +205,13 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   fit(users, ctx);
   users.y_min = std::min(users.y_min, 0.5);
   users.lines[1] = horizontal(users, static_cast<double>(in.users), users.lines[1].name, kAvailable);
+  users.screen_names.insert(users.lines[1].name, QStringLiteral("users asked"));
   users.lines.push_back(vertical(users, ctx, QStringLiteral("this context")));
 
   // 4. Relative prefill cost against prompt length.
   XYChart& pre = d.prefill;
-  pre.title = QStringLiteral("Prefill cost vs prompt length: %1").arg(model_title);
+  pre.heading = QStringLiteral("Prefill cost vs prompt length");
+  pre.title = QStringLiteral("%1: %2").arg(pre.heading, model_title);
   pre.x_title = QStringLiteral("prompt length (tokens, log scale)");
   pre.y_title = QStringLiteral("FLOPs (log), 1 = %1 tokens").arg(count(f.prefill.reference_tokens));
   const auto relative = [&](const QString& name, const std::vector<double>& values) {
@@ -219,6 +239,12 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   }
   fit(pre, ctx);
   pre.lines.push_back(vertical(pre, ctx, QStringLiteral("this context")));
+
+  // What the titles (and the legend names of screen_names) say beyond the headings, once: "Llama 3.1 70B:
+  // 8 users, tp 2 pp 1 on H100 x 4; memory per GPU: H100, usable 71.5 GiB of 80 GiB: fits; available
+  // for KV 30.2 GiB per GPU".
+  d.caption = QStringLiteral("%1: %2 on %3; memory per GPU: %4%5")
+                  .arg(model_title, deployment, on, memory, available);
   return d;
 }
 

@@ -8,11 +8,13 @@
 #include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QHorizontalStackedBarSeries>
+#include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPixmap>
 #include <QScatterSeries>
+#include <QVBoxLayout>
 #include <QValueAxis>
 
 namespace kvplan::gui {
@@ -105,10 +107,17 @@ void make_bar(BarView& b, QWidget* parent) {
   b.view = make_view(b.chart, parent);
 }
 
+/// The title a chart shows: on screen its heading (the same for every input: ChartsData::caption says the
+/// rest), in an export the full title.
+QString shown_title(const QString& heading, const QString& title, bool on_screen) {
+  return on_screen && !heading.isEmpty() ? heading : title;
+}
+
 // `palette`: a line colour too dark for a dark background is drawn in its text colour (readable_on).
-void display_xy(XYView& v, const XYChart& c, const QPalette& palette) {
+void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_screen) {
   // Setters below are skipped when nothing changes: a text change relayouts the whole chart.
-  if (v.chart->title() != c.title) v.chart->setTitle(c.title);
+  const QString title = shown_title(c.heading, c.title, on_screen);
+  if (v.chart->title() != title) v.chart->setTitle(title);
   const Qt::Alignment legend = c.legend_right ? Qt::AlignRight : Qt::AlignBottom;
   if (v.chart->legend()->alignment() != legend) v.chart->legend()->setAlignment(legend);
   if (v.x == nullptr || v.log_x != c.log_x || v.log_y != c.log_y) {
@@ -166,7 +175,8 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette) {
   }
   for (qsizetype i = 0; i < c.lines.size(); ++i) {
     QXYSeries* s = v.series[i];
-    if (s->name() != c.lines[i].name) s->setName(c.lines[i].name);
+    const QString name = on_screen ? c.screen_names.value(c.lines[i].name, c.lines[i].name) : c.lines[i].name;
+    if (s->name() != name) s->setName(name);
     s->replace(c.lines[i].points);
     for (auto* m : v.chart->legend()->markers(s)) m->setVisible(c.lines[i].legend);
   }
@@ -177,8 +187,9 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette) {
 }
 
 // `text`: the palette's text colour, for a mark without a colour of its own.
-void display_bar(BarView& v, const StackedBar& b, const QColor& text) {
-  if (v.chart->title() != b.title) v.chart->setTitle(b.title);
+void display_bar(BarView& v, const StackedBar& b, const QColor& text, bool on_screen) {
+  const QString title = shown_title(b.heading, b.title, on_screen);
+  if (v.chart->title() != title) v.chart->setTitle(title);
   if (v.sets.size() != b.parts.size()) {
     v.series->clear();
     v.sets.clear();
@@ -234,8 +245,9 @@ void display_bar(BarView& v, const StackedBar& b, const QColor& text) {
 struct ChartPanel::Impl {
   XYView kv, users, prefill;
   BarView bar;
-  ChartsData shown;  ///< what display() was last given: drawn again after a palette change, and by
-                     ///< paintChart() at any size
+  QLabel* caption = nullptr;  ///< ChartsData::caption, above the grid
+  ChartsData shown;           ///< what display() was last given: drawn again after a palette change, and by
+                              ///< paintChart() at any size
 
   [[nodiscard]] QChartView* view(Chart c) const {
     switch (c) {
@@ -249,9 +261,20 @@ struct ChartPanel::Impl {
 };
 
 ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<Impl>()) {
-  auto* grid = new QGridLayout(this);
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  // One line, as wide as the panel whatever its text (Ignored: a long caption neither widens the window
+  // nor wraps, so a new caption moves no chart).
+  d_->caption = new QLabel;
+  d_->caption->setObjectName(QStringLiteral("chart_caption"));
+  d_->caption->setTextFormat(Qt::PlainText);
+  d_->caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  column->addWidget(d_->caption);
+  auto* grid = new QGridLayout;
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setSpacing(4);
+  column->addLayout(grid, 1);
   for (XYView* v : {&d_->kv, &d_->users, &d_->prefill}) {
     v->chart = new QChart;
     v->view = make_view(v->chart, this);
@@ -273,10 +296,14 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
 ChartPanel::~ChartPanel() = default;
 
 void ChartPanel::display(const ChartsData& data) {
-  display_xy(d_->kv, data.kv_memory, palette());
-  display_bar(d_->bar, data.memory, palette().color(QPalette::Text));
-  display_xy(d_->users, data.max_users, palette());
-  display_xy(d_->prefill, data.prefill, palette());
+  if (d_->caption->text() != data.caption) {
+    d_->caption->setText(data.caption);
+    d_->caption->setToolTip(data.caption);  // the whole line where the panel is too narrow for it
+  }
+  display_xy(d_->kv, data.kv_memory, palette(), true);
+  display_bar(d_->bar, data.memory, palette().color(QPalette::Text), true);
+  display_xy(d_->users, data.max_users, palette(), true);
+  display_xy(d_->prefill, data.prefill, palette(), true);
   for (XYView* v : {&d_->kv, &d_->users, &d_->prefill})
     if (v->restyle) {
       apply_chart_palette(v->chart, palette());
@@ -314,7 +341,7 @@ void ChartPanel::paintChart(Chart chart, QPainter* painter, const QRect& target)
     BarView b;
     make_bar(b, nullptr);
     apply_chart_palette(b.chart, palette());
-    display_bar(b, d_->shown.memory, palette().color(QPalette::Text));
+    display_bar(b, d_->shown.memory, palette().color(QPalette::Text), false);
     view.reset(b.view);
   } else {
     XYView v;
@@ -324,7 +351,7 @@ void ChartPanel::paintChart(Chart chart, QPainter* painter, const QRect& target)
                chart == KvMemory   ? d_->shown.kv_memory
                : chart == MaxUsers ? d_->shown.max_users
                                    : d_->shown.prefill,
-               palette());
+               palette(), false);
     apply_chart_palette(v.chart, palette());  // after the axes exist: the export looks as the window does
     view.reset(v.view);
   }
@@ -353,6 +380,13 @@ QString ChartPanel::chartName(Chart chart) {
 }
 
 QWidget* ChartPanel::chartWidget(Chart chart) const { return d_->view(chart); }
+
+QString ChartPanel::shownTitle(Chart chart) const {
+  const QChartView* v = d_->view(chart);
+  return v == nullptr ? QString() : v->chart()->title();
+}
+
+QString ChartPanel::caption() const { return d_->caption->text(); }
 
 int ChartPanel::seriesCount(Chart chart) const {
   const QChartView* v = d_->view(chart);

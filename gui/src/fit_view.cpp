@@ -277,10 +277,10 @@ void FitView::finished() {
   } else {
     const PlanInputs& in = answered.inputs;
     QString text =
-        QStringLiteral("%1 users x %2 tokens under %3 rules: %4 layouts judged up to %5 GPUs, %6 fit")
-            .arg(qstr(format_count(in.users)), qstr(format_count(in.context.value)),
-                 qstr(name(in.engine.engine)), qstr(format_count(res.candidates)),
-                 qstr(format_count(c.max_gpus)), qstr(format_count(res.fitting)));
+        QStringLiteral("%1 x %2 tokens under %3 rules: %4 judged up to %5, %6 fit")
+            .arg(qstr(format_count(in.users, "user", "users")), qstr(format_count(in.context.value)),
+                 qstr(name(in.engine.engine)), qstr(format_count(res.candidates, "layout", "layouts")),
+                 qstr(format_count(c.max_gpus, "GPU", "GPUs")), qstr(format_count(res.fitting)));
     text += QStringLiteral(" (%1 ms). Ranked by fewest GPUs, then most free KV memory per GPU.")
                 .arg(outcome_.seconds * 1e3, 0, 'f', 0);
     if (res.rows.empty()) {

@@ -14,6 +14,10 @@ namespace kvplan::gui {
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 QString count(std::uint64_t n) { return qstr(format_count(n)); }
+/// "1 user", "16 users" (format_count's plural rule, as the CLI's).
+QString count(std::uint64_t n, std::string_view one, std::string_view many) {
+  return qstr(format_count(n, one, many));
+}
 
 /// The application's palette is a dark theme's (false without a GUI application: the tests' models).
 bool dark_theme() {
@@ -120,12 +124,14 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   // llama.cpp's total is its buffers (make_plan), another engine's total stays the exact layout's.
   const bool engine_total = in.engine.engine == Engine::llamacpp && p.has_gpu;
   add("kv_bytes_total",
-      QStringLiteral("total (%1%2 users, all %3 GPUs)")
-          .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users), count(p.gpus)),
+      QStringLiteral("total (%1%2, all %3)")
+          .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users, "user", "users"),
+               count(p.gpus, "GPU", "GPUs")),
       shown_bytes(p.kv_bytes_total));
   add("per_gpu.kv_bytes_total",
-      QStringLiteral("KV per GPU (%1 users per replica%2)")
-          .arg(count(g.users), rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
+      QStringLiteral("KV per GPU (%1 per replica%2)")
+          .arg(count(g.users, "user", "users"),
+               rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
       shown_bytes(g.kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
@@ -158,7 +164,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
         p.fits);
     add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
         Shown{count(p.max_users), Quantity::of_count(p.max_users)}, p.max_users >= in.users);
-    add("max_context", QStringLiteral("max context for %1 users").arg(count(in.users)),
+    add("max_context", QStringLiteral("max context for %1").arg(count(in.users, "user", "users")),
         Shown{p.max_context ? count(p.max_context->value) + QStringLiteral(" tokens")
                             : QStringLiteral("unbounded (every layer windowed)"),
               Quantity::of_tokens(p.max_context)},

@@ -14,6 +14,7 @@
 #include <QListView>
 #include <QPalette>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
@@ -25,6 +26,7 @@
 #include "gui_test_support.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
+#include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/gui/tables.hpp"
@@ -89,6 +91,62 @@ class UsabilityTest : public QObject {
     test::type_into(users, QStringLiteral("1,024"));
     QCOMPARE(win.c.inputs().users, 1024ULL);
     QVERIFY(win.w.shownError().isEmpty());
+  }
+
+  // One user (or one GPU) is singular, as the CLI writes it (format_count's plural rule): the results'
+  // row labels said "max context for 1 users" and "all 1 GPUs".
+  void oneUserIsSingular() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    test::type_into(win.find<QAbstractSpinBox>("users"), QStringLiteral("1"));
+    QCOMPARE(win.c.inputs().users, 1ULL);
+    test::type_into(win.find<QAbstractSpinBox>("gpus"), QStringLiteral("1"));
+    QVERIFY2(win.w.shownError().isEmpty(), qPrintable(win.w.shownError()));
+    const QRegularExpression plural(QStringLiteral("(^|[^0-9,.])1 (users|GPUs)\\b"));
+    QStringList labels;
+    for (int i = 0; i < win.w.results()->rowCount(); ++i) {
+      const QString label = win.w.results()->index(i, 0).data().toString();
+      QVERIFY2(!plural.match(label).hasMatch(), qPrintable(label));
+      labels << label;
+    }
+    QVERIFY2(labels.contains(QStringLiteral("max context for 1 user")), qPrintable(labels.join('|')));
+    QVERIFY2(labels.filter(QStringLiteral("1 user, all 1 GPU)")).size() == 1, qPrintable(labels.join('|')));
+  }
+
+  // On screen each chart's title is what it plots, the same for every input (a title change lays a Qt
+  // chart out again); the line above the charts names what the titles named: the model, the users and
+  // parallelism, the GPU and its count, the usable memory and the verdict. Exports keep the full titles.
+  void theChartCaptionNamesWhatTheTitlesDid() {
+    Window win;
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    ChartPanel* charts = win.w.charts();
+    const QStringList headings = {
+        QStringLiteral("KV cache per GPU vs context"), QStringLiteral("Memory per GPU"),
+        QStringLiteral("Max concurrent users vs context"), QStringLiteral("Prefill cost vs prompt length")};
+    const auto check = [&](const QString& users, int gpus) {
+      for (int i = 0; i < ChartPanel::kCount; ++i)
+        QCOMPARE(charts->shownTitle(static_cast<ChartPanel::Chart>(i)), headings[i]);
+      const QString caption = charts->caption();
+      const PlanInputs& in = win.c.inputs();
+      QVERIFY(in.gpu.has_value());
+      for (const QString& part :
+           {win.c.modelTitle(), users,
+            QStringLiteral("tp %1 pp %2").arg(in.deployment.parallel.tp).arg(in.deployment.parallel.pp),
+            QStringLiteral("%1 x %2").arg(QString::fromStdString(in.gpu->name)).arg(gpus),
+            QStringLiteral("usable ") +
+                QString::fromStdString(format_bytes(win.c.plan().per_gpu.usable_bytes, UnitSystem::iec)),
+            win.c.plan().fits ? QStringLiteral(": fits") : QStringLiteral(": does NOT fit")})
+        QVERIFY2(caption.contains(part), qPrintable(part + QStringLiteral(" not in: ") + caption));
+    };
+    test::type_into(win.find<QAbstractSpinBox>("users"), QStringLiteral("3"));
+    test::type_into(win.find<QAbstractSpinBox>("gpus"), QStringLiteral("2"));
+    QVERIFY2(win.w.shownError().isEmpty(), qPrintable(win.w.shownError()));
+    check(QStringLiteral("3 users"), 2);
+    test::type_into(win.find<QAbstractSpinBox>("users"), QStringLiteral("1"));
+    check(QStringLiteral("1 user,"), 2);
+    // The export keeps the model in the title.
+    const ChartsData d = describe_charts(win.c.figures(), win.c.modelTitle());
+    QVERIFY(d.kv_memory.title.startsWith(headings[0] + QStringLiteral(": ") + win.c.modelTitle()));
   }
 
   void anUnreadableCountShowsTheBannerAndPlansNothing_data() {

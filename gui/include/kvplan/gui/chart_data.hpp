@@ -6,9 +6,11 @@
 
 #include <QColor>
 #include <QList>
+#include <QMap>
 #include <QPointF>
 #include <QString>
 #include <QStringList>
+#include <utility>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -27,7 +29,9 @@ struct ChartLine {
 
 /// An x-y chart.
 struct XYChart {
-  QString title;
+  QString title;    ///< the full title, naming the model and the deployment: exports and the report
+  QString heading;  ///< the on-screen title: what the chart plots, the same for every input (the rest
+                    ///< of the title is ChartsData::caption), so that an input step changes no chart text
   QString x_title;
   QString y_title;
   bool log_x = true;
@@ -38,11 +42,15 @@ struct XYChart {
   /// Ticks of a log x axis at powers of this base: 4 (256, 1,024 ...), or 16 where the plot is narrow
   /// (beside a legend) and "1048576" would not fit between ticks (Qt elides it).
   double x_log_base = 4;
+  /// Legend names shown otherwise on screen: "available (70 GiB)" as "available for KV", its figure in
+  /// ChartsData::caption, so that a step changes no legend text (exports show the full names).
+  QMap<QString, QString> screen_names;
 };
 
 /// A single stacked bar (one GPU's memory).
 struct StackedBar {
-  QString title;
+  QString title;    ///< the full title (GPU, usable memory, verdict): exports and the report
+  QString heading;  ///< the on-screen title, the same for every input (see XYChart::heading)
   QString value_title;
   QString category;
   QStringList parts;
@@ -67,7 +75,16 @@ struct ChartsData {
   StackedBar memory;  ///< 2. per-GPU memory: weights, KV, reserve, free
   XYChart max_users;  ///< 3. max concurrent users against context
   XYChart prefill;    ///< 4. relative prefill cost against prompt length, with measured points
+  /// One line above the charts on screen: what the full titles say beyond the headings (the model, the
+  /// users and parallelism, the GPU and count, the usable memory and the verdict).
+  QString caption;
 };
+
+/// The y range of a log chart holding positive values from `lo` to `hi`: a factor 1.5 of room either
+/// side, then out to whole decades (0.1, 1, 10 ...), so that most input steps keep the range and the
+/// tick labels (a range change lays the chart out again). Returns {min, max}; lo = hi = 1 when
+/// nothing is positive.
+std::pair<double, double> log_range(double lo, double hi);
 
 /// Bytes as GiB, for an axis (display only: every figure stays an integer in the Plan).
 double to_gib(Bytes b);

@@ -14,7 +14,9 @@ class QPainter;
 
 namespace kvplan::gui {
 
-/// A 2 x 2 grid of charts: KV memory against context, per-GPU memory, max users, prefill cost.
+/// A 2 x 2 grid of charts: KV memory against context, per-GPU memory, max users, prefill cost, under one
+/// caption line. On screen the charts' titles are their headings, so that an input step changes no chart
+/// text (a text change lays a Qt chart out again, measuring every axis label); exports show full titles.
 class ChartPanel : public QWidget {
   Q_OBJECT
 
@@ -39,6 +41,13 @@ class ChartPanel : public QWidget {
 
   /// The widget showing one chart (for tests and grabbing).
   [[nodiscard]] QWidget* chartWidget(Chart chart) const;
+
+  /// The title a chart shows on screen: its heading (XYChart::heading), the same for every input.
+  [[nodiscard]] QString shownTitle(Chart chart) const;
+
+  /// The line above the charts (ChartsData::caption): the model, users, parallelism, GPU and verdict
+  /// that the full titles name, which exports keep.
+  [[nodiscard]] QString caption() const;
 
   /// Series each chart shows now (for tests: the renderer keeps what it was given).
   [[nodiscard]] int seriesCount(Chart chart) const;
