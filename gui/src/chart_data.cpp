@@ -122,7 +122,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   QString available;  // the caption's
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0}) {
     kv.screen_names.insert(kv.lines.back().name, QStringLiteral("available for KV"));
-    available = QStringLiteral("; available for KV %1 per GPU").arg(human(*f.kv.available_per_gpu));
+    available = QStringLiteral("; available for KV %1").arg(human(*f.kv.available_per_gpu));
   }
   kv.lines.push_back(vertical(kv, ctx, QStringLiteral("this context")));
 
@@ -132,15 +132,14 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   const QString gpu = in.gpu ? qstr(in.gpu->name) : QStringLiteral("no GPU");
   const QString verdict = p.fits ? QStringLiteral("fits") : QStringLiteral("does NOT fit");
   bar.heading = QStringLiteral("Memory per GPU");
-  QString memory;  // the title past the heading
+  QString memory;  // the title past the heading, without the GPU's name (the caption has it already)
   if (!p.has_gpu)
     memory = QStringLiteral("no GPU chosen");
   else if (in.kv_memory || !in.gpu)  // the KV memory as the engine logs it: no usable-memory figure
-    memory = QStringLiteral("%1, KV memory %2 (given): %3").arg(gpu, human(g.available_kv_bytes), verdict);
+    memory = QStringLiteral("KV memory %1 (given): %2").arg(human(g.available_kv_bytes), verdict);
   else
-    memory = QStringLiteral("%1, usable %2 of %3: %4")
-                 .arg(gpu, human(g.usable_bytes), human(in.gpu->memory), verdict);
-  bar.title = p.has_gpu ? bar.heading + QStringLiteral(": ") + memory
+    memory = QStringLiteral("usable %1 of %2: %3").arg(human(g.usable_bytes), human(in.gpu->memory), verdict);
+  bar.title = p.has_gpu ? QStringLiteral("%1: %2, %3").arg(bar.heading, gpu, memory)
                         : bar.heading + QStringLiteral(" (") + memory + ')';
   bar.value_title = QStringLiteral("memory per GPU (GiB)");
   bar.category = QStringLiteral("fullest GPU");
@@ -241,10 +240,10 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   pre.lines.push_back(vertical(pre, ctx, QStringLiteral("this context")));
 
   // What the titles (and the legend names of screen_names) say beyond the headings, once: "Llama 3.1 70B:
-  // 8 users, tp 2 pp 1 on H100 x 4; memory per GPU: H100, usable 71.5 GiB of 80 GiB: fits; available
-  // for KV 30.2 GiB per GPU".
-  d.caption = QStringLiteral("%1: %2 on %3; memory per GPU: %4%5")
-                  .arg(model_title, deployment, on, memory, available);
+  // 8 users, tp 2 pp 1 on H100 x 4; per GPU usable 71.5 GiB of 80 GiB: fits; available for KV 30.2 GiB".
+  d.caption = QStringLiteral("%1: %2 on %3; %4%5")
+                  .arg(model_title, deployment, on, p.has_gpu ? QStringLiteral("per GPU ") + memory : memory,
+                       available);
   return d;
 }
 
