@@ -129,7 +129,7 @@ std::string describe_nearest(const Plan& p, const FitRequest& r) {
            gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
     if (p.max_context)
       what += "; " + format_count(r.users, "user fits", "users fit") + " up to " +
-              format_count(p.max_context->value) + " tokens";
+              max_context_text(r.model, *p.max_context);
   }
   return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + layout_label(p) + ": " +
          what;
