@@ -1,5 +1,6 @@
 #include "fit.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -42,6 +43,18 @@ std::string rate(double v, int decimals) {
   return v >= 1.0 || v == 0.0 ? fmt::format("{:.{}f}", v, decimals) : fmt::format("{:.3g}", v);
 }
 
+/// A cost per million tokens in a bounded width: three decimals from 0.001 up to a million, else three
+/// significant digits ("2.5e+08"), so a huge price or a tiny rate never prints hundreds of digits.
+std::string cost_text(double v) {
+  return v >= 0.001 && v < 1e6 ? fmt::format("{:.3f}", v) : fmt::format("{:.3g}", v);
+}
+
+/// The table's max-context cell: "*" marks a context past the model's max_position_embeddings.
+std::string context_cell(const Plan& p) {
+  if (!p.max_context) return "any";
+  return format_count(p.max_context->value) + (past_max_position(p.inputs.model, *p.max_context) ? "*" : "");
+}
+
 json row_json(const FitRow& r) {
   const Plan& p = r.plan;
   const auto& par = p.inputs.deployment.parallel;
@@ -56,6 +69,8 @@ json row_json(const FitRow& r) {
          {"users_per_replica", p.per_gpu.users},
          {"max_users", p.max_users},
          {"max_context", p.max_context ? json(p.max_context->value) : json(nullptr)},
+         {"max_context_past_max_position_embeddings",
+          p.max_context.has_value() && past_max_position(p.inputs.model, *p.max_context)},
          {"weights_bytes_per_gpu", p.per_gpu.weights_bytes.value},
          {"kv_bytes_per_gpu", p.per_gpu.kv_bytes_total.value},
          {"available_kv_bytes_per_gpu", p.per_gpu.available_kv_bytes.value},
@@ -94,16 +109,23 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
         fmt::format("{} x {} x {}", par.tp, par.pp, par.dp), kv_name(p.inputs.kv),
         name(p.inputs.model.weight_dtype), format_bytes(g.weights_bytes, u),
         format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
-        p.max_context ? format_count(p.max_context->value) : std::string("any"),
-        r.speed ? format_seconds(r.speed->tpot_s) : "?",
+        context_cell(p), r.speed ? format_seconds(r.speed->tpot_s) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_gpu, 0) : "?",
         r.speed ? format_seconds(r.speed->ttft_s) : "?",
-        cost ? (r.cost_per_million_tokens ? fmt::format("  {:>7.3f}", *r.cost_per_million_tokens)
+        cost ? (r.cost_per_million_tokens ? fmt::format("  {:>7}", cost_text(*r.cost_per_million_tokens))
                                           : "        ?")
              : "");
     out += "      " + r.launch + "\n";
   }
+  const ModelSpec& m = rows.front().plan.inputs.model;
+  if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
+        return r.plan.max_context && past_max_position(m, *r.plan.max_context);
+      }))
+    out += fmt::format(
+        "  * context max past the model's {} max_position_embeddings: what memory holds; engines refuse a "
+        "longer context\n",
+        format_count(m.max_position_embeddings));
   return out;
 }
 }  // namespace
@@ -123,7 +145,8 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
       "--kv-dtype", o.kv_dtype,
       "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
   app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the model's)");
-  app.add_option("--price-per-gpu-hour", o.price, "rank by cost per million output tokens at this price");
+  app.add_option("--price-per-gpu-hour", o.price,
+                 "rank by cost per million output tokens at this price (at most 1,000,000)");
   app.add_option("--ttft", o.ttft,
                  "keep layouts whose time to first token (one context-long prompt) is at most S seconds");
   app.add_option("--tpot", o.tpot, "keep layouts whose time per output token is at most S seconds");
@@ -171,7 +194,12 @@ FitRequest build_fit_request(const FitOptions& o) {
   if (!o.overhead.empty()) r.deployment.reserve = parse_bytes(o.overhead, "--overhead");
   refuse_weights_with_weight_dtype(o.weights, o.weight_dtype);
   if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_bytes(o.weights, "--weights");
-  if (!o.price.empty()) r.price_per_gpu_hour = parse_positive(o.price, "--price-per-gpu-hour", false);
+  if (!o.price.empty()) {
+    r.price_per_gpu_hour = parse_positive(o.price, "--price-per-gpu-hour", false);
+    if (*r.price_per_gpu_hour > static_cast<double>(kMaxPricePerGpuHour))
+      throw Error("--price-per-gpu-hour", "must be at most " + format_count(kMaxPricePerGpuHour) +
+                                              " per GPU-hour, got '" + o.price + "'");
+  }
   if (!o.ttft.empty()) r.max_ttft_s = parse_positive(o.ttft, "--ttft", false);
   if (!o.tpot.empty()) r.max_tpot_s = parse_positive(o.tpot, "--tpot", false);
   r.top = parse_count(o.top, "--top");
@@ -185,10 +213,28 @@ FitRequest build_fit_request(const FitOptions& o) {
 int run_fit(const FitOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   const FitRequest r = build_fit_request(o);
+  // A drafter the engine refuses is --speculative-config's to explain (the search is run again without it,
+  // on that error only).
+  const auto search = [&](const FitRequest& req) {
+    return blaming_drafter(o.engine.speculative_config, [&](bool drafter) {
+      if (drafter) return fit(req);
+      FitOptions without = o;
+      without.engine.speculative_config.clear();
+      return fit(build_fit_request(without));
+    });
+  };
   // The model's warnings, and the context's: every row plans the same context.
   std::vector<std::string> warnings = r.model.warnings;
   if (auto w = context_warning(r.model, r.context)) warnings.push_back(std::move(*w));
-  const FitResult res = fit(r);
+  // An overflow names the input, as size does: the exact layout of the first KV dtype searched.
+  PlanInputs overflow_inputs;
+  overflow_inputs.model = r.model;
+  overflow_inputs.context = r.context;
+  overflow_inputs.users = r.users;
+  overflow_inputs.kv = !r.kv_dtypes.empty() ? r.kv_dtypes.front()
+                       : !r.gpus.empty()    ? default_kv_dtypes(r.gpus.front(), r.engine.engine).front()
+                                            : KvDtypes{};
+  const FitResult res = naming_overflow(overflow_inputs, [&] { return search(r); });
   warn(warnings);  // after the search: a failing fit prints its one error line only
   const auto& m = r.model;
   if (o.json) {
@@ -198,6 +244,8 @@ int run_fit(const FitOptions& o) {
         {"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}}},
         {"context", r.context.value},
         {"users", r.users},
+        {"max_position_embeddings",
+         m.max_position_embeddings ? json(m.max_position_embeddings) : json(nullptr)},
         {"engine", std::string(name(r.engine.engine))},
         {"max_gpus", r.max_gpus},
         {"layouts_judged", res.candidates},

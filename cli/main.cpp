@@ -115,53 +115,24 @@ Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliO
 
 int run_show(const ShowOptions& o) {
   const UnitSystem u = resolve_units(o.units);
-  const Plan p = layout_plan(o.model, o.dtypes, o.engine, Tokens{1});
+  const Plan p = blaming_drafter(o.engine.speculative_config, [&](bool drafter) {
+    EngineCliOptions e = o.engine;
+    if (!drafter) e.speculative_config.clear();
+    return layout_plan(o.model, o.dtypes, e, Tokens{1});
+  });
   warn(p.inputs.model.warnings);
   print(o.json ? dump(layout_json(p)) + "\n" : layout_text(p, u));
   return 0;
 }
 
-/// make_plan, with an overflow past 2^64 B named by the input that caused it, flag and value, instead of
-/// the figure it happened in (kv_bytes_per_sequence means nothing to the user). Every head and dimension
-/// is bounded (limits.hpp kMaxDimension), so a token's bytes fit: a sequence that does not is the
-/// context's, a total that does not the users'.
-Plan plan_naming_overflow(const PlanInputs& in) {
-  try {
-    return make_plan(in);
-  } catch (const Error& e) {
-    if (e.reason() != "overflows 64-bit arithmetic") throw;
-    const std::string context = "--context " + std::to_string(in.context.value);
-    Bytes per_token{0}, per_sequence{0};
-    try {
-      per_token = bytes_per_token(in.model, in.kv);
-    } catch (const Error&) {
-      throw e;  // the model's own figure: the loader's bounds should make this unreachable
-    }
-    try {
-      per_sequence = kv_bytes_per_sequence(in.model, in.kv, in.context);
-    } catch (const Error&) {
-      throw Error(context, "the KV cache of one sequence overflows 2^64 B (" + format_bytes_exact(per_token) +
-                               " per token x " + format_count(in.context.value) + " tokens)");
-    }
-    std::uint64_t total = 0;
-    if (in.users > 1 && __builtin_mul_overflow(per_sequence.value, in.users, &total))
-      throw Error("--users " + std::to_string(in.users),
-                  "the KV cache of the users overflows 2^64 B (" + format_bytes_exact(per_sequence) +
-                      " per sequence x " + format_count(in.users) + " users)");
-    // The engine's rules (pages, padding, windows counted in full) passed 2^64 B where the exact layout
-    // did not.
-    if (e.field() == "users")
-      throw Error("--users " + std::to_string(in.users),
-                  "the KV cache of the users overflows 2^64 B under the engine's rules");
-    throw Error(context,
-                "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
-                "padding, windows counted in full)");
-  }
-}
-
 int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
-  const Plan p = plan_naming_overflow(build_inputs(o));
+  const Plan p = blaming_drafter(o.engine.speculative_config, [&](bool drafter) {
+    SizeOptions asked = o;
+    if (!drafter) asked.engine.speculative_config.clear();
+    const PlanInputs in = build_inputs(asked);
+    return naming_overflow(in, [&] { return make_plan(in); });
+  });
   warn(p.warnings);
   // The speed roofline assumes tensor parallel over every GPU: not modelled under DP attention.
   const bool dp_attention = p.inputs.deployment.dp_attention > 1;
@@ -181,7 +152,8 @@ int run_size(const SizeOptions& o) {
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   // --speculative-config is taken by every command with engine options: the drafter's layers count.
-  ModelSpec m = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
+  const ModelSpec target = resolve_model(o.model, nullptr);
+  ModelSpec m = apply_speculative_config(o.engine.speculative_config, target);
   warn(m.warnings);
   EngineOptions engine = resolve_engine(o.engine);
   // The cap is one more row, beside the variants of the uncapped model (as the GUI's StreamingLLM curve).
@@ -192,7 +164,9 @@ int run_compare(const CompareOptions& o) {
   // An overflow with the context is the context's; one at a single token is the model's.
   const auto rows = [&] {
     try {
-      return compare_attention(m, t, ctx, variants, engine);
+      return blaming_drafter(o.engine.speculative_config, [&](bool drafter) {
+        return compare_attention(drafter ? m : target, t, ctx, variants, engine);
+      });
     } catch (const Error& e) {
       if (e.field() != "bytes") throw;
       try {
@@ -227,9 +201,12 @@ int run_prefill(const PrefillOptions& o) {
   if (!o.vs.empty() && vs == 0) throw Error("--vs", "must be positive");
   // Checked whether or not a time is asked for: a value is never silently ignored.
   const double eff = parse_positive(o.efficiency, "--efficiency", true);
-  const PrefillFlops f = prefill_flops(m, n);
+  // An overflow is the prompt length's (or --vs's): named by its flag and value, as size names --context.
+  constexpr std::string_view kFlopsOverflow =
+      "the prefill FLOPs overflow 2^64 (2 x active parameters per token, plus the attention's causal pairs)";
+  const PrefillFlops f = naming_overflow("--prompt", n, kFlopsOverflow, [&] { return prefill_flops(m, n); });
   std::optional<PrefillComparison> c;
-  if (vs != 0) c = compare_prefill(m, n, vs);
+  if (vs != 0) c = naming_overflow("--vs", vs, kFlopsOverflow, [&] { return compare_prefill(m, n, vs); });
   std::optional<double> secs, vs_secs;
   std::optional<PrefillCalibration> cal;
   std::optional<PrefillSeconds> cal_secs, cal_vs;

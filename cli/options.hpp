@@ -132,6 +132,62 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback);
 /// ({"method": "eagle" | "eagle3" | "draft_model" | "mtp" | "deepseek_mtp" | "qwen3_next_mtp" | "ngram",
 /// "model": preset, repo id or config path, "num_speculative_tokens": k}); empty text: the model as is.
 ModelSpec apply_speculative_config(const std::string& text, ModelSpec m);
+
+/// Whether `e` is core's figure past 2^64 (units.hpp throw_overflow: "overflows 64-bit arithmetic").
+bool is_overflow(const Error& e);
+
+/// Re-throws `e`, an error raised while planning `in`: an overflow as the input that caused it, flag and
+/// value ("--context 10000000000000: the KV cache of one sequence overflows 2^64 B (...)", "--users N:
+/// ..."), instead of core's figure (kv_bytes_per_sequence means nothing to the user); any other error as
+/// it is. Every head and dimension is bounded (limits.hpp kMaxDimension), so a token's bytes fit: a
+/// sequence that does not is the context's, a total that does not the users'. What size and fit share.
+[[noreturn]] void rethrow_naming_input(const Error& e, const PlanInputs& in);
+
+/// Runs `f` (a plan or a search over plans of `in`'s model, context and users), naming the input of an
+/// overflow as rethrow_naming_input does.
+template <class F>
+auto naming_overflow(const PlanInputs& in, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    rethrow_naming_input(e, in);
+  }
+}
+
+/// Runs `f`, whose only count is the one `flag` gave (`value`): an overflow in it is that input's,
+/// "--prompt 10000000000000: the prefill FLOPs overflow 2^64 (...)" with `what` ("the prefill FLOPs
+/// overflow 2^64 (2 x parameters x tokens, plus the attention pairs)").
+template <class F>
+auto naming_overflow(std::string_view flag, std::uint64_t value, std::string_view what, F&& f)
+    -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (!is_overflow(e)) throw;
+    throw Error(std::string(flag) + " " + std::to_string(value), std::string(what));
+  }
+}
+
+/// Runs `f(true)`, the command with --speculative-config's drafter layers. An engine refusal (core's
+/// "engine" field: vLLM cannot unify the page sizes of the layers) that `f(false)`, the same command
+/// without the drafter, does not raise is the drafter's: re-thrown naming --speculative-config, the flag
+/// that caused it, not --engine. Without a drafter, or when the model alone is refused too, the error
+/// stays as it is.
+template <class F>
+auto blaming_drafter(const std::string& speculative_config, F&& f) -> decltype(f(true)) {
+  try {
+    return f(true);
+  } catch (const Error& e) {
+    if (speculative_config.empty() || e.field() != "engine") throw;
+    try {
+      (void)f(false);
+    } catch (const Error&) {
+      throw e;
+    }
+    throw Error("--speculative-config", "the drafter's layers under the engine: " + e.reason());
+  }
+}
+
 /// K/V dtypes (engine names included: "auto" is the model's dtype, fp16 for fp32 checkpoints as vLLM
 /// does; "fp8_ds_mla" sets the engine option) and the weight dtype (applied to the model).
 KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOptions* engine = nullptr);

@@ -46,7 +46,7 @@ kvplan_cli_ok("compare json with attention sinks"
 # fit takes the cap as size does (worked in tests/test_fit.cpp): one H100 holds 59,834,464,665 / 134,217,728 =
 # 445 capped sequences of Llama-3.1-8B; no engine keeps such a cache, so no launch line.
 kvplan_cli_ok("fit with attention sinks"
-  "\"kv_bytes_per_gpu\": 2147483648,[^}]*\"max_context\": null,\n +\"max_users\": 445,"
+  "\"kv_bytes_per_gpu\": 2147483648,[^}]*\"max_context\": null,\n +\"max_context_past_max_position_embeddings\": false,\n +\"max_users\": 445,"
   fit llama-3.1-8b --context 32768 --users 16 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --sink-tokens 4 --recent-window 1020 --json)
 kvplan_cli_ok("fit with attention sinks: no launch line"
   "\n +1  h100-sxm +1  1 x 1 x 1 +bf16 .* 445 +any .*\n +\\(no launch line: no serving engine keeps an attention-sink cache"
@@ -99,3 +99,54 @@ kvplan_cli_ok("fit json carries the context warning"
 kvplan_cli_warns("compare warns past max_position_embeddings" "MHA"
   "kvplan: warning: context 100,000 exceeds the model's max_position_embeddings 1,024\n"
   compare gpt2 --context 100000)
+
+# The max context found past the model's max_position_embeddings (Llama-3.1-70B: 131,072) is marked in size and
+# fit. tp 8, fp8 KV: 58,256,560,537 B available per GPU / (16 users x 80 layers x 1 KV head x 128 x 2 x 1 B) =
+# 177,784 tokens (worked in tests/test_fit.cpp).
+kvplan_cli_ok("size marks a max context past max_position_embeddings"
+  "max context for 16 users +177,784 tokens \\(past the model's 131,072 max_position_embeddings: engines refuse a longer context\\)"
+  size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 8 --kv-dtype fp8_e4m3)
+kvplan_cli_ok("size json marks a max context past max_position_embeddings"
+  "\"max_context\": 177784,\n +\"max_context_past_max_position_embeddings\": true,"
+  size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 8 --kv-dtype fp8_e4m3 --json)
+kvplan_cli_ok("fit marks a max context past max_position_embeddings"
+  " 177,784\\* .*\n +\\* context max past the model's 131,072 max_position_embeddings: what memory holds; engines refuse a longer context\n"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3)
+kvplan_cli_ok("fit json marks a max context past max_position_embeddings"
+  "\"max_context\": 177784,\n +\"max_context_past_max_position_embeddings\": true,.*\"max_position_embeddings\": 131072,"
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3 --json)
+# A context asked past the limit: vLLM refuses --max-model-len 200000 unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.
+kvplan_cli_ok("fit launch line past max_position_embeddings"
+  "\n +VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-70B .*--max-model-len 200000 .*  # context 200,000 past the model's 131,072 max_position_embeddings"
+  fit llama-3.1-70b --context 200000 --users 1 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3)
+# --price-per-gpu-hour: finite, at most a million; costs print in a bounded width.
+kvplan_cli_bad("fit price past the bound" "^kvplan: error: --price-per-gpu-hour: must be at most 1,000,000 per GPU-hour, got '1e308'\n$"
+  fit llama-3.1-8b --price-per-gpu-hour 1e308)
+kvplan_cli_bad("fit price infinite" "^kvplan: error: --price-per-gpu-hour: must be a positive number, got 'inf'\n$"
+  fit llama-3.1-8b --price-per-gpu-hour inf)
+# At the bound a row on one H100 costs 10^6 x 1 / (tokens/s x 3600) x 10^6: past 10^6 per Mtok, so three
+# significant digits ("e+"), never a long run of digits.
+kvplan_cli_ok("fit cost in a bounded width" "\n +1  h100-sxm +1  .* +[0-9.]+e\\+[0-9]+\n"
+  fit llama-3.1-8b --context 8192 --users 1 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --price-per-gpu-hour 1000000 --top 1)
+# Overflows name the input in fit and prefill as in size. Llama-3.1-8B: 131,072 B per token.
+kvplan_cli_bad("fit overflow names the context"
+  "^kvplan: error: --context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
+  fit llama-3.1-8b --context 18446744073709551615 --gpu h100-sxm)
+# 131,072 B x 2^40 tokens = 2^57 B per sequence; x 256 users = 2^65.
+kvplan_cli_bad("fit overflow names the users"
+  "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
+  fit llama-3.1-8b --context 1099511627776 --users 256 --gpu h100-sxm)
+kvplan_cli_bad("prefill overflow names the prompt"
+  "^kvplan: error: --prompt 18446744073709551615: the prefill FLOPs overflow 2\\^64 "
+  prefill llama-3.1-8b --prompt 18446744073709551615)
+kvplan_cli_bad("prefill overflow names --vs"
+  "^kvplan: error: --vs 18446744073709551615: the prefill FLOPs overflow 2\\^64 "
+  prefill llama-3.1-8b --prompt 1000 --vs 18446744073709551615)
+# A drafter whose page vLLM cannot unify with the target's (tests/fixtures/eagle-3kv-draft.json: 24,576 B
+# against 65,536 B): --speculative-config caused it, not --engine.
+kvplan_cli_bad("vllm drafter page size names --speculative-config"
+  "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
+  size llama-3.1-8b --engine vllm "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
+kvplan_cli_bad("vllm drafter page size names --speculative-config, fit"
+  "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
+  fit llama-3.1-8b --engine vllm --gpu h100-sxm --pp 1 "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")

@@ -935,3 +935,32 @@ TEST_CASE("recurrent-state types: only those the engine has", "[engine][vllm][ll
       Catch::StartsWith("mamba_cache_dtype: llama.cpp keeps the recurrent state in f32"));
   CHECK(cli_flag_for("mamba_cache_dtype") == "--mamba-cache-dtype");
 }
+
+TEST_CASE("SGLang's per-request figure on a hybrid SWA pool: sliding layers hold the window, not the context",
+          "[engine][sglang]") {
+  // schedule_batch.py maybe_evict_swa / _evict_swa: sliding_window_size = config sliding_window - 1;
+  // every sliding_window_size decode steps the slots below seqlen - 1 - sliding_window_size go, so a
+  // request holds at most 2 x (sliding_window - 1) + page_size sliding-layer tokens.
+  const KvDtypes bf16{DType::bf16, DType::bf16};
+  SECTION("gemma-3-27b: 10 full + 52 sliding layers of 16 x (128 + 128) x 2 B = 8,192 B, window 1,024") {
+    const ModelSpec m = presets::find_model("gemma-3-27b");
+    // full 10 x 8,192 = 81,920 B per token x 32,768 + sliding 52 x 8,192 = 425,984 B x (2 x 1,023 + 1) =
+    // 2,684,354,560 + 871,989,248 B.
+    CHECK(sglang_policy(m, bf16, Parallelism{}, Tokens{32768}, engine(Engine::sglang), std::nullopt)
+              .kv_bytes_total.value == 3556343808ULL);
+    // Shorter than the kept 2,047 tokens: every layer holds the whole request, 507,904 B x 1,000.
+    CHECK(sglang_policy(m, bf16, Parallelism{}, Tokens{1000}, engine(Engine::sglang), std::nullopt)
+              .kv_bytes_total.value == 507904000ULL);
+  }
+  SECTION("gpt-oss-120b: 18 full + 18 sliding layers of 8 x (64 + 64) x 2 B = 2,048 B, window 128") {
+    const ModelSpec m = presets::find_model("gpt-oss-120b");
+    // 36,864 B x 131,072 + 36,864 B x (2 x 127 + 1 page) = 4,831,838,208 + 9,400,320 B.
+    CHECK(sglang_policy(m, bf16, Parallelism{}, Tokens{131072}, engine(Engine::sglang), std::nullopt)
+              .kv_bytes_total.value == 4841238528ULL);
+    // --page-size 64: 2 x 127 + 64 = 318 sliding-layer tokens, 36,864 B x 318 = 11,722,752 B.
+    EngineOptions o = engine(Engine::sglang);
+    o.block_size = 64;
+    CHECK(sglang_policy(m, bf16, Parallelism{}, Tokens{131072}, o, std::nullopt).kv_bytes_total.value ==
+          4843560960ULL);
+  }
+}

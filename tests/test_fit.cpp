@@ -354,3 +354,58 @@ TEST_CASE("fit: with attention sinks, rows use the capped KV and carry no launch
   r.engine.engine = Engine::vllm;
   CHECK_THROWS_WITH(fit(r), Catch::StartsWith("sink_tokens:"));
 }
+
+TEST_CASE("fit: a max context past max_position_embeddings is marked; the launch line stays accepted",
+          "[fit]") {
+  // Llama-3.1-70B's config: max_position_embeddings 131,072.
+  const ModelSpec m = presets::find_model("llama-3.1-70b");
+  REQUIRE(m.max_position_embeddings == 131072);
+  CHECK_FALSE(past_max_position(m, Tokens{131072}));
+  CHECK(past_max_position(m, Tokens{131073}));
+  ModelSpec unknown = m;
+  unknown.max_position_embeddings = 0;  // no limit known: nothing to mark
+  CHECK_FALSE(past_max_position(unknown, Tokens{1'000'000}));
+  CHECK(max_context_text(m, Tokens{131072}) == "131,072 tokens");
+  CHECK(max_context_text(m, Tokens{177784}) ==
+        "177,784 tokens (past the model's 131,072 max_position_embeddings: engines refuse a longer context)");
+
+  // The README's fp8 row at tp 8: available 76,968,728,985 - 141,107,412,992 / 8 - 2^30 = 58,256,560,537 B
+  // per GPU; 16 users x 80 layers x 1 KV head x 128 x 2 x 1 B = 327,680 B per token of context:
+  // 177,784.67 -> 177,784 tokens, past the limit.
+  FitRequest r = readme_job(DType::fp8_e4m3);
+  r.tp = {8};
+  const FitResult res = fit(r);
+  REQUIRE(!res.rows.empty());
+  REQUIRE(res.rows.front().plan.max_context.has_value());
+  CHECK(res.rows.front().plan.max_context->value == 177784);
+  CHECK(past_max_position(m, *res.rows.front().plan.max_context));
+
+  // A context asked past the limit: each engine's line carries the setting it needs to accept it.
+  r = readme_job(DType::fp8_e4m3);
+  r.tp = {8};
+  r.context = Tokens{200000};
+  r.users = 1;
+  CHECK_THAT(fit(r).rows.front().launch,
+             Catch::StartsWith("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-70B ") &&
+                 Catch::Contains("--max-model-len 200000") &&
+                 Catch::EndsWith("  # context 200,000 past the model's 131,072 max_position_embeddings: the "
+                                 "engine refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"));
+  r.engine.engine = Engine::sglang;
+  CHECK_THAT(
+      fit(r).rows.front().launch,
+      Catch::StartsWith("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server "));
+  r.engine.engine = Engine::trtllm;
+  CHECK_THAT(fit(r).rows.front().launch, Catch::StartsWith("TLLM_ALLOW_LONG_MAX_MODEL_LEN=1 trtllm-serve "));
+  // Within the limit: no setting, no comment.
+  r.engine.engine = Engine::vllm;
+  r.context = Tokens{131072};
+  CHECK_THAT(fit(r).rows.front().launch, Catch::StartsWith("vllm serve ") && !Catch::Contains("#"));
+}
+
+TEST_CASE("fit: the price per GPU-hour is bounded", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.price_per_gpu_hour = 1e308;
+  CHECK_THROWS_WITH(fit(r), "price_per_gpu_hour: must be a positive number, at most 1,000,000");
+  r.price_per_gpu_hour = 1'000'000.0;
+  CHECK_NOTHROW(fit(r));
+}

@@ -10,6 +10,14 @@
 //  - Hybrid sliding-window models (_resolve_hybrid_swa_tokens): full_tokens =
 //    align(total / (full_per_token + swa_full_tokens_ratio x swa_per_token)), swa_tokens =
 //    align(full_tokens x ratio), where total = capacity x cell_size.
+//  - One request of L tokens on a hybrid pool (managers/schedule_batch.py ScheduleBatch.maybe_evict_swa /
+//    _evict_swa): its full layers hold L tokens; its sliding layers only what has not been evicted. The
+//    model's sliding_window_size is config.sliding_window - 1 (models/gemma3_causal.py, gpt_oss.py
+//    get_attention_sliding_window_size: "SGLang assumes exclusive"); every sliding_window_size decode
+//    steps the slots below seqlen - 1 - sliding_window_size (floored to a page) are freed, and a prompt
+//    inserted into the radix cache keeps out-of-window slots only as evictable tree nodes. So a request
+//    holds at most sliding_window_size (the window) + sliding_window_size (the tokens decoded until the
+//    next eviction) + page_size (the floor to a page) sliding-layer tokens.
 #include <algorithm>
 #include <cmath>
 
@@ -27,6 +35,7 @@ using namespace engine_detail;
 struct Cells {
   Bytes cell{0}, full_pt{0}, swa_pt{0}, k_pt{0}, v_pt{0};
   bool mla = false;
+  std::uint64_t window = 0;  ///< the widest sliding window of the fullest stage (config sliding_window)
   std::vector<Bytes> stage_cells;
   /// Each stage's full-attention and sliding parts of its cell (hybrid SWA pools).
   std::vector<std::pair<Bytes, Bytes>> stage_parts;
@@ -37,6 +46,7 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
   Cells out;
   for (const auto& stage : class_stage_views(m, p.pp, c)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
+    std::uint64_t window = 0;
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
       if (!has_attention(a.kind) || a.kv_shared) continue;
@@ -55,6 +65,7 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
       k += kb * g.count;
       v += vb * g.count;
       (a.kind == AttentionKind::sliding ? s : f) += (kb + vb) * g.count;
+      if (a.kind == AttentionKind::sliding) window = std::max(window, a.window);
     }
     out.stage_cells.push_back(c);
     out.stage_parts.emplace_back(f, s);
@@ -64,6 +75,7 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
       out.swa_pt = s;
       out.k_pt = k;
       out.v_pt = v;
+      out.window = window;
     }
   }
   return out;
@@ -86,6 +98,15 @@ std::uint64_t sglang_tokens(const Cells& c, std::uint64_t memory, std::uint64_t 
             ", swa_layer_tokens=" + std::to_string(swa_tokens);
   }
   return full_tokens;
+}
+
+/// Sliding-layer tokens one request of `len` tokens holds at most in SGLang's hybrid SWA pool, for a
+/// model whose config sliding_window is `window` (>= 1) and pages of `page` tokens:
+/// min(len, 2 x (window - 1) + page) (see the header comment: maybe_evict_swa frees what falls out of the
+/// window every sliding_window_size = window - 1 decode steps).
+std::uint64_t swa_request_tokens(std::uint64_t window, std::uint64_t page, std::uint64_t len) {
+  const std::uint64_t kept = checked_add(checked_mul(window - 1, 2, "sliding_window"), page, "block_size");
+  return std::min(len, kept);
 }
 
 /// SGLang's token pool as a policy: a request of L tokens takes cdiv(L, page) pages of the pool;
@@ -161,7 +182,9 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
   r.bytes_per_token = c_.cell;
   r.per_token_note = hybrid_swa ? "per GPU, cell_size: every layer; the SWA pool then holds fewer tokens"
                                 : "per GPU, cell_size: every layer of this rank";
-  r.kv_bytes_total = c_.cell * context.value;
+  r.kv_bytes_total =
+      hybrid_swa ? c_.full_pt * context.value + c_.swa_pt * swa_request_tokens(c_.window, page, context.value)
+                 : c_.cell * context.value;
   if (!kv_memory) return r;
   if (c_.cell == Bytes{0})
     throw Error("engine",

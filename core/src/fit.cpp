@@ -129,7 +129,7 @@ std::string describe_nearest(const Plan& p, const FitRequest& r) {
            gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
     if (p.max_context)
       what += "; " + format_count(r.users, "user fits", "users fit") + " up to " +
-              format_count(p.max_context->value) + " tokens";
+              max_context_text(r.model, *p.max_context);
   }
   return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + layout_label(p) + ": " +
          what;
@@ -261,6 +261,29 @@ std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comme
 }
 }  // namespace
 
+bool past_max_position(const ModelSpec& m, Tokens tokens) {
+  return m.max_position_embeddings != 0 && tokens.value > m.max_position_embeddings;
+}
+
+std::string max_context_text(const ModelSpec& m, Tokens max_context) {
+  std::string out = format_count(max_context.value) + " tokens";
+  if (past_max_position(m, max_context))
+    out += " (past the model's " + format_count(m.max_position_embeddings) +
+           " max_position_embeddings: engines refuse a longer context)";
+  return out;
+}
+
+std::string_view long_context_env(Engine engine) {
+  switch (engine) {
+    case Engine::sglang: return "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1";
+    case Engine::trtllm: return "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
+    case Engine::llamacpp: return "";
+    case Engine::ideal:
+    case Engine::vllm:
+    default: return "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
+  }
+}
+
 std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::vector<std::string> yaml;
   std::string comment;
@@ -269,6 +292,15 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string line = layout_line(p);
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;
+  const ModelSpec& m = p.inputs.model;
+  if (past_max_position(m, p.inputs.context)) {
+    const std::string_view env = long_context_env(p.inputs.engine.engine);
+    if (!env.empty()) line = std::string(env) + " " + line;
+    comment = "context " + format_count(p.inputs.context.value) + " past the model's " +
+              format_count(m.max_position_embeddings) + " max_position_embeddings" +
+              (env.empty() ? std::string() : ": the engine refuses it without " + std::string(env)) +
+              (comment.empty() ? "" : "; " + comment);
+  }
   if (!yaml.empty()) {
     std::string fields;
     for (const auto& f : yaml) fields += (fields.empty() ? "" : ", ") + f;
@@ -366,8 +398,10 @@ FitResult fit(const FitRequest& request) {
                                 " GPUs are searched");
   if (r.users == 0) throw Error("users", "must be positive");
   if (r.context.value == 0) throw Error("context", "must be positive");
-  if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0))
-    throw Error("price_per_gpu_hour", "must be a positive number");
+  if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0 &&
+                                *r.price_per_gpu_hour <= static_cast<double>(kMaxPricePerGpuHour)))
+    throw Error("price_per_gpu_hour",
+                "must be a positive number, at most " + format_count(kMaxPricePerGpuHour));
   if (r.attention_sinks) require_streaming_engine(r.engine.engine);
   validate(r.model);
   const std::uint64_t layers = num_layers(r.model);

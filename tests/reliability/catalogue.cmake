@@ -145,7 +145,7 @@ kvplan_bad("prompt zero" "--prompt: must be positive\n$" prefill llama-3.1-8b --
 kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama-3.1-8b --context 0)
 
 # --- Arithmetic: every byte and token product is checked; an overflow is named by the flag and value
-# that caused it (cli/main.cpp plan_naming_overflow), not by the figure it happened in.
+# that caused it (cli/options.cpp rethrow_naming_input), not by the figure it happened in.
 # 10^9 heads: refused before any product (limits.hpp kMaxDimension, 2^20), named by its flag.
 kvplan_bad("the issue's overflow" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
@@ -162,7 +162,8 @@ kvplan_bad("users overflow the total" "^kvplan: error: --users 18446744073709551
 # 2^63 heads are now refused before the FLOPs (past 2^20, limits.hpp kMaxDimension), by the flag.
 kvplan_bad("prefill heads overflow" "^kvplan: error: --heads: 9,223,372,036,854,775,808 is past any real model's"
   prefill --layers 1 --heads 9223372036854775808 --kv-heads 1 --head-dim 1 --prompt 1000)
-kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt: overflows 64-bit arithmetic\n$"
+# The prompt is named with its value, as size names --context (cli/options.hpp naming_overflow).
+kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt 18446744073709551615: the prefill FLOPs overflow 2\\^64 \\(2 x active parameters per token, plus the attention's causal pairs\\)\n$"
   prefill --layers 1 --heads 4 --head-dim 1 --prompt 18446744073709551615)
 
 # --- Regressions of wrong numbers found while hardening (engines' own arithmetic).

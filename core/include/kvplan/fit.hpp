@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kvplan/plan.hpp"
@@ -17,6 +18,11 @@ namespace kvplan {
 /// Most GPUs `fit` searches (--max-gpus): far past a real deployment's count; every count up to it is
 /// tried, so a larger limit would only take minutes.
 inline constexpr std::uint64_t kMaxFitGpus = 4096;
+
+/// Highest --price-per-gpu-hour fit takes: a million per GPU-hour covers a GPU-hour in any currency
+/// (an H100 rents for a few dollars, some tens of thousands of dong); past it the figure is a typo, and
+/// the cost it ranks by would be a number nobody can read.
+inline constexpr std::uint64_t kMaxPricePerGpuHour = 1'000'000;
 
 /// What the launch line needs beyond the plan: the inputs a front end applied to the model before the
 /// search, which the engine takes as its own flags.
@@ -90,13 +96,33 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 /// gpus, tp, pp or kv_dtypes is searched once.
 FitResult fit(const FitRequest& request);
 
+/// Whether `tokens` passes the model's max_position_embeddings (false when the limit is unknown, 0).
+/// The engines refuse such a context unless told otherwise (long_context_env).
+bool past_max_position(const ModelSpec& m, Tokens tokens);
+
+/// A max context found by the capacity search, for people: "177,784 tokens", or, past the model's
+/// max_position_embeddings, "177,784 tokens (past the model's 131,072 max_position_embeddings: engines
+/// refuse a longer context)". The figure stays what memory holds; the mark says the engine will not
+/// start with it.
+std::string max_context_text(const ModelSpec& m, Tokens max_context);
+
+/// The environment setting with which `engine` accepts a context past max_position_embeddings, empty
+/// when it needs none: vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (vllm/config/model.py
+/// _get_and_verify_max_len raises otherwise), SGLang SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
+/// (srt/configs/model_config.py), TensorRT-LLM TLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+/// (_torch/pyexecutor/model_engine.py _init_max_seq_len); llama-server takes any -c (it warns past
+/// n_ctx_train).
+std::string_view long_context_env(Engine engine);
+
 /// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
 /// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per
 /// replica, KV dtype and memory fraction; replicas add the engine's data-parallel flag where it has one.
 /// Every engine option set away from its default is written as the engine's own flag
 /// (EngineOptionSpec::launch_flag; TensorRT-LLM's kv_cache_config fields as an --extra_llm_api_options
 /// YAML file, its content in a trailing shell comment), and so are the extras: a row planned with an
-/// option the line leaves out would start another deployment than the one planned.
+/// option the line leaves out would start another deployment than the one planned. A context past the
+/// model's max_position_embeddings goes with long_context_env's setting before the command and a
+/// trailing comment, so the line never passes a length the engine refuses.
 std::string launch_command(const Plan& p, const LaunchExtras& extras = {});
 
 }  // namespace kvplan
