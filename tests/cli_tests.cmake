@@ -150,6 +150,12 @@ kvplan_cli_bad("user presets: a bad config is reported by models" "presets-bad-c
   --presets ${KVPLAN_FIXTURES}/presets-bad-config models)
 kvplan_cli_bad("user presets: a bad GPU" "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
   --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size --gpu h100-sxm)
+# A misspelt key in a GPU preset would drop its figure silently (presets/README.md lists the keys; no
+# extension keys are promised), and an id with a comma can never be asked for with --gpu a,b.
+kvplan_cli_bad("user presets: a GPU key misspelt" "presets-gpu-typo/gpus/typo.json: /memory_bandwdith_bytes_per_s: unknown key"
+  --presets ${KVPLAN_FIXTURES}/presets-gpu-typo gpus)
+kvplan_cli_bad("user presets: a GPU id with a comma" "presets-gpu-comma-id/gpus.json: /gpus/1/id: 'h100,80' holds a comma"
+  --presets ${KVPLAN_FIXTURES}/presets-gpu-comma-id size --gpu lab-card)
 kvplan_cli_bad("user presets: two with one id in a folder" "models/twin.json: /id: 'twin' is also the id of [^\n]*models/Twin.json"
   --presets ${KVPLAN_FIXTURES}/presets-same-id models)
 # A model preset is models/<id>.json: one whose id differs was listed, yet not found by its file's name.

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hf_support.hpp"
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
@@ -13,16 +14,8 @@ using namespace kvplan;
 using nlohmann::json;
 
 namespace {
-ModelSpec load(const json& j) { return presets::model_from_hf_config(j, "test.json"); }
-
-std::string error_of(const json& j) {
-  try {
-    (void)load(j);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
+using test::load;
 
 json llama_like() {
   return json{{"model_type", "llama"},    {"num_hidden_layers", 4},

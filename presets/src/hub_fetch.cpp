@@ -241,7 +241,7 @@ struct Hub {
     const std::string what = "the response for '" + repo + "' " + file + " from " + url;
     json j;
     try {
-      j = parse_json_text(r.body, file);
+      j = parse_json_text(r.body, file, true);  // config.json as transformers reads it (Infinity ...)
     } catch (const Error& e) {
       throw HubError("model",
                      what + " is not JSON (" + e.reason() + "; it starts '" + r.body.substr(0, 32) + "')");
@@ -515,7 +515,7 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
   }
   const fs::path snapshot = config->parent_path();
   const std::string commit = snapshot.filename().string();
-  ModelSpec m = model_from_hf_config(read_json_file(*config), "config.json");
+  ModelSpec m = model_from_hf_config(read_json_file(*config, true), "config.json");
   m.id = m.name = std::string(repo);
   m.source = std::string(repo) + "@" + rev + " " + from;
   std::vector<std::string> missing;

@@ -148,6 +148,37 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
   std::vector<Frame> frames_;
   std::size_t values_ = 0;
 };
+/// Python's json literals NaN, Infinity and -Infinity, outside strings, as JSON strings. Outside a string
+/// the only other words are true, false and null, so no other text can match.
+std::string quote_python_literals(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      out += ch;
+      if (ch == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (ch == '"')
+        in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    bool literal = false;
+    for (const std::string_view word : {"-Infinity", "Infinity", "NaN"})
+      if (text.substr(i, word.size()) == word) {
+        out += '"';
+        out += word;
+        out += '"';
+        i += word.size() - 1;
+        literal = true;
+        break;
+      }
+    if (!literal) out += ch;
+  }
+  return out;
+}
 }  // namespace
 
 void require_regular_file(const fs::path& path) {
@@ -175,7 +206,7 @@ void require_regular_file(const fs::path& path) {
   }
 }
 
-json read_json_file(const fs::path& path) {
+json read_json_file(const fs::path& path, bool python_literals) {
   const std::string p = path.string();
   require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
@@ -190,14 +221,19 @@ json read_json_file(const fs::path& path) {
                   "is larger than " + format_count(kMaxJsonBytes >> 20) + " MiB (the limit): not a config");
   }
   if (in.bad()) throw Error(p, "cannot be read");
-  return parse_json_text(text, p);
+  return parse_json_text(text, p, python_literals);
 }
 
-json parse_json_text(std::string_view text, const std::string& origin) {
+json parse_json_text(std::string_view text, const std::string& origin, bool python_literals) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error(origin, "is empty");
   BoundedBuilder builder(origin);
   // The handler throws kvplan::Error itself; a false return cannot happen.
-  json::sax_parse(text.begin(), text.end(), &builder);
+  if (python_literals) {
+    const std::string quoted = quote_python_literals(text);
+    json::sax_parse(quoted.begin(), quoted.end(), &builder);
+  } else {
+    json::sax_parse(text.begin(), text.end(), &builder);
+  }
   return builder.take();
 }
 

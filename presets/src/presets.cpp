@@ -86,8 +86,34 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
       throw Error(where(key), "missing or not a string");
     return plain(it->get<std::string>(), where(key));
   };
+  // presets/README.md lists every key a GPU preset has and promises no extension keys: a misspelt one
+  // (memory_bandwdith_bytes_per_s) would drop its figure without a word, so an unknown key is refused.
+  static constexpr std::string_view known[] = {"id",
+                                               "name",
+                                               "memory_bytes",
+                                               "memory_source",
+                                               "memory_bandwidth_bytes_per_s",
+                                               "bf16_dense_flops",
+                                               "datasheet_source",
+                                               "link_bandwidth_bytes_per_s",
+                                               "link_source",
+                                               "fp8",
+                                               "fp8_source",
+                                               "notes"};
+  for (const auto& [key, value] : g.items())
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+      throw Error(origin + ": " + at + "/" + printable(key),
+                  "unknown key (a GPU preset has id, name, memory_bytes, memory_source, "
+                  "memory_bandwidth_bytes_per_s, bf16_dense_flops, datasheet_source, "
+                  "link_bandwidth_bytes_per_s, link_source, fp8, fp8_source, notes)");
   Gpu gpu;
   gpu.id = text("id");
+  // --gpu a,b and fit's --gpus split on commas, and a shell splits on whitespace: such an id could never be
+  // asked for.
+  if (gpu.id.find_first_of(", \t\n\r\v\f") != std::string::npos)
+    throw Error(where("id"), "'" + gpu.id +
+                                 "' holds a comma or whitespace: `--gpu a,b` splits on commas, so it could "
+                                 "never be named; use letters, digits, '-', '_' or '.'");
   gpu.name = text("name");
   const auto mem = g.find("memory_bytes");
   if (mem == g.end() || !mem->is_number_unsigned() || mem->get<std::uint64_t>() == 0)
@@ -133,7 +159,7 @@ std::vector<ModelPreset> list_models() {
   for (const auto& dir : preset_dirs()) {
     std::vector<ModelPreset> here;
     for (const auto& path : json_files(dir.path / "models")) {
-      const json j = read_json_file(path);
+      const json j = read_json_file(path, true);  // its config verbatim, as transformers reads it
       const std::string origin = path.string();
       if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
       // A user's preset is read in full now, so that a mistake in it is reported whatever is asked.
@@ -173,7 +199,7 @@ ModelSpec load_model_file(const fs::path& path) {
   // A file named .gguf is read as GGUF whatever it holds, so that one without the magic is reported as
   // not a GGUF file (gguf.cpp), not as malformed JSON.
   if (is_gguf_file(path) || lower(path.extension().string()) == ".gguf") return load_gguf_file(path);
-  const json j = read_json_file(path);
+  const json j = read_json_file(path, true);  // a config.json as transformers reads it (Infinity ...)
   const std::string origin = path.filename().string();
   if (is_preset(j)) return from_preset(j, origin);
   ModelSpec m = model_from_hf_config(j, origin);

@@ -133,9 +133,14 @@ void require_regular_file(const std::filesystem::path& path);
 /// (missing, not a regular file, unreadable, too large, empty, malformed) or the JSON path of the value
 /// at fault (a number out of range, nesting past kMaxJsonDepth, more than kMaxJsonValues values).
 /// Time and memory are linear in the file's size.
-nlohmann::json read_json_file(const std::filesystem::path& path);
+/// With `python_literals` (model configs and presets), NaN, Infinity and -Infinity outside strings are read
+/// as Python's json module reads them (transformers and vLLM load config.json with it; NemotronH configs
+/// carry "time_step_limit": [0.0, Infinity]), kept as the strings "NaN", "Infinity", "-Infinity": a key
+/// kvplan reads as a number then fails naming itself, one it does not read is left alone.
+nlohmann::json read_json_file(const std::filesystem::path& path, bool python_literals = false);
 
 /// Parses JSON text as read_json_file does, with its limits; `origin` (the file name) starts every error.
-nlohmann::json parse_json_text(std::string_view text, const std::string& origin);
+nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
+                               bool python_literals = false);
 
 }  // namespace kvplan::presets

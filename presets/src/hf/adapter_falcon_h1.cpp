@@ -20,6 +20,7 @@ ModelSpec adapt_falcon_h1(const HfConfig& c) {
     rec.d_inner = checked_mul(r.positive_or("mamba_expand", 2), d.m.hidden_size, "mamba_expand");
   else
     rec.d_inner = r.positive_or("mamba_d_ssm", 1024);
+  r.refuse_null("mamba_d_head");  // FalconH1Config maps only "auto" to the width (None fails its check)
   rec.head_dim = r.has("mamba_d_head") ? r.positive("mamba_d_head") : rec.d_inner / rec.n_heads;
   if (checked_mul(rec.n_heads, rec.head_dim, "mamba_d_head") != rec.d_inner)
     r.fail("mamba_d_ssm", std::to_string(rec.d_inner) + " is not mamba_n_heads x mamba_d_head (" +

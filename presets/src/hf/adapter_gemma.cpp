@@ -61,8 +61,12 @@ ModelSpec adapt_gemma(const HfConfig& base) {
   }
 
   if (t == "gemma4" || t == "gemma4_text") {
-    const std::uint64_t global_kv = r.positive_or("num_global_key_value_heads", d.attn.num_key_value_heads);
-    const std::uint64_t global_dim = r.positive_or("global_head_dim", d.attn.head_dim_k);
+    // Gemma 4's released configs carry "num_global_key_value_heads": null where the full layers keep
+    // num_key_value_heads (Gemma4TextConfig's default is None: the modeling code then uses the per-layer
+    // value), so null is the class default here.
+    const std::uint64_t global_kv =
+        r.positive_or_null("num_global_key_value_heads", d.attn.num_key_value_heads);
+    const std::uint64_t global_dim = r.positive_or_null("global_head_dim", d.attn.head_dim_k);
     r.consider("attention_k_eq_v");
     for (auto& a : d.layers)
       if (a.kind == AttentionKind::full) {
@@ -81,7 +85,18 @@ ModelSpec adapt_gemma(const HfConfig& base) {
     d.m.weights_unknown =
         "kvplan has no weight formula for gemma-3n's per-layer embeddings, AltUp and LAuReL";
   }
-  if (const auto shared = r.u64("num_kv_shared_layers"); shared && *shared > 0) {
+  // Only Gemma3nTextConfig and Gemma4TextConfig define num_kv_shared_layers; Gemma 1-3 classes keep it as
+  // an unused attribute, and their transformers and vLLM models (gemma3.py Gemma3Attention) cache every
+  // layer. A non-zero value there is refused: the author may have meant a gemma-3n / Gemma 4 model, and
+  // no reading of it is sure (0 changes nothing and is accepted).
+  const bool shares_kv = t == "gemma3n" || t == "gemma3n_text" || t == "gemma4" || t == "gemma4_text";
+  if (!shares_kv) {
+    if (r.u64("num_kv_shared_layers").value_or(0) > 0)
+      r.fail("num_kv_shared_layers",
+             std::to_string(*r.u64("num_kv_shared_layers")) + " shared layers on model_type '" + t +
+                 "', whose transformers class and vLLM model do not share KV (only gemma3n and gemma4 do): "
+                 "they would cache every layer; remove the key, or give the model_type that shares KV");
+  } else if (const auto shared = r.u64("num_kv_shared_layers"); shared && *shared > 0) {
     if (*shared >= d.n_layers)
       r.fail("num_kv_shared_layers", std::to_string(*shared) + " shared layers leave none of the " +
                                          std::to_string(d.n_layers) + " layers to own a cache");

@@ -16,6 +16,7 @@ ModelSpec adapt_granite_hybrid(const HfConfig& c) {
   const std::uint64_t expand = r.positive_or("mamba_expand", 2);
   const std::uint64_t d_inner = checked_mul(expand, d.m.hidden_size, "mamba_expand");
   // mamba_d_head "auto" (the class default): mamba_expand x hidden_size / mamba_n_heads.
+  r.refuse_null("mamba_d_head");  // GraniteMoeHybridConfig maps only "auto", not None, to the width
   const json* dh = r.get("mamba_d_head");
   if (dh == nullptr || (dh->is_string() && dh->get<std::string>() == "auto")) {
     if (d_inner % rec.n_heads != 0)

@@ -9,6 +9,7 @@ ModelSpec adapt_jamba(const HfConfig& c) {
   const Reader& r = c.r;
   Decoder d = read_decoder(c);
   const std::uint64_t period = r.positive("attn_layer_period");
+  r.refuse_null("attn_layer_offset");  // JambaConfig keeps None: no layer would match it
   const std::uint64_t offset = r.u64("attn_layer_offset").value_or(0);
   if (offset >= period) r.fail("attn_layer_offset", "must be less than attn_layer_period");
   RecurrentSpec rec;
@@ -16,6 +17,7 @@ ModelSpec adapt_jamba(const HfConfig& c) {
   rec.d_state = r.positive("mamba_d_state");
   rec.d_conv = r.positive("mamba_d_conv");
   rec.d_inner = checked_mul(r.positive("mamba_expand"), d.m.hidden_size, "mamba_expand");
+  r.refuse_null("mamba_dt_rank");  // JambaConfig maps only "auto", not None, to ceil(hidden / 16)
   const json* dt = r.get("mamba_dt_rank");
   if (dt == nullptr || (dt->is_string() && dt->get<std::string>() == "auto"))  // JambaConfig default "auto"
     rec.dt_rank = ceil_div(d.m.hidden_size, 16);

@@ -45,6 +45,23 @@ ModelSpec adapt_llama(const HfConfig& c) {
           with_kind(d.attn, (i + 1) % pattern == 0 ? AttentionKind::full : AttentionKind::sliding, w);
     return assemble(std::move(d));
   }
+  // Hunyuan's cross-layer attention (use_cla: layers share the K/V of the layer before, cla_share_factor at
+  // a time) is not modelled; its released configs have it off, which changes nothing.
+  if (r.has("use_cla") || r.has("cla_share_factor")) {
+    if (r.boolean("use_cla").value_or(false))
+      r.fail("use_cla", "is true: cross-layer KV sharing (cla_share_factor) is not modelled by kvplan");
+    r.consider("cla_share_factor");
+  }
+  // MiniMax-M2's config.json keeps MiniMax-M1's attn_type_list (1 = softmax attention, 0 = lightning), all
+  // 1: every layer full attention, as vLLM minimax_m2.py builds it. A 0 would be a linear-attention layer.
+  if (c.model_type == "minimax_m2" && r.has("attn_type_list")) {
+    const auto types = r.u64_list("attn_type_list", 2);
+    for (std::size_t i = 0; i < types->size(); ++i)
+      if ((*types)[i] != 1)
+        r.fail("attn_type_list/" + std::to_string(i),
+               "0 (lightning attention) on minimax_m2, whose layers are all softmax attention in vLLM "
+               "minimax_m2.py: give model_type minimax (MiniMax-M1) for a hybrid");
+  }
   if (r.has("layer_types")) r.consider("sliding_window_pattern");  // layer_types is the per-layer truth
   // SmolLM3's no_rope_layers only drops RoPE on some layers; the cache is the same.
   if (c.model_type == "smollm3") r.consider("no_rope_layers");

@@ -9,7 +9,16 @@
 
 namespace kvplan::presets::hf {
 
-ModelSpec adapt_nemotron_h(const HfConfig& c) {
+ModelSpec adapt_nemotron_h(const HfConfig& base) {
+  // NemotronHConfig of newer transformers derives num_hidden_layers from layers_block_type (a property; a
+  // saved num_hidden_layers is ignored), and Nemotron-3-Ultra's config.json has none: its count is then the
+  // list's length.
+  json derived = json::object();
+  if (const json* lbt = base.r.get("layers_block_type");
+      lbt != nullptr && lbt->is_array() && !base.r.has("num_hidden_layers"))
+    derived["num_hidden_layers"] = lbt->size();
+  const HfConfig c{derived.empty() ? base.r : base.r.with_defaults(derived), base.top, base.model_type,
+                   base.architecture};
   const Reader& r = c.r;
   DecoderRules rules;
   rules.mistral_window = false;

@@ -1,5 +1,6 @@
 // Qwen2 / Qwen2-MoE / Qwen3 / Qwen3-MoE (and the VL models' text configs): configuration_qwen2.py
-// Qwen2Config, configuration_qwen3.py Qwen3Config. The window applies only when use_sliding_window, to
+// Qwen2Config, configuration_qwen3.py Qwen3Config; MiMo-7B ("mimo", vLLM mimo.py MiMoModel(Qwen2Model), its
+// MTP layers apart). The window applies only when use_sliding_window, to
 // layers >= max_window_layers (Qwen2Attention: sliding_window if layer_idx >= max_window_layers).
 #include "adapters.hpp"
 

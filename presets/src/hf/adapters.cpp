@@ -9,7 +9,7 @@ const Adapter kAdapters[] = {
                             "olmo", "olmo2", "olmo3", "smollm3", "seed_oss", "ernie4_5", "ernie4_5_moe", "glm", "glm4",
                             "glm4_moe", "apertus", "hunyuan_v1_dense", "hunyuan_v1_moe", "cohere", "cohere2",
                             "starcoder2", "stablelm", "internlm2", "arcee", "minimax_m2"}, adapt_llama},
-    {"Qwen", {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_5_vl_text", "qwen2_vl_text", "qwen3_vl_text",
+    {"Qwen", {"qwen2", "qwen2_moe", "mimo", "qwen3", "qwen3_moe", "qwen2_5_vl_text", "qwen2_vl_text", "qwen3_vl_text",
               "qwen3_vl_moe_text"}, adapt_qwen},
     {"Gemma", {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text"}, adapt_gemma},
     {"DeepSeek MLA", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe_lite", "glm_moe_dsa"}, adapt_deepseek},
@@ -27,6 +27,7 @@ const Adapter kAdapters[] = {
     {"LFM2", {"lfm2", "lfm2_moe"}, adapt_lfm2},
     {"EXAONE 4", {"exaone4"}, adapt_exaone4},
     {"MiMo-V2", {"mimo_v2_flash", "mimo_v2"}, adapt_mimo_v2},
+    {"Llama-Nemotron NAS", {"nemotron-nas"}, adapt_nemotron_nas},
 };
 
 const std::initializer_list<std::string_view> kCacheKeys = {
@@ -39,6 +40,9 @@ const std::initializer_list<std::string_view> kCacheKeys = {
     "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim", "num_attention_groups",
     "use_sliding_window", "max_window_layers", "mamba_ssm_cache_dtype", "mamba_ssm_dtype", "no_rope_layers",
     "cross_attention_layers", "layers_block_type", "kv_channels", "global_attn_every_n_layers", "local_attention",
+    // Layouts no generic rule reads: per-block attention (DeciLM), compressed / sparse attention with index
+    // caches (DeepSeek-V4, MiniMax-M3), cross-layer KV sharing (Hunyuan's use_cla).
+    "block_configs", "compress_ratios", "sparse_attention_config", "use_cla", "cla_share_factor",
 };
 // clang-format on
 }  // namespace
@@ -53,6 +57,13 @@ const Adapter* find_adapter(std::string_view model_type) {
 }
 
 ModelSpec adapt_generic(const HfConfig& c) {
+  // Layouts the generic rules cannot even start on: named before any other key trips on them (DeepSeek-V4's
+  // qk_rope_head_dim beside compress_ratios is not a half-given MLA).
+  for (const auto* k : {"block_configs", "compress_ratios", "sparse_attention_config"})
+    if (c.r.has(k))
+      c.r.fail(k,
+               "shapes the KV cache or state, and the generic decoder rules do not model it: no figure "
+               "rather than a wrong one");
   DecoderRules rules;
   rules.latent_attention = true;  // kv_lora_rank on an unknown model_type: read as DeepSeek's MLA
   return assemble(read_decoder(c, rules));

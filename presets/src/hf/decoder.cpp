@@ -7,15 +7,23 @@
 namespace kvplan::presets::hf {
 
 namespace {
+/// The checkpoint's dtype as the config declares it, and where (for messages).
+struct ConfigDtype {
+  DType dtype = DType::bf16;
+  std::string where;  ///< "file: /torch_dtype"; empty when no key gives one
+  std::string name;   ///< the string given ("float8_e4m3fn")
+};
+
 /// The model dtype: torch_dtype, or transformers' newer "dtype", of the language model's object, then
 /// of the top level; absent everywhere: bf16. Every key present is checked, so that "float13" or 42 is
 /// an error naming its JSON path (Reader::dtype), never taken as bf16.
-DType dtype_from_config(const Reader& r, const Reader& top) {
-  std::optional<DType> found;
+ConfigDtype dtype_from_config(const Reader& r, const Reader& top) {
+  std::optional<ConfigDtype> found;
   for (const Reader* rd : {&r, &top})
     for (const auto* key : {"torch_dtype", "dtype"})
-      if (const auto t = rd->dtype(key); t && !found) found = t;
-  return found.value_or(DType::bf16);
+      if (const auto t = rd->dtype(key); t && !found)
+        found = ConfigDtype{*t, rd->where(key), *rd->string(key)};
+  return found.value_or(ConfigDtype{});
 }
 
 /// quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep
@@ -144,8 +152,20 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   Decoder d;
   d.where = r.origin() + ": " + r.path();
   ModelSpec& m = d.m;
-  m.weight_dtype = dtype_from_config(r, c.top);
+  const ConfigDtype given = dtype_from_config(r, c.top);
+  m.weight_dtype = given.dtype;
   m.dtype = m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
+  if (m.weight_dtype == DType::fp8_e4m3 || m.weight_dtype == DType::fp8_e5m2) {
+    // vLLM's model dtype for --dtype auto (vllm/config/model.py _resolve_auto_dtype): an fp8 torch_dtype is
+    // not in the platform's supported_dtypes, so their first is taken (bfloat16 on every GPU with fp8), and
+    // --kv-cache-dtype auto caches at the model dtype. The weights stay fp8.
+    m.dtype = DType::bf16;
+    m.warnings.push_back(
+        given.where + " " + given.name +
+        ": vLLM serves the model in bfloat16 (_resolve_auto_dtype: fp8 is not a model dtype), "
+        "so the KV cache's default (auto) is bf16; weights are counted at fp8, and --kv-dtype "
+        "fp8_e4m3 asks for an fp8 cache");
+  }
   read_quantization(c, m);
 
   const std::uint64_t n_layers = r.positive_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
@@ -371,7 +391,7 @@ ModelSpec assemble(Decoder d) {
   for (std::uint64_t i = 0; i < d.n_layers; ++i) {
     LayerGroup g;
     g.attention = d.layers[i];
-    g.mlp = d.sparse[i] ? d.moe : d.dense;
+    g.mlp = d.per_layer_mlp.size() == d.n_layers ? d.per_layer_mlp[i] : d.sparse[i] ? d.moe : d.dense;
     layers.push_back(std::move(g));
   }
   d.m.layers = compress(std::move(layers));

@@ -28,8 +28,10 @@ struct Decoder {
   MlpSpec dense;                       ///< dense MLP (intermediate_size 0 when unknown)
   MlpSpec moe;                         ///< the MoE MLP (num_experts 0: none)
   std::vector<bool> sparse;            ///< per layer: the MoE MLP
-  bool dense_width_missing = false;    ///< no intermediate_size: dense layers' weights unknown
-  std::string where;                   ///< "file: /text_config": where validate()'s errors point
+  /// When set (one per layer), each layer's MLP instead of dense / moe (DeciLM's per-block ffn_mult).
+  std::vector<MlpSpec> per_layer_mlp;
+  bool dense_width_missing = false;  ///< no intermediate_size: dense layers' weights unknown
+  std::string where;                 ///< "file: /text_config": where validate()'s errors point
 };
 
 /// Most layers a config may declare: the largest real models have a few hundred.

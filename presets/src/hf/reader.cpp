@@ -55,7 +55,20 @@ std::optional<std::uint64_t> Reader::u64(std::string_view key) const {
   fail(key, "must be a non-negative integer, got " + a_type(*v));
 }
 
+bool Reader::is_null(std::string_view key) const {
+  const auto it = obj_.find(key);
+  return it != obj_.end() && it->is_null();
+}
+
+void Reader::refuse_null(std::string_view key) const {
+  if (is_null(key))
+    fail(key,
+         "is null: the transformers configuration class keeps None (its default applies only when the key is "
+         "absent), so there is no size to read; give a number, or drop the key for the class default");
+}
+
 std::uint64_t Reader::positive(std::string_view key) const {
+  refuse_null(key);
   const auto v = u64(key);
   if (!v) fail(key, "missing (required for this architecture)");
   if (*v == 0) fail(key, "must be a positive integer, got 0");
@@ -63,6 +76,11 @@ std::uint64_t Reader::positive(std::string_view key) const {
 }
 
 std::uint64_t Reader::positive_or(std::string_view key, std::uint64_t fallback) const {
+  refuse_null(key);
+  return has(key) ? positive(key) : fallback;
+}
+
+std::uint64_t Reader::positive_or_null(std::string_view key, std::uint64_t fallback) const {
   return has(key) ? positive(key) : fallback;
 }
 

@@ -39,10 +39,21 @@ class Reader {
 
   /// A non-negative integer (JSON integer, or a float with no fraction); absent or null: nullopt.
   [[nodiscard]] std::optional<std::uint64_t> u64(std::string_view key) const;
-  /// A positive integer that must be present.
+  /// True when the object sets the key to null (not when it is absent).
+  [[nodiscard]] bool is_null(std::string_view key) const;
+  /// Fails naming the key when the object sets it to null. transformers passes config.json's values to the
+  /// configuration class's __init__, so null becomes None, not the class default; where the class and
+  /// the modeling code do not map None to a value (GraniteMoeHybridConfig, FalconH1Config, JambaConfig,
+  /// NemotronHConfig keep mamba_d_state = None), the model has no size.
+  void refuse_null(std::string_view key) const;
+  /// A positive integer that must be present (null is refused, naming the key).
   [[nodiscard]] std::uint64_t positive(std::string_view key) const;
-  /// A positive integer, or `fallback` when absent (the configuration class's default).
+  /// A positive integer, or `fallback` when absent (the configuration class's default); null is refused
+  /// (refuse_null).
   [[nodiscard]] std::uint64_t positive_or(std::string_view key, std::uint64_t fallback) const;
+  /// As positive_or, but null also gives `fallback`: only for keys whose class or modeling code maps None
+  /// to that value (say which at the call).
+  [[nodiscard]] std::uint64_t positive_or_null(std::string_view key, std::uint64_t fallback) const;
   /// The first present key of several (aliases), positive.
   [[nodiscard]] std::uint64_t positive_any(std::initializer_list<std::string_view> keys) const;
   [[nodiscard]] std::optional<std::uint64_t> u64_any(std::initializer_list<std::string_view> keys) const;
