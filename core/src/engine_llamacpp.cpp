@@ -16,6 +16,7 @@
 // the layer (--pp here: an even layer split; the real split follows the devices' free memory).
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
@@ -87,11 +88,12 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
-template <class Groups>
-Device make_device(const Groups& groups, const KvDtypes& t, bool mla_v) {
+/// The device holding `parts` of the model's layers (engine_detail::for_each_class_stage).
+Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart> parts, const KvDtypes& t,
+                   bool mla_v) {
   Device d;
-  for (const auto& g : groups) {
-    const auto& a = g.attention;
+  for (const auto& g : parts) {
+    const auto& a = m.layers[g.group].attention;
     d.layer_count += g.count;
     const auto k = a.kind;
     if (k == AttentionKind::sliding || k == AttentionKind::chunked) {
@@ -268,33 +270,32 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
         version_(o.version.empty() ? "2026" : o.version),
         v2025_08_(version_ == "2025-08") {
     const bool mla_v = version_ != "2026";
-    // The whole model as one stage, its groups of one attention merged (class_stage_views).
-    whole_ = make_device(engine_detail::class_stage_views(m, 1, c).front().layers, t, mla_v);
-    if (p.pp == 1) {
-      devices_ = {whole_};
-      distinct_.emplace_back(0, 1);
-      return;
-    }
-    // Devices that hold the same layers (an even split of a uniform model) allocate the same: each such
-    // device is made once and the probes size it once (Llama-3.1-70B at pp 4: one of four).
-    const auto views = engine_detail::class_stage_views(m, p.pp, c);
-    devices_.reserve(views.size());
-    for (std::size_t i = 0; i < views.size(); ++i) {
-      const auto same = [&](const auto& e) { return same_layers(views[e.first].layers, views[i].layers); };
-      auto it = std::find_if(distinct_.begin(), distinct_.end(), same);
-      if (it == distinct_.end()) {
-        devices_.push_back(make_device(views[i].layers, t, mla_v));
-        distinct_.emplace_back(i, 1);
-      } else {
-        devices_.push_back(devices_[it->first]);
-        ++it->second;
-      }
-    }
+    // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
+    engine_detail::for_each_class_stage(m, 1, c,
+                                        [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
+                                          whole_.device = make_device(m, parts, t, mla_v);
+                                        });
+    if (p.pp == 1) return;
+    // Devices that allocate the same (an even split of a uniform model) are sized once per probe
+    // (Llama-3.1-70B at pp 4: one of four); every stage keeps its device for the report.
+    engine_detail::for_each_class_stage(
+        m, p.pp, c, [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
+          if (stages_.empty()) stages_.reserve(p.pp);  // pp checked by now
+          Slot s{make_device(m, parts, t, mla_v), 1};
+          const auto same = std::find_if(stages_.begin(), stages_.end(),
+                                         [&](const Slot& e) { return e.count != 0 && e.device == s.device; });
+          if (same != stages_.end()) {
+            ++same->count;
+            s.count = 0;
+          }
+          stages_.push_back(std::move(s));
+        });
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     Bytes most{0};
-    for (const auto& [d, count] : distinct_) {
-      const auto b = device_bytes(devices_[d], n, len.value);
+    for (const Slot& s : slots()) {
+      if (s.count == 0) continue;  // sized with its first stage
+      const auto b = device_bytes(s.device, n, len.value);
       if (!b) return std::nullopt;
       most = std::max(most, *b);
     }
@@ -303,9 +304,10 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
     // Each distinct device's buffers times the devices that hold the same layers: past 2^64 exactly
     // where the sum over every device would be.
-    return engine_detail::sum_parts(distinct_, [&](const auto& e) {
-      const auto b = device_bytes(devices_[e.first], n, len.value);
-      return b ? engine_detail::as_bytes(engine_detail::mul(b->value, e.second)) : std::nullopt;
+    return engine_detail::sum_parts(slots(), [&](const Slot& s) {
+      if (s.count == 0) return std::optional<Bytes>(Bytes{0});  // counted with its first stage
+      const auto b = device_bytes(s.device, n, len.value);
+      return b ? engine_detail::as_bytes(engine_detail::mul(b->value, s.count)) : std::nullopt;
     });
   }
   /// The most sequences (n_seq_max) whose buffers fit: more sequences never take less memory. Each
@@ -325,8 +327,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0) return std::nullopt;
     std::uint64_t guess = ~std::uint64_t{0};
-    for (const auto& [d, count] : distinct_)
-      guess = std::min(guess, context_guess(devices_[d], n, memory.value));
+    for (const Slot& s : slots())
+      if (s.count != 0) guess = std::min(guess, context_guess(s.device, n, memory.value));
     const auto l = engine_detail::longest_near(guess, [&](std::uint64_t len) {
       const auto b = gpu_bytes(n, Tokens{len});
       return b && *b <= memory;
@@ -337,13 +339,6 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  /// Two stages that hold the same layers: the same attention layers (the model's own objects), the same
-  /// counts, in the same order.
-  static bool same_layers(const std::vector<StageGroup>& a, const std::vector<StageGroup>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const StageGroup& x, const StageGroup& y) {
-      return &x.attention == &y.attention && x.count == y.count;
-    });
-  }
   [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
     const auto b = buffer_total(d, n, len, o_, v2025_08_, nullptr);
     return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;  // past 2^64 bytes: it does not fit
@@ -380,9 +375,18 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   }
   std::string version_;
   bool v2025_08_;  // version "2025-08"'s padding
-  Device whole_;
-  std::vector<Device> devices_;  // each device's layers (with --pp; else the whole model)
-  std::vector<std::pair<std::size_t, std::uint64_t>> distinct_;  // devices_ without repeats: index, count
+  /// A device and how many stages allocate as it does: 0 for a stage whose device an earlier stage's
+  /// slot already counts (the probes skip it; the report lists every stage's).
+  struct Slot {
+    Device device;
+    std::uint64_t count = 1;
+  };
+  /// The devices the probes size: each stage's with --pp, else the whole model's.
+  [[nodiscard]] std::span<const Slot> slots() const {
+    return stages_.empty() ? std::span<const Slot>(&whole_, 1) : std::span<const Slot>(stages_);
+  }
+  Slot whole_;                // the whole model on one device
+  std::vector<Slot> stages_;  // with --pp: each stage's device, in stage order; else empty
 };
 
 EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
@@ -393,7 +397,7 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
             ": src/llama-kv-cache.cpp, src/llama-kv-cache-iswa.cpp, src/llama-context.cpp";
   r.block_size = 0;
   const std::uint64_t n_seq = users;
-  const Device& d = whole_;
+  const Device& d = whole_.device;
   if (d.any_swa && !d.any_full)
     r.notes.push_back(
         "every layer is windowed: llama.cpp's iSWA cache is for models that mix windowed and "
@@ -438,8 +442,8 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
   if (p_.pp > 1) {
     std::uint64_t dev = 0;
     Bytes fullest{0};
-    for (const Device& part : devices_) {
-      const Bytes bytes = buffers(part, n_seq, context.value, o_, v2025_08_).total;
+    for (const Slot& part : stages_) {
+      const Bytes bytes = buffers(part.device, n_seq, context.value, o_, v2025_08_).total;
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +
                             " KV buffer size = " + mib(bytes) + " MiB");
       fullest = std::max(fullest, bytes);
