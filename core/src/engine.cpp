@@ -43,8 +43,9 @@ std::vector<std::string_view> engine_versions(Engine e) {
   }
 }
 
-void validate_engine_options(const EngineOptions& o) {
-  // Each option from the table (options.hpp): its bound, and whether it applies to this engine and version.
+namespace {
+/// Each option from the table (options.hpp): its bound, and whether it applies to this engine and version.
+void check_option_table(const EngineOptions& o) {
   for (const auto& spec : engine_option_table()) {
     if (spec.kind == OptionKind::ratio) {
       const double v = o.*std::get<double EngineOptions::*>(spec.member);
@@ -60,6 +61,16 @@ void validate_engine_options(const EngineOptions& o) {
   }
   for (const auto& spec : engine_option_table())
     if (engine_option_set(spec, o)) require_engine_option_applies(spec, o);
+}
+}  // namespace
+
+void validate_engine_options(const EngineOptions& o) {
+  // Every option at its default (a search's plans, most commands): each is within its bound and none is
+  // set, so the table has nothing to check.
+  EngineOptions plain;
+  plain.engine = o.engine;
+  plain.version = o.version;
+  if (!(o == plain)) check_option_table(o);
   if (o.fp8_ds_mla && o.engine != Engine::vllm)
     throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
   if (o.version.empty()) return;

@@ -166,17 +166,18 @@ void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClass
   const std::uint64_t layers = pm->layers();
   check_pipeline_stages(layers, pp);
   const std::size_t classes = pm->attention_class_count();
-  // Each class's layers before the stage: 0 before the first, then the previous stage's end.
-  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before;
+  // Each class's layers before the stage (0 before the first, then the previous stage's end) and
+  // before its end.
+  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before, upto;
   std::fill_n(before.begin(), classes, 0);
   std::array<StagePart, PreparedModel::kMaxAttentionClasses> parts;
   for (std::uint64_t i = 0; i < pp; ++i) {
     const Stage s = pipeline_stage(layers, pp, i);
-    const std::uint64_t end = s.first + s.count;
+    pm->class_layers_before_all(s.first + s.count, upto.data());
     std::size_t n = 0;
     for (std::size_t k = 0; k < classes; ++k) {
-      const std::uint64_t upto = pm->class_layers_before(k, end), count = upto - before[k];
-      before[k] = upto;
+      const std::uint64_t count = upto[k] - before[k];
+      before[k] = upto[k];
       if (count != 0) parts[n++] = StagePart{pm->attention_class_group(k), count};
     }
     f(s, std::span<const StagePart>(parts.data(), n));

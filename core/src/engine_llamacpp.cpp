@@ -15,6 +15,7 @@
 // llama.cpp has no tensor parallelism for the KV cache: each layer's K/V lives on the device holding
 // the layer (--pp here: an even layer split; the real split follows the devices' free memory).
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <span>
 
@@ -118,9 +119,10 @@ Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart>
     (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
   }
-  const auto f32 = [](std::uint64_t values) {
-    const auto b = engine_detail::mul(values, row_bytes(DType::fp32, 1).value);
-    return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;
+  // Without recurrent layers both are 0 B, whatever f32's size.
+  const std::uint64_t f32_bytes = d.recurrent_layers == 0 ? 0 : row_bytes(DType::fp32, 1).value;
+  const auto f32 = [&](std::uint64_t values) {
+    return engine_detail::as_bytes(engine_detail::mul(values, f32_bytes));
   };
   d.r_row = f32(d.r_values);
   d.s_row = f32(d.s_values);
@@ -167,14 +169,15 @@ std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std
   return mul(ceil_div(std::min(per_stream, *want), kPad), kPad);
 }
 
-/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes: their total bytes, nullopt past
-/// 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's); without,
-/// no EngineCache is built (a capacity search's probes ask only the total).
-std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, std::uint64_t context,
-                                          const EngineOptions& o, bool v2025_08, Buffers* out) {
+/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes for n_seq sequences of
+/// `per_stream` cells per stream (stream_cells, the same on every device): their total bytes, nullopt
+/// past 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's);
+/// without, no EngineCache is built (a capacity search's probes ask only the total).
+std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq,
+                                          std::optional<std::uint64_t> per_stream, const EngineOptions& o,
+                                          bool v2025_08, Buffers* out) {
   using engine_detail::add;
   using engine_detail::mul;
-  const auto per_stream = stream_cells(n_seq, context, o, v2025_08);
   if (!per_stream) return std::nullopt;
   const auto swa = swa_cells(d, n_seq, *per_stream, o, v2025_08);
   if (!swa) return std::nullopt;
@@ -190,17 +193,16 @@ std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, 
   const auto fill = [&](EngineCache* c, std::uint64_t cells_per_stream, const Device::Rows& r) {
     if (c != nullptr) c->layers = r.layers;
     if (r.layers == 0) return true;
-    const auto cells = mul(cells_per_stream, streams);
-    const auto k = cells && r.k ? mul(*r.k, *cells) : std::nullopt;
-    const auto v = cells && r.v ? mul(*r.v, *cells) : std::nullopt;
-    const auto t = k && v ? add(total, *k) : std::nullopt;
-    const auto t2 = t ? add(*t, *v) : t;
-    if (!t2) return false;
+    std::uint64_t cells = 0, k = 0, v = 0, t = 0;
+    if (!r.k || !r.v || __builtin_mul_overflow(cells_per_stream, streams, &cells) ||
+        __builtin_mul_overflow(*r.k, cells, &k) || __builtin_mul_overflow(*r.v, cells, &v) ||
+        __builtin_add_overflow(total, k, &t) || __builtin_add_overflow(t, v, &t))
+      return false;
     if (c != nullptr) {
-      c->k_bytes = Bytes{*k};
-      c->v_bytes = Bytes{*v};
+      c->k_bytes = Bytes{k};
+      c->v_bytes = Bytes{v};
     }
-    total = *t2;
+    total = t;
     return true;
   };
   EngineCache* full = out != nullptr ? &out->full : nullptr;
@@ -234,7 +236,8 @@ std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, 
 std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
                                    const EngineOptions& o, bool v2025_08) {
   Buffers b;
-  if (!buffer_total(d, n_seq, context, o, v2025_08, &b)) return std::nullopt;
+  if (!buffer_total(d, n_seq, stream_cells(n_seq, context, o, v2025_08), o, v2025_08, &b))
+    return std::nullopt;
   return b;
 }
 
@@ -267,9 +270,9 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
                  const engine_detail::GroupClasses& c)
       : PolicyBase(m, t, p, o),
-        version_(o.version.empty() ? "2026" : o.version),
-        v2025_08_(version_ == "2025-08") {
-    const bool mla_v = version_ != "2026";
+        version_(o_.version.empty() ? std::string_view("2026") : std::string_view(o_.version)),
+        v2025_08_(!o_.version.empty() && version_ == "2025-08") {
+    const bool mla_v = !o_.version.empty() && version_ != "2026";
     // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
     engine_detail::for_each_class_stage(m, 1, c,
                                         [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
@@ -277,25 +280,53 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
                                         });
     if (p.pp == 1) return;
     // Devices that allocate the same (an even split of a uniform model) are sized once per probe
-    // (Llama-3.1-70B at pp 4: one of four); every stage keeps its device for the report.
+    // (Llama-3.1-70B at pp 4: one of four); every stage keeps its device for the report. A stage with the
+    // parts of an earlier stage (gpt-oss-120b at pp 4: two part lists, alternating) has its device
+    // without making it again: the first few part lists are kept, in a fixed array.
+    struct Seen {
+      std::size_t offset, size, slot;  // parts [offset, offset + size) of `seen`; the slot counting them
+    };
+    std::array<engine_detail::StagePart, PreparedModel::kMaxAttentionClasses> seen;
+    std::array<Seen, 8> lists;
+    std::size_t seen_size = 0, list_count = 0;
     engine_detail::for_each_class_stage(
         m, p.pp, c, [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
           if (stages_.empty()) stages_.reserve(p.pp);  // pp checked by now
-          Slot s{make_device(m, parts, t, mla_v), 1};
-          const auto same = std::find_if(stages_.begin(), stages_.end(),
-                                         [&](const Slot& e) { return e.count != 0 && e.device == s.device; });
-          if (same != stages_.end()) {
-            ++same->count;
-            s.count = 0;
+          const auto same_part = [](const engine_detail::StagePart& x, const engine_detail::StagePart& y) {
+            return x.group == y.group && x.count == y.count;
+          };
+          for (std::size_t i = 0; i < list_count; ++i) {
+            const auto from = seen.begin() + static_cast<std::ptrdiff_t>(lists[i].offset);
+            if (std::equal(parts.begin(), parts.end(), from,
+                           from + static_cast<std::ptrdiff_t>(lists[i].size), same_part)) {
+              ++stages_[lists[i].slot].count;
+              stages_.push_back({stages_[lists[i].slot].device, 0});
+              return;
+            }
           }
-          stages_.push_back(std::move(s));
+          Slot slot{make_device(m, parts, t, mla_v), 1};
+          const auto first = std::find_if(stages_.begin(), stages_.end(), [&](const Slot& e) {
+            return e.count != 0 && e.device == slot.device;
+          });
+          const auto counting = static_cast<std::size_t>(first - stages_.begin());
+          if (first != stages_.end()) {
+            ++first->count;
+            slot.count = 0;
+          }
+          stages_.push_back(std::move(slot));
+          if (list_count < lists.size() && parts.size() <= seen.size() - seen_size) {
+            std::copy(parts.begin(), parts.end(), seen.begin() + static_cast<std::ptrdiff_t>(seen_size));
+            lists[list_count++] = {seen_size, parts.size(), counting};
+            seen_size += parts.size();
+          }
         });
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     Bytes most{0};
+    const auto cells = stream_cells(n, len.value, o_, v2025_08_);
     for (const Slot& s : slots()) {
       if (s.count == 0) continue;  // sized with its first stage
-      const auto b = device_bytes(s.device, n, len.value);
+      const auto b = device_bytes(s.device, n, cells);
       if (!b) return std::nullopt;
       most = std::max(most, *b);
     }
@@ -304,9 +335,10 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
     // Each distinct device's buffers times the devices that hold the same layers: past 2^64 exactly
     // where the sum over every device would be.
+    const auto cells = stream_cells(n, len.value, o_, v2025_08_);
     return engine_detail::sum_parts(slots(), [&](const Slot& s) {
       if (s.count == 0) return std::optional<Bytes>(Bytes{0});  // counted with its first stage
-      const auto b = device_bytes(s.device, n, len.value);
+      const auto b = device_bytes(s.device, n, cells);
       return b ? engine_detail::as_bytes(engine_detail::mul(b->value, s.count)) : std::nullopt;
     });
   }
@@ -339,8 +371,10 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
-    const auto b = buffer_total(d, n, len, o_, v2025_08_, nullptr);
+  /// The buffers on `d` for n sequences of `cells` per stream (stream_cells).
+  [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n,
+                                                  std::optional<std::uint64_t> cells) const {
+    const auto b = buffer_total(d, n, cells, o_, v2025_08_, nullptr);
     return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;  // past 2^64 bytes: it does not fit
   }
   /// The longest context of n slots whose buffers on `d` fit in `memory`, nearly: the buffers are
@@ -373,8 +407,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     const U128 ctx = ((static_cast<U128>(c) + 1) * n - 1) / kPad * kPad;  // pad(ctx) / n <= c
     return static_cast<std::uint64_t>(std::min<U128>(ctx / n, ~std::uint64_t{0}));
   }
-  std::string version_;
-  bool v2025_08_;  // version "2025-08"'s padding
+  std::string_view version_;  // the version's name: o_.version, or the default's
+  bool v2025_08_;             // version "2025-08"'s padding
   /// A device and how many stages allocate as it does: 0 for a stage whose device an earlier stage's
   /// slot already counts (the probes skip it; the report lists every stage's).
   struct Slot {
@@ -393,7 +427,7 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
                                     std::optional<Bytes> kv_memory) const {
   EngineResult r;
   r.engine = Engine::llamacpp;
-  r.rules = "llama.cpp " + version_ +
+  r.rules = "llama.cpp " + std::string(version_) +
             ": src/llama-kv-cache.cpp, src/llama-kv-cache-iswa.cpp, src/llama-context.cpp";
   r.block_size = 0;
   const std::uint64_t n_seq = users;

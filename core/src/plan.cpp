@@ -139,15 +139,32 @@ PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   }
 }
 
+namespace {
+/// The group holding `layer` (< the model's layers): the last that starts at or before it.
+std::size_t group_of(const std::vector<std::uint64_t>& group_first, std::uint64_t layer) {
+  return static_cast<std::size_t>(std::upper_bound(group_first.begin(), group_first.end(), layer) -
+                                  group_first.begin()) -
+         1;
+}
+}  // namespace
+
 std::uint64_t PreparedModel::class_layers_before(std::size_t c, std::uint64_t layer) const {
   const std::size_t groups = group_first_.size();
   const std::uint64_t* prefix = class_prefix_.data() + c * (groups + 1);
   if (layer >= layers_) return prefix[groups];
-  // The group holding `layer`: the last that starts at or before it.
-  const auto g = static_cast<std::size_t>(std::upper_bound(group_first_.begin(), group_first_.end(), layer) -
-                                          group_first_.begin()) -
-                 1;
+  const std::size_t g = group_of(group_first_, layer);
   return prefix[g] + (classes_[g] == c ? layer - group_first_[g] : 0);
+}
+
+void PreparedModel::class_layers_before_all(std::uint64_t layer, std::uint64_t* out) const {
+  const std::size_t groups = group_first_.size(), classes = class_layers_.size();
+  if (layer >= layers_) {
+    for (std::size_t c = 0; c < classes; ++c) out[c] = class_prefix_[c * (groups + 1) + groups];
+    return;
+  }
+  const std::size_t g = group_of(group_first_, layer);
+  for (std::size_t c = 0; c < classes; ++c)
+    out[c] = class_prefix_[c * (groups + 1) + g] + (classes_[g] == c ? layer - group_first_[g] : 0);
 }
 
 std::uint64_t PreparedModel::parameters() const {
@@ -491,6 +508,18 @@ void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, cons
   p.limit.needed = g.kv_bytes_total;
   p.limit.max_users = p.max_users;
 }
+/// The GPU as a figures-only plan keeps it (PlanDetail::figures): its id and every figure, not its name
+/// or source, which a search does not read (copying them allocated on every plan).
+Gpu gpu_figures(const Gpu& g) {
+  Gpu out;
+  out.id = g.id;
+  out.memory = g.memory;
+  out.memory_bandwidth_bytes_per_s = g.memory_bandwidth_bytes_per_s;
+  out.bf16_dense_flops = g.bf16_dense_flops;
+  out.link_bandwidth_bytes_per_s = g.link_bandwidth_bytes_per_s;
+  out.fp8 = g.fp8;
+  return out;
+}
 }  // namespace
 
 Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
@@ -512,7 +541,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
     p.inputs.context = in.context;
     p.inputs.users = in.users;
     p.inputs.deployment = in.deployment;
-    p.inputs.gpu = in.gpu;
+    if (in.gpu) p.inputs.gpu = gpu_figures(*in.gpu);
     p.inputs.engine = in.engine;
     p.inputs.kv_memory = in.kv_memory;
   }
