@@ -309,6 +309,25 @@ TEST_CASE("make_plan with PlanDetail::figures: the same figures, no groups, warn
   CHECK(f.limit == full.limit);
 }
 
+TEST_CASE("make_plan with PlanDetail::figures keeps the GPU's id and figures, not its name or source",
+          "[plan]") {
+  PlanInputs in = small(1000000);
+  in.gpu = Gpu{"g", "test GPU", Bytes{1000000}, 7, 11, "a datasheet", 13, true};
+  const PreparedModel prepared(in.model);
+  const Plan f = make_plan(prepared, in, false, PlanDetail::figures);
+  REQUIRE(f.inputs.gpu);
+  CHECK(f.inputs.gpu->id == "g");
+  CHECK(f.inputs.gpu->memory.value == 1000000);
+  CHECK(f.inputs.gpu->memory_bandwidth_bytes_per_s == 7);
+  CHECK(f.inputs.gpu->bf16_dense_flops == 11);
+  CHECK(f.inputs.gpu->link_bandwidth_bytes_per_s == 13);
+  CHECK(f.inputs.gpu->fp8);
+  CHECK(f.inputs.gpu->name.empty());
+  CHECK(f.inputs.gpu->source.empty());
+  // The full plan keeps the GPU as given.
+  CHECK(make_plan(prepared, in, false, PlanDetail::full).inputs.gpu == in.gpu);
+}
+
 TEST_CASE("a prepared model keeps an overflowing weight figure for the plan that needs it", "[plan]") {
   // vocab 2^40 x hidden 2^40 = 2^80 embedding parameters: past 2^64.
   PlanInputs in = small(1000000);

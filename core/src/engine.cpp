@@ -43,8 +43,9 @@ std::vector<std::string_view> engine_versions(Engine e) {
   }
 }
 
-void validate_engine_options(const EngineOptions& o) {
-  // Each option from the table (options.hpp): its bound, and whether it applies to this engine and version.
+namespace {
+/// Each option from the table (options.hpp): its bound, and whether it applies to this engine and version.
+void check_option_table(const EngineOptions& o) {
   for (const auto& spec : engine_option_table()) {
     if (spec.kind == OptionKind::ratio) {
       const double v = o.*std::get<double EngineOptions::*>(spec.member);
@@ -60,6 +61,16 @@ void validate_engine_options(const EngineOptions& o) {
   }
   for (const auto& spec : engine_option_table())
     if (engine_option_set(spec, o)) require_engine_option_applies(spec, o);
+}
+}  // namespace
+
+void validate_engine_options(const EngineOptions& o) {
+  // Every option at its default (a search's plans, most commands): each is within its bound and none is
+  // set, so the table has nothing to check.
+  EngineOptions plain;
+  plain.engine = o.engine;
+  plain.version = o.version;
+  if (!(o == plain)) check_option_table(o);
   if (o.fp8_ds_mla && o.engine != Engine::vllm)
     throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
   if (o.version.empty()) return;
@@ -78,54 +89,57 @@ std::string mib(Bytes b, int decimals) {
 }
 std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
 
-std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
-  std::vector<StageView> out;
-  const auto stages = pipeline_stages(num_layers(m), pp);
-  out.reserve(stages.size());
+void engine_detail::for_each_group_stage(
+    const ModelSpec& m, std::uint64_t pp,
+    const std::function<void(const Stage&, std::span<const StagePart>)>& f) {
+  const std::uint64_t layers = num_layers(m);
+  check_pipeline_stages(layers, pp);
+  std::vector<StagePart> parts;
   // One walk over groups and stages together: a group spanning stages is split, none is visited twice.
-  auto g = m.layers.begin();
+  std::size_t g = 0;
   std::uint64_t g_first = 0;
-  for (const auto& s : stages) {
-    StageView v{s, {}};
+  for (std::uint64_t i = 0; i < pp; ++i) {
+    const Stage s = pipeline_stage(layers, pp, i);
     const std::uint64_t s_end = s.first + s.count;
-    while (g != m.layers.end()) {
-      const std::uint64_t g_end = g_first + g->count;
+    parts.clear();
+    while (g < m.layers.size()) {
+      const std::uint64_t g_end = g_first + m.layers[g].count;
       const std::uint64_t lo = std::max(g_first, s.first), hi = std::min(g_end, s_end);
-      if (lo < hi) v.layers.push_back({g->attention, g->mlp, hi - lo});
+      if (lo < hi) parts.push_back({g, hi - lo});
       if (g_end > s_end) break;  // the rest of this group belongs to the next stage
       g_first = g_end;
       ++g;
     }
-    out.push_back(std::move(v));
+    f(s, parts);
   }
+}
+
+namespace {
+/// The views of the stages that for_each_group_stage or for_each_class_stage walk (`walk(f)`).
+template <class Walk>
+std::vector<StageView> views_of(const ModelSpec& m, std::uint64_t pp, const Walk& walk) {
+  std::vector<StageView> out;
+  walk([&](const Stage& s, std::span<const engine_detail::StagePart> parts) {
+    if (out.empty()) out.reserve(pp);  // pp checked by now
+    StageView v{s, {}};
+    v.layers.reserve(parts.size());
+    for (const auto& part : parts) {
+      const LayerGroup& g = m.layers[part.group];
+      v.layers.push_back({g.attention, g.mlp, part.count});
+    }
+    out.push_back(std::move(v));
+  });
   return out;
+}
+}  // namespace
+
+std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
+  return views_of(m, pp, [&](const auto& f) { engine_detail::for_each_group_stage(m, pp, f); });
 }
 
 std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
                                                         const GroupClasses& c) {
-  const PreparedModel* pm = c.model;
-  if (pm == nullptr || &pm->model() != &m || pm->attention_class_count() == 0) return stage_views(m, pp);
-  const std::uint64_t layers = pm->layers();
-  check_pipeline_stages(layers, pp);
-  const std::size_t classes = pm->attention_class_count();
-  std::vector<StageView> out;
-  out.reserve(pp);
-  // Each class's layers before the stage: 0 before the first, then the previous stage's end.
-  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before{};
-  for (std::uint64_t i = 0; i < pp; ++i) {
-    StageView v{pipeline_stage(layers, pp, i), {}};
-    v.layers.reserve(classes);
-    const std::uint64_t end = v.stage.first + v.stage.count;
-    for (std::size_t k = 0; k < classes; ++k) {
-      const std::uint64_t upto = pm->class_layers_before(k, end), n = upto - before[k];
-      before[k] = upto;
-      if (n == 0) continue;
-      const LayerGroup& g = m.layers[pm->attention_class_group(k)];
-      v.layers.push_back({g.attention, g.mlp, n});
-    }
-    out.push_back(std::move(v));
-  }
-  return out;
+  return views_of(m, pp, [&](const auto& f) { for_each_class_stage(m, pp, c, f); });
 }
 
 namespace engine_detail {

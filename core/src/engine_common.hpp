@@ -1,10 +1,12 @@
 #pragma once
 // Helpers shared by the engine policies (private to core).
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -134,6 +136,53 @@ void for_each_attention(const ModelSpec& m, const GroupClasses& c, const F& f) {
 
 /// has_recurrent(m), over the model's attention classes when `c` has them.
 bool has_recurrent(const ModelSpec& m, const GroupClasses& c);
+
+/// A run of layers in a pipeline stage that the policies size as one: `count` layers with the attention
+/// (and MLP) of the model's layer group `group` (an index into ModelSpec::layers). No default member
+/// initialisers: for_each_class_stage keeps a fixed array of them on the stack.
+struct StagePart {
+  std::size_t group;
+  std::uint64_t count;
+};
+
+/// stage_views(m, pp) as parts: calls f(stage, parts) for each of the pp stages in order, parts a
+/// std::span<const StagePart> of the groups the stage holds (a group spanning stages split). Throws
+/// kvplan::Error("pp", ...) as pipeline_stages does, before calling f.
+void for_each_group_stage(const ModelSpec& m, std::uint64_t pp,
+                          const std::function<void(const Stage&, std::span<const StagePart>)>& f);
+
+/// class_stage_views(m, pp, c) without building it: calls f(stage, parts) for each of the pp stages in
+/// order, parts a std::span<const StagePart> with one part per attention class that has layers in the
+/// stage (in class order; group: the class's first group). Allocates nothing when `c` has classes
+/// (a fixed array of PreparedModel::kMaxAttentionClasses parts); without classes, the group parts of
+/// for_each_group_stage. Throws kvplan::Error("pp", ...) as pipeline_stages does, before calling f.
+template <class F>
+void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClasses& c, const F& f) {
+  const PreparedModel* pm = c.model;
+  if (pm == nullptr || &pm->model() != &m || pm->attention_class_count() == 0) {
+    for_each_group_stage(m, pp, [&](const Stage& s, std::span<const StagePart> parts) { f(s, parts); });
+    return;
+  }
+  const std::uint64_t layers = pm->layers();
+  check_pipeline_stages(layers, pp);
+  const std::size_t classes = pm->attention_class_count();
+  // Each class's layers before the stage (0 before the first, then the previous stage's end) and
+  // before its end.
+  std::array<std::uint64_t, PreparedModel::kMaxAttentionClasses> before, upto;
+  std::fill_n(before.begin(), classes, 0);
+  std::array<StagePart, PreparedModel::kMaxAttentionClasses> parts;
+  for (std::uint64_t i = 0; i < pp; ++i) {
+    const Stage s = pipeline_stage(layers, pp, i);
+    pm->class_layers_before_all(s.first + s.count, upto.data());
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < classes; ++k) {
+      const std::uint64_t count = upto[k] - before[k];
+      before[k] = upto[k];
+      if (count != 0) parts[n++] = StagePart{pm->attention_class_group(k), count};
+    }
+    f(s, std::span<const StagePart>(parts.data(), n));
+  }
+}
 
 /// stage_views(m, pp) with the layers of one attention class in a stage merged into one view, in the
 /// order of the classes (of their first groups in the model): the class's attention and its first

@@ -15,7 +15,9 @@
 // llama.cpp has no tensor parallelism for the KV cache: each layer's K/V lives on the device holding
 // the layer (--pp here: an even layer split; the real split follows the devices' free memory).
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <span>
 
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
@@ -87,11 +89,12 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
-template <class Groups>
-Device make_device(const Groups& groups, const KvDtypes& t, bool mla_v) {
+/// The device holding `parts` of the model's layers (engine_detail::for_each_class_stage).
+Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart> parts, const KvDtypes& t,
+                   bool mla_v) {
   Device d;
-  for (const auto& g : groups) {
-    const auto& a = g.attention;
+  for (const auto& g : parts) {
+    const auto& a = m.layers[g.group].attention;
     d.layer_count += g.count;
     const auto k = a.kind;
     if (k == AttentionKind::sliding || k == AttentionKind::chunked) {
@@ -116,9 +119,10 @@ Device make_device(const Groups& groups, const KvDtypes& t, bool mla_v) {
     (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
   }
-  const auto f32 = [](std::uint64_t values) {
-    const auto b = engine_detail::mul(values, row_bytes(DType::fp32, 1).value);
-    return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;
+  // Without recurrent layers both are 0 B, whatever f32's size.
+  const std::uint64_t f32_bytes = d.recurrent_layers == 0 ? 0 : row_bytes(DType::fp32, 1).value;
+  const auto f32 = [&](std::uint64_t values) {
+    return engine_detail::as_bytes(engine_detail::mul(values, f32_bytes));
   };
   d.r_row = f32(d.r_values);
   d.s_row = f32(d.s_values);
@@ -165,14 +169,15 @@ std::optional<std::uint64_t> swa_cells(const Device& d, std::uint64_t n_seq, std
   return mul(ceil_div(std::min(per_stream, *want), kPad), kPad);
 }
 
-/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes: their total bytes, nullopt past
-/// 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's); without,
-/// no EngineCache is built (a capacity search's probes ask only the total).
-std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, std::uint64_t context,
-                                          const EngineOptions& o, bool v2025_08, Buffers* out) {
+/// The llama_kv_cache (and _iswa, and llama_memory_recurrent) sizes for n_seq sequences of
+/// `per_stream` cells per stream (stream_cells, the same on every device): their total bytes, nullopt
+/// past 2^64 (the probes of the policy never throw). With `out`, each buffer too (the report's);
+/// without, no EngineCache is built (a capacity search's probes ask only the total).
+std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq,
+                                          std::optional<std::uint64_t> per_stream, const EngineOptions& o,
+                                          bool v2025_08, Buffers* out) {
   using engine_detail::add;
   using engine_detail::mul;
-  const auto per_stream = stream_cells(n_seq, context, o, v2025_08);
   if (!per_stream) return std::nullopt;
   const auto swa = swa_cells(d, n_seq, *per_stream, o, v2025_08);
   if (!swa) return std::nullopt;
@@ -188,17 +193,16 @@ std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, 
   const auto fill = [&](EngineCache* c, std::uint64_t cells_per_stream, const Device::Rows& r) {
     if (c != nullptr) c->layers = r.layers;
     if (r.layers == 0) return true;
-    const auto cells = mul(cells_per_stream, streams);
-    const auto k = cells && r.k ? mul(*r.k, *cells) : std::nullopt;
-    const auto v = cells && r.v ? mul(*r.v, *cells) : std::nullopt;
-    const auto t = k && v ? add(total, *k) : std::nullopt;
-    const auto t2 = t ? add(*t, *v) : t;
-    if (!t2) return false;
+    std::uint64_t cells = 0, k = 0, v = 0, t = 0;
+    if (!r.k || !r.v || __builtin_mul_overflow(cells_per_stream, streams, &cells) ||
+        __builtin_mul_overflow(*r.k, cells, &k) || __builtin_mul_overflow(*r.v, cells, &v) ||
+        __builtin_add_overflow(total, k, &t) || __builtin_add_overflow(t, v, &t))
+      return false;
     if (c != nullptr) {
-      c->k_bytes = Bytes{*k};
-      c->v_bytes = Bytes{*v};
+      c->k_bytes = Bytes{k};
+      c->v_bytes = Bytes{v};
     }
-    total = *t2;
+    total = t;
     return true;
   };
   EngineCache* full = out != nullptr ? &out->full : nullptr;
@@ -232,7 +236,8 @@ std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq, 
 std::optional<Buffers> try_buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context,
                                    const EngineOptions& o, bool v2025_08) {
   Buffers b;
-  if (!buffer_total(d, n_seq, context, o, v2025_08, &b)) return std::nullopt;
+  if (!buffer_total(d, n_seq, stream_cells(n_seq, context, o, v2025_08), o, v2025_08, &b))
+    return std::nullopt;
   return b;
 }
 
@@ -265,36 +270,63 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   LlamacppPolicy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
                  const engine_detail::GroupClasses& c)
       : PolicyBase(m, t, p, o),
-        version_(o.version.empty() ? "2026" : o.version),
-        v2025_08_(version_ == "2025-08") {
-    const bool mla_v = version_ != "2026";
-    // The whole model as one stage, its groups of one attention merged (class_stage_views).
-    whole_ = make_device(engine_detail::class_stage_views(m, 1, c).front().layers, t, mla_v);
-    if (p.pp == 1) {
-      devices_ = {whole_};
-      distinct_.emplace_back(0, 1);
-      return;
-    }
-    // Devices that hold the same layers (an even split of a uniform model) allocate the same: each such
-    // device is made once and the probes size it once (Llama-3.1-70B at pp 4: one of four).
-    const auto views = engine_detail::class_stage_views(m, p.pp, c);
-    devices_.reserve(views.size());
-    for (std::size_t i = 0; i < views.size(); ++i) {
-      const auto same = [&](const auto& e) { return same_layers(views[e.first].layers, views[i].layers); };
-      auto it = std::find_if(distinct_.begin(), distinct_.end(), same);
-      if (it == distinct_.end()) {
-        devices_.push_back(make_device(views[i].layers, t, mla_v));
-        distinct_.emplace_back(i, 1);
-      } else {
-        devices_.push_back(devices_[it->first]);
-        ++it->second;
-      }
-    }
+        version_(o_.version.empty() ? std::string_view("2026") : std::string_view(o_.version)),
+        v2025_08_(!o_.version.empty() && version_ == "2025-08") {
+    const bool mla_v = !o_.version.empty() && version_ != "2026";
+    // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
+    engine_detail::for_each_class_stage(m, 1, c,
+                                        [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
+                                          whole_.device = make_device(m, parts, t, mla_v);
+                                        });
+    if (p.pp == 1) return;
+    // Devices that allocate the same (an even split of a uniform model) are sized once per probe
+    // (Llama-3.1-70B at pp 4: one of four); every stage keeps its device for the report. A stage with the
+    // parts of an earlier stage (gpt-oss-120b at pp 4: two part lists, alternating) has its device
+    // without making it again: the first few part lists are kept, in a fixed array.
+    struct Seen {
+      std::size_t offset, size, slot;  // parts [offset, offset + size) of `seen`; the slot counting them
+    };
+    std::array<engine_detail::StagePart, PreparedModel::kMaxAttentionClasses> seen;
+    std::array<Seen, 8> lists;
+    std::size_t seen_size = 0, list_count = 0;
+    engine_detail::for_each_class_stage(
+        m, p.pp, c, [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
+          if (stages_.empty()) stages_.reserve(p.pp);  // pp checked by now
+          const auto same_part = [](const engine_detail::StagePart& x, const engine_detail::StagePart& y) {
+            return x.group == y.group && x.count == y.count;
+          };
+          for (std::size_t i = 0; i < list_count; ++i) {
+            const auto from = seen.begin() + static_cast<std::ptrdiff_t>(lists[i].offset);
+            if (std::equal(parts.begin(), parts.end(), from,
+                           from + static_cast<std::ptrdiff_t>(lists[i].size), same_part)) {
+              ++stages_[lists[i].slot].count;
+              stages_.push_back({stages_[lists[i].slot].device, 0});
+              return;
+            }
+          }
+          Slot slot{make_device(m, parts, t, mla_v), 1};
+          const auto first = std::find_if(stages_.begin(), stages_.end(), [&](const Slot& e) {
+            return e.count != 0 && e.device == slot.device;
+          });
+          const auto counting = static_cast<std::size_t>(first - stages_.begin());
+          if (first != stages_.end()) {
+            ++first->count;
+            slot.count = 0;
+          }
+          stages_.push_back(std::move(slot));
+          if (list_count < lists.size() && parts.size() <= seen.size() - seen_size) {
+            std::copy(parts.begin(), parts.end(), seen.begin() + static_cast<std::ptrdiff_t>(seen_size));
+            lists[list_count++] = {seen_size, parts.size(), counting};
+            seen_size += parts.size();
+          }
+        });
   }
   [[nodiscard]] std::optional<Bytes> gpu_bytes(std::uint64_t n, Tokens len) const override {
     Bytes most{0};
-    for (const auto& [d, count] : distinct_) {
-      const auto b = device_bytes(devices_[d], n, len.value);
+    const auto cells = stream_cells(n, len.value, o_, v2025_08_);
+    for (const Slot& s : slots()) {
+      if (s.count == 0) continue;  // sized with its first stage
+      const auto b = device_bytes(s.device, n, cells);
       if (!b) return std::nullopt;
       most = std::max(most, *b);
     }
@@ -303,9 +335,11 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Bytes> replica_bytes(std::uint64_t n, Tokens len) const override {
     // Each distinct device's buffers times the devices that hold the same layers: past 2^64 exactly
     // where the sum over every device would be.
-    return engine_detail::sum_parts(distinct_, [&](const auto& e) {
-      const auto b = device_bytes(devices_[e.first], n, len.value);
-      return b ? engine_detail::as_bytes(engine_detail::mul(b->value, e.second)) : std::nullopt;
+    const auto cells = stream_cells(n, len.value, o_, v2025_08_);
+    return engine_detail::sum_parts(slots(), [&](const Slot& s) {
+      if (s.count == 0) return std::optional<Bytes>(Bytes{0});  // counted with its first stage
+      const auto b = device_bytes(s.device, n, cells);
+      return b ? engine_detail::as_bytes(engine_detail::mul(b->value, s.count)) : std::nullopt;
     });
   }
   /// The most sequences (n_seq_max) whose buffers fit: more sequences never take less memory. Each
@@ -325,8 +359,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0) return std::nullopt;
     std::uint64_t guess = ~std::uint64_t{0};
-    for (const auto& [d, count] : distinct_)
-      guess = std::min(guess, context_guess(devices_[d], n, memory.value));
+    for (const Slot& s : slots())
+      if (s.count != 0) guess = std::min(guess, context_guess(s.device, n, memory.value));
     const auto l = engine_detail::longest_near(guess, [&](std::uint64_t len) {
       const auto b = gpu_bytes(n, Tokens{len});
       return b && *b <= memory;
@@ -337,15 +371,10 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  /// Two stages that hold the same layers: the same attention layers (the model's own objects), the same
-  /// counts, in the same order.
-  static bool same_layers(const std::vector<StageGroup>& a, const std::vector<StageGroup>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const StageGroup& x, const StageGroup& y) {
-      return &x.attention == &y.attention && x.count == y.count;
-    });
-  }
-  [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n, std::uint64_t len) const {
-    const auto b = buffer_total(d, n, len, o_, v2025_08_, nullptr);
+  /// The buffers on `d` for n sequences of `cells` per stream (stream_cells).
+  [[nodiscard]] std::optional<Bytes> device_bytes(const Device& d, std::uint64_t n,
+                                                  std::optional<std::uint64_t> cells) const {
+    const auto b = buffer_total(d, n, cells, o_, v2025_08_, nullptr);
     return b ? std::optional<Bytes>(Bytes{*b}) : std::nullopt;  // past 2^64 bytes: it does not fit
   }
   /// The longest context of n slots whose buffers on `d` fit in `memory`, nearly: the buffers are
@@ -378,22 +407,31 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     const U128 ctx = ((static_cast<U128>(c) + 1) * n - 1) / kPad * kPad;  // pad(ctx) / n <= c
     return static_cast<std::uint64_t>(std::min<U128>(ctx / n, ~std::uint64_t{0}));
   }
-  std::string version_;
-  bool v2025_08_;  // version "2025-08"'s padding
-  Device whole_;
-  std::vector<Device> devices_;  // each device's layers (with --pp; else the whole model)
-  std::vector<std::pair<std::size_t, std::uint64_t>> distinct_;  // devices_ without repeats: index, count
+  std::string_view version_;  // the version's name: o_.version, or the default's
+  bool v2025_08_;             // version "2025-08"'s padding
+  /// A device and how many stages allocate as it does: 0 for a stage whose device an earlier stage's
+  /// slot already counts (the probes skip it; the report lists every stage's).
+  struct Slot {
+    Device device;
+    std::uint64_t count = 1;
+  };
+  /// The devices the probes size: each stage's with --pp, else the whole model's.
+  [[nodiscard]] std::span<const Slot> slots() const {
+    return stages_.empty() ? std::span<const Slot>(&whole_, 1) : std::span<const Slot>(stages_);
+  }
+  Slot whole_;                // the whole model on one device
+  std::vector<Slot> stages_;  // with --pp: each stage's device, in stage order; else empty
 };
 
 EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
                                     std::optional<Bytes> kv_memory) const {
   EngineResult r;
   r.engine = Engine::llamacpp;
-  r.rules = "llama.cpp " + version_ +
+  r.rules = "llama.cpp " + std::string(version_) +
             ": src/llama-kv-cache.cpp, src/llama-kv-cache-iswa.cpp, src/llama-context.cpp";
   r.block_size = 0;
   const std::uint64_t n_seq = users;
-  const Device& d = whole_;
+  const Device& d = whole_.device;
   if (d.any_swa && !d.any_full)
     r.notes.push_back(
         "every layer is windowed: llama.cpp's iSWA cache is for models that mix windowed and "
@@ -438,8 +476,8 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
   if (p_.pp > 1) {
     std::uint64_t dev = 0;
     Bytes fullest{0};
-    for (const Device& part : devices_) {
-      const Bytes bytes = buffers(part, n_seq, context.value, o_, v2025_08_).total;
+    for (const Slot& part : stages_) {
+      const Bytes bytes = buffers(part.device, n_seq, context.value, o_, v2025_08_).total;
       r.log_lines.push_back("llama_kv_cache: device " + std::to_string(dev++) +
                             " KV buffer size = " + mib(bytes) + " MiB");
       fullest = std::max(fullest, bytes);

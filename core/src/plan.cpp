@@ -1,6 +1,7 @@
 #include "kvplan/plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -138,15 +139,32 @@ PreparedModel::PreparedModel(const ModelSpec& m) : m_(&m) {
   }
 }
 
+namespace {
+/// The group holding `layer` (< the model's layers): the last that starts at or before it.
+std::size_t group_of(const std::vector<std::uint64_t>& group_first, std::uint64_t layer) {
+  return static_cast<std::size_t>(std::upper_bound(group_first.begin(), group_first.end(), layer) -
+                                  group_first.begin()) -
+         1;
+}
+}  // namespace
+
 std::uint64_t PreparedModel::class_layers_before(std::size_t c, std::uint64_t layer) const {
   const std::size_t groups = group_first_.size();
   const std::uint64_t* prefix = class_prefix_.data() + c * (groups + 1);
   if (layer >= layers_) return prefix[groups];
-  // The group holding `layer`: the last that starts at or before it.
-  const auto g = static_cast<std::size_t>(std::upper_bound(group_first_.begin(), group_first_.end(), layer) -
-                                          group_first_.begin()) -
-                 1;
+  const std::size_t g = group_of(group_first_, layer);
   return prefix[g] + (classes_[g] == c ? layer - group_first_[g] : 0);
+}
+
+void PreparedModel::class_layers_before_all(std::uint64_t layer, std::uint64_t* out) const {
+  const std::size_t groups = group_first_.size(), classes = class_layers_.size();
+  if (layer >= layers_) {
+    for (std::size_t c = 0; c < classes; ++c) out[c] = class_prefix_[c * (groups + 1) + groups];
+    return;
+  }
+  const std::size_t g = group_of(group_first_, layer);
+  for (std::size_t c = 0; c < classes; ++c)
+    out[c] = class_prefix_[c * (groups + 1) + g] + (classes_[g] == c ? layer - group_first_[g] : 0);
 }
 
 std::uint64_t PreparedModel::parameters() const {
@@ -255,34 +273,51 @@ bool class_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
   return true;
 }
 
-/// per_gpu_sequence_bytes over the stages' attention classes (engine_detail::class_stage_views): the
-/// same figures; nullopt when a figure passes 2^64 or throws (per_gpu_sequence_bytes then throws its
-/// own error).
+/// per_gpu_sequence_bytes over the stages' attention classes (engine_detail::for_each_class_stage): the
+/// same figures, each class's per-layer figures worked out once for every stage; nullopt when a figure
+/// passes 2^64 or throws (per_gpu_sequence_bytes then throws its own error).
 std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm, const PlanInputs& in,
                                                          const Parallelism& par) {
   using engine_detail::add;
   using engine_detail::mul;
+  // Per class, one layer on one rank: bytes per token, KV bytes at the context, state bytes.
+  struct PerLayer {
+    std::uint64_t bpt, kv, state;
+  };
+  std::array<PerLayer, PreparedModel::kMaxAttentionClasses> per_layer;
   std::vector<StageBytes> out;
+  bool ok = true;
   try {
-    const auto views = engine_detail::class_stage_views(pm.model(), par.pp, group_classes(pm));
-    out.reserve(views.size());
-    for (const auto& v : views) {
-      std::optional<std::uint64_t> bpt = 0, kv = 0, state = 0;
-      for (const auto& g : v.layers) {
-        const auto per_token = mul(layer_bytes_per_token(g.attention, in.kv, par.tp).value, g.count);
-        const auto k = per_token ? mul(*per_token, cached_tokens(g.attention, in.context).value) : per_token;
-        const auto st = mul(layer_state_bytes(g.attention, in.kv, par.tp).value, g.count);
-        if (!k || !st) return std::nullopt;
-        bpt = bpt ? add(*bpt, *per_token) : bpt;
-        kv = kv ? add(*kv, *k) : kv;
-        state = state ? add(*state, *st) : state;
-      }
-      if (!bpt || !kv || !state) return std::nullopt;
-      out.push_back({v.stage, Bytes{*bpt}, Bytes{*kv}, Bytes{*state}});
+    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) {
+      const AttentionLayer& a = pm.attention_class(c);
+      const std::uint64_t bpt = layer_bytes_per_token(a, in.kv, par.tp).value;
+      const auto kv = mul(bpt, cached_tokens(a, in.context).value);
+      if (!kv) return std::nullopt;
+      per_layer[c] = {bpt, *kv, layer_state_bytes(a, in.kv, par.tp).value};
     }
+    engine_detail::for_each_class_stage(
+        pm.model(), par.pp, group_classes(pm),
+        [&](const Stage& stage, std::span<const engine_detail::StagePart> parts) {
+          if (!ok) return;
+          if (out.empty()) out.reserve(par.pp);
+          std::optional<std::uint64_t> bpt = 0, kv = 0, state = 0;
+          for (const auto& part : parts) {
+            const PerLayer& l = per_layer[pm.attention_classes()[part.group]];
+            const auto b = mul(l.bpt, part.count), k = mul(l.kv, part.count), st = mul(l.state, part.count);
+            bpt = bpt && b ? add(*bpt, *b) : std::nullopt;
+            kv = kv && k ? add(*kv, *k) : std::nullopt;
+            state = state && st ? add(*state, *st) : std::nullopt;
+          }
+          if (!bpt || !kv || !state) {
+            ok = false;
+            return;
+          }
+          out.push_back({stage, Bytes{*bpt}, Bytes{*kv}, Bytes{*state}});
+        });
   } catch (const Error&) {
     return std::nullopt;
   }
+  if (!ok) return std::nullopt;
   return out;
 }
 
@@ -473,6 +508,18 @@ void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, cons
   p.limit.needed = g.kv_bytes_total;
   p.limit.max_users = p.max_users;
 }
+/// The GPU as a figures-only plan keeps it (PlanDetail::figures): its id and every figure, not its name
+/// or source, which a search does not read (copying them allocated on every plan).
+Gpu gpu_figures(const Gpu& g) {
+  Gpu out;
+  out.id = g.id;
+  out.memory = g.memory;
+  out.memory_bandwidth_bytes_per_s = g.memory_bandwidth_bytes_per_s;
+  out.bf16_dense_flops = g.bf16_dense_flops;
+  out.link_bandwidth_bytes_per_s = g.link_bandwidth_bytes_per_s;
+  out.fp8 = g.fp8;
+  return out;
+}
 }  // namespace
 
 Plan make_plan(const PlanInputs& in) { return make_plan(in, true); }
@@ -494,7 +541,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
     p.inputs.context = in.context;
     p.inputs.users = in.users;
     p.inputs.deployment = in.deployment;
-    p.inputs.gpu = in.gpu;
+    if (in.gpu) p.inputs.gpu = gpu_figures(*in.gpu);
     p.inputs.engine = in.engine;
     p.inputs.kv_memory = in.kv_memory;
   }

@@ -213,6 +213,9 @@ class PreparedModel {
   /// stage [first, end) holds of the class is class_layers_before(c, end) - class_layers_before(c,
   /// first). O(log groups).
   [[nodiscard]] std::uint64_t class_layers_before(std::size_t c, std::uint64_t layer) const;
+  /// class_layers_before(c, layer) for every class c at once, into out[c] (out holds at least
+  /// attention_class_count() values): one search for the group holding `layer`, not one per class.
+  void class_layers_before_all(std::uint64_t layer, std::uint64_t* out) const;
 
  private:
   const ModelSpec* m_;
@@ -249,7 +252,8 @@ enum class PlanDetail {
   full,     ///< everything: the layer groups, the warnings and the engine's report (rules, log lines, notes)
   figures,  ///< the figures only, for searches (fit, kvplan-bench --planner): Plan::groups and
             ///< Plan::warnings are left empty, Plan::inputs.model is a default ModelSpec (the model is
-            ///< not copied), and Plan::engine holds only its engine (policy->report is not called)
+            ///< not copied), Plan::inputs.gpu keeps the GPU's id and figures but not its name or source
+            ///< (no strings copied), and Plan::engine holds only its engine (policy->report is not called)
 };
 
 /// make_plan with the model prepared once: the same plan, without the per-model work. `model` must be
