@@ -50,7 +50,7 @@ std::string cost_text(double v) {
   return v >= 0.001 && v < 1e6 ? fmt::format("{:.3f}", v) : fmt::format("{:.3g}", v);
 }
 
-/// The table's max-context cell: "*" marks a context past the model's max_position_embeddings.
+/// The table's max-context cell: "*" marks a context past the limit the engine derives (context_limit).
 std::string context_cell(const Plan& p) {
   if (!p.max_context) return "any";
   return format_count(p.max_context->value) +

@@ -108,7 +108,7 @@ bool past_max_position(const ModelSpec& m, Tokens tokens, Engine engine);
 /// not take it as is.
 std::string max_context_text(const ModelSpec& m, Tokens max_context, Engine engine);
 
-/// The environment setting with which `engine` accepts a context past max_position_embeddings, empty
+/// The environment setting with which `engine` accepts a context past its own limit (context_limit), empty
 /// when it needs none: vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (vllm/config/model.py
 /// _get_and_verify_max_len raises otherwise), SGLang SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
 /// (srt/configs/model_config.py), TensorRT-LLM TLLM_ALLOW_LONG_MAX_MODEL_LEN=1
