@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/speed.hpp"
@@ -49,10 +50,11 @@ std::string cost_text(double v) {
   return v >= 0.001 && v < 1e6 ? fmt::format("{:.3f}", v) : fmt::format("{:.3g}", v);
 }
 
-/// The table's max-context cell: "*" marks a context past the model's max_position_embeddings.
+/// The table's max-context cell: "*" marks a context past the limit the engine derives (context_limit).
 std::string context_cell(const Plan& p) {
   if (!p.max_context) return "any";
-  return format_count(p.max_context->value) + (past_max_position(p.inputs.model, *p.max_context) ? "*" : "");
+  return format_count(p.max_context->value) +
+         (past_max_position(p.inputs.model, *p.max_context, p.inputs.engine.engine) ? "*" : "");
 }
 
 json row_json(const FitRow& r) {
@@ -70,7 +72,8 @@ json row_json(const FitRow& r) {
          {"max_users", p.max_users},
          {"max_context", p.max_context ? json(p.max_context->value) : json(nullptr)},
          {"max_context_past_max_position_embeddings",
-          p.max_context.has_value() && past_max_position(p.inputs.model, *p.max_context)},
+          p.max_context.has_value() &&
+              past_max_position(p.inputs.model, *p.max_context, p.inputs.engine.engine)},
          {"weights_bytes_per_gpu", p.per_gpu.weights_bytes.value},
          {"kv_bytes_per_gpu", p.per_gpu.kv_bytes_total.value},
          {"available_kv_bytes_per_gpu", p.per_gpu.available_kv_bytes.value},
@@ -119,13 +122,18 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
     out += "      " + r.launch + "\n";
   }
   const ModelSpec& m = rows.front().plan.inputs.model;
+  const Engine engine = rows.front().plan.inputs.engine.engine;
   if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
-        return r.plan.max_context && past_max_position(m, *r.plan.max_context);
-      }))
-    out += fmt::format(
-        "  * context max past the model's {} max_position_embeddings: what memory holds; engines refuse a "
-        "longer context\n",
-        format_count(m.max_position_embeddings));
+        return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
+      })) {
+    const auto l = context_limit(m, engine);
+    out += engine == Engine::ideal
+               ? fmt::format(
+                     "  * context max past the model's {} max_position_embeddings: "
+                     "what memory holds; each engine derives its own limit\n",
+                     format_count(m.max_position_embeddings))
+               : fmt::format("  * context max past {}: what memory holds; {}\n", l->text, l->effect);
+  }
   return out;
 }
 }  // namespace
@@ -225,7 +233,7 @@ int run_fit(const FitOptions& o) {
   };
   // The model's warnings, and the context's: every row plans the same context.
   std::vector<std::string> warnings = r.model.warnings;
-  if (auto w = context_warning(r.model, r.context)) warnings.push_back(std::move(*w));
+  if (auto w = context_warning(r.model, r.context, r.engine.engine)) warnings.push_back(std::move(*w));
   // An overflow names the input, as size does: the exact layout of the first KV dtype searched.
   PlanInputs overflow_inputs;
   overflow_inputs.model = r.model;

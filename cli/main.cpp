@@ -179,7 +179,7 @@ int run_compare(const CompareOptions& o) {
     }
   }();
   // After the figures: a failing command prints its one error line only.
-  if (auto w = context_warning(m, ctx)) warn({*w});
+  if (auto w = context_warning(m, ctx, engine.engine)) warn({*w});
   if (variants.streaming) {
     // What with_attention_sinks added to the capped row's copy of the model (MLA layers left uncapped).
     const auto& w = rows.back().model.warnings;

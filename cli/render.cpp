@@ -238,9 +238,9 @@ json plan_json(const Plan& p) {
     j["max_users"] = p.max_users;
     j["max_context"] = p.max_context ? json(p.max_context->value) : json(nullptr);
     j["max_context_unbounded"] = !p.max_context.has_value();
-    // The memory figure stays; this says the engines refuse it (max_position_embeddings).
+    // The memory figure stays; this says it passes the limit the engine derives (context_limit).
     j["max_context_past_max_position_embeddings"] =
-        p.max_context.has_value() && past_max_position(in.model, *p.max_context);
+        p.max_context.has_value() && past_max_position(in.model, *p.max_context, in.engine.engine);
     j["ideal"]["max_users"] = p.ideal_max_users;
     j["ideal"]["max_context"] = p.ideal_max_context ? json(p.ideal_max_context->value) : json(nullptr);
     if (p.engine.kv_cache_tokens) j["kv_cache_tokens"] = *p.engine.kv_cache_tokens;
@@ -321,9 +321,9 @@ std::string plan_text(const Plan& p, UnitSystem u) {
     out += row("fits", p.fits ? "yes" : "NO");
     out +=
         row(fmt::format("max users at {} tokens", format_count(in.context.value)), format_count(p.max_users));
-    out +=
-        row(fmt::format("max context for {}", format_count(in.users, "user", "users")),
-            p.max_context ? max_context_text(in.model, *p.max_context) : "unbounded (every layer windowed)");
+    out += row(fmt::format("max context for {}", format_count(in.users, "user", "users")),
+               p.max_context ? max_context_text(in.model, *p.max_context, in.engine.engine)
+                             : "unbounded (every layer windowed)");
   }
   out += engine_text(p.engine, u);
   out += "\n" + describe_limit(p.limit, u) + "\n";

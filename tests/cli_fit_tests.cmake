@@ -104,21 +104,29 @@ kvplan_cli_warns("compare warns past max_position_embeddings" "MHA"
 # fit. tp 8, fp8 KV: 58,256,560,537 B available per GPU / (16 users x 80 layers x 1 KV head x 128 x 2 x 1 B) =
 # 177,784 tokens (worked in tests/test_fit.cpp).
 kvplan_cli_ok("size marks a max context past max_position_embeddings"
-  "max context for 16 users +177,784 tokens \\(past the model's 131,072 max_position_embeddings: engines refuse a longer context\\)"
+  "max context for 16 users +177,784 tokens \\(past the model's 131,072 max_position_embeddings\\)\n"
   size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 8 --kv-dtype fp8_e4m3)
 kvplan_cli_ok("size json marks a max context past max_position_embeddings"
   "\"max_context\": 177784,\n +\"max_context_past_max_position_embeddings\": true,"
   size llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 8 --kv-dtype fp8_e4m3 --json)
 kvplan_cli_ok("fit marks a max context past max_position_embeddings"
-  " 177,784\\* .*\n +\\* context max past the model's 131,072 max_position_embeddings: what memory holds; engines refuse a longer context\n"
+  " 177,784\\* .*\n +\\* context max past the model's 131,072 max_position_embeddings: what memory holds; each engine derives its own limit\n"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3)
 kvplan_cli_ok("fit json marks a max context past max_position_embeddings"
   "\"max_context\": 177784,\n +\"max_context_past_max_position_embeddings\": true,.*\"max_position_embeddings\": 131072,"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3 --json)
-# A context asked past the limit: vLLM refuses --max-model-len 200000 unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.
+# A context asked past the limit: vLLM refuses --max-model-len 200000 unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+# (its rope_scaling is llama3: no factor, so vLLM's limit is max_position_embeddings 131,072).
 kvplan_cli_ok("fit launch line past max_position_embeddings"
-  "\n +VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-70B .*--max-model-len 200000 .*  # context 200,000 past the model's 131,072 max_position_embeddings"
+  "\n +VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-70B .*--max-model-len 200000 .*  # context 200,000 past vLLM's derived max_model_len 131,072 \\(max_position_embeddings 131,072; rope_scaling llama3: no factor\\): vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
   fit llama-3.1-70b --context 200000 --users 1 --gpu h100-sxm --pp 1 --tp 8 --kv-dtype fp8_e4m3)
+# Each engine's own limit (kvplan/context_limit.hpp). Gemma 3 27B: rope_scaling linear x8 on 131,072; vLLM
+# applies no factor to gemma3 (131,072), SGLang does (1,048,576): 200,000 warns under vLLM, not SGLang.
+kvplan_cli_warns("size warns past vLLM's derived max_model_len" "tokens"
+  "kvplan: warning: context 200,000 passes vLLM's derived max_model_len 131,072 \\(max_position_embeddings 131,072; no rope_scaling factor for gemma3\\): vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n"
+  size gemma-3-27b --context 200000 --engine vllm)
+kvplan_cli_warns("size under SGLang takes Gemma 3's scaled context" "tokens" "^$"
+  size gemma-3-27b --context 200000 --engine sglang)
 # --price-per-gpu-hour: finite, at most a million; costs print in a bounded width.
 kvplan_cli_bad("fit price past the bound" "^kvplan: error: --price-per-gpu-hour: must be at most 1,000,000 per GPU-hour, got '1e308'\n$"
   fit llama-3.1-8b --price-per-gpu-hour 1e308)

@@ -360,14 +360,18 @@ TEST_CASE("fit: a max context past max_position_embeddings is marked; the launch
   // Llama-3.1-70B's config: max_position_embeddings 131,072.
   const ModelSpec m = presets::find_model("llama-3.1-70b");
   REQUIRE(m.max_position_embeddings == 131072);
-  CHECK_FALSE(past_max_position(m, Tokens{131072}));
-  CHECK(past_max_position(m, Tokens{131073}));
+  CHECK_FALSE(past_max_position(m, Tokens{131072}, Engine::ideal));
+  CHECK(past_max_position(m, Tokens{131073}, Engine::ideal));
   ModelSpec unknown = m;
   unknown.max_position_embeddings = 0;  // no limit known: nothing to mark
-  CHECK_FALSE(past_max_position(unknown, Tokens{1'000'000}));
-  CHECK(max_context_text(m, Tokens{131072}) == "131,072 tokens");
-  CHECK(max_context_text(m, Tokens{177784}) ==
-        "177,784 tokens (past the model's 131,072 max_position_embeddings: engines refuse a longer context)");
+  CHECK_FALSE(past_max_position(unknown, Tokens{1'000'000}, Engine::ideal));
+  CHECK(max_context_text(m, Tokens{131072}, Engine::ideal) == "131,072 tokens");
+  CHECK(max_context_text(m, Tokens{177784}, Engine::ideal) ==
+        "177,784 tokens (past the model's 131,072 max_position_embeddings)");
+  // Its rope_scaling is llama3 (factor 8, original 8,192): vLLM applies no factor, so 131,072 too.
+  CHECK(max_context_text(m, Tokens{177784}, Engine::vllm) ==
+        "177,784 tokens (past vLLM's derived max_model_len 131,072 (max_position_embeddings 131,072; "
+        "rope_scaling llama3: no factor): vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)");
 
   // The README's fp8 row at tp 8: available 76,968,728,985 - 141,107,412,992 / 8 - 2^30 = 58,256,560,537 B
   // per GPU; 16 users x 80 layers x 1 KV head x 128 x 2 x 1 B = 327,680 B per token of context:
@@ -378,7 +382,7 @@ TEST_CASE("fit: a max context past max_position_embeddings is marked; the launch
   REQUIRE(!res.rows.empty());
   REQUIRE(res.rows.front().plan.max_context.has_value());
   CHECK(res.rows.front().plan.max_context->value == 177784);
-  CHECK(past_max_position(m, *res.rows.front().plan.max_context));
+  CHECK(past_max_position(m, *res.rows.front().plan.max_context, r.engine.engine));
 
   // A context asked past the limit: each engine's line carries the setting it needs to accept it.
   r = readme_job(DType::fp8_e4m3);
@@ -388,8 +392,9 @@ TEST_CASE("fit: a max context past max_position_embeddings is marked; the launch
   CHECK_THAT(fit(r).rows.front().launch,
              Catch::StartsWith("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-70B ") &&
                  Catch::Contains("--max-model-len 200000") &&
-                 Catch::EndsWith("  # context 200,000 past the model's 131,072 max_position_embeddings: the "
-                                 "engine refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"));
+                 Catch::EndsWith("  # context 200,000 past vLLM's derived max_model_len 131,072 "
+                                 "(max_position_embeddings 131,072; rope_scaling llama3: no factor): vLLM "
+                                 "refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"));
   r.engine.engine = Engine::sglang;
   CHECK_THAT(
       fit(r).rows.front().launch,

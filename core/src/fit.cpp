@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/streaming.hpp"
@@ -129,7 +130,7 @@ std::string describe_nearest(const Plan& p, const FitRequest& r) {
            gib(g.available_kv_bytes) + " available: short by " + gib(short_by) + ")";
     if (p.max_context)
       what += "; " + format_count(r.users, "user fits", "users fit") + " up to " +
-              max_context_text(r.model, *p.max_context);
+              max_context_text(r.model, *p.max_context, r.engine.engine);
   }
   return "nothing fits within " + format_count(r.max_gpus) + " GPUs; nearest: " + layout_label(p) + ": " +
          what;
@@ -261,15 +262,17 @@ std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comme
 }
 }  // namespace
 
-bool past_max_position(const ModelSpec& m, Tokens tokens) {
-  return m.max_position_embeddings != 0 && tokens.value > m.max_position_embeddings;
+bool past_max_position(const ModelSpec& m, Tokens tokens, Engine engine) {
+  const auto limit = engine_max_context(m, engine);
+  return limit && tokens > *limit;
 }
 
-std::string max_context_text(const ModelSpec& m, Tokens max_context) {
+std::string max_context_text(const ModelSpec& m, Tokens max_context, Engine engine) {
   std::string out = format_count(max_context.value) + " tokens";
-  if (past_max_position(m, max_context))
-    out += " (past the model's " + format_count(m.max_position_embeddings) +
-           " max_position_embeddings: engines refuse a longer context)";
+  if (const auto l = context_limit(m, engine); l && max_context > l->tokens)
+    out += engine == Engine::ideal
+               ? " (past the model's " + format_count(l->tokens.value) + " max_position_embeddings)"
+               : " (past " + l->text + ": " + l->effect + ")";
   return out;
 }
 
@@ -293,12 +296,11 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;
   const ModelSpec& m = p.inputs.model;
-  if (past_max_position(m, p.inputs.context)) {
-    const std::string_view env = long_context_env(p.inputs.engine.engine);
-    if (!env.empty()) line = std::string(env) + " " + line;
-    comment = "context " + format_count(p.inputs.context.value) + " past the model's " +
-              format_count(m.max_position_embeddings) + " max_position_embeddings" +
-              (env.empty() ? std::string() : ": the engine refuses it without " + std::string(env)) +
+  // ideal's line is vLLM's: vLLM's limit decides.
+  const Engine limit_engine = p.inputs.engine.engine == Engine::ideal ? Engine::vllm : p.inputs.engine.engine;
+  if (const auto l = context_limit(m, limit_engine); l && p.inputs.context > l->tokens) {
+    if (!l->env.empty()) line = l->env + " " + line;
+    comment = "context " + format_count(p.inputs.context.value) + " past " + l->text + ": " + l->effect +
               (comment.empty() ? "" : "; " + comment);
   }
   if (!yaml.empty()) {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine_common.hpp"
+#include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/weights.hpp"
 
@@ -184,10 +185,13 @@ Bytes PreparedModel::routed_expert_weight_bytes() const {
   return experts_;
 }
 
-std::optional<std::string> context_warning(const ModelSpec& m, Tokens context) {
-  if (m.max_position_embeddings == 0 || context.value <= m.max_position_embeddings) return std::nullopt;
-  return "context " + format_count(context.value) + " exceeds the model's max_position_embeddings " +
-         format_count(m.max_position_embeddings);
+std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine) {
+  const auto l = context_limit(m, engine);
+  if (!l || context <= l->tokens) return std::nullopt;
+  if (engine == Engine::ideal)
+    return "context " + format_count(context.value) + " exceeds the model's max_position_embeddings " +
+           format_count(l->tokens.value);
+  return "context " + format_count(context.value) + " passes " + l->text + ": " + l->effect;
 }
 
 namespace {
@@ -439,7 +443,7 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   }
   g.reserve_bytes = in.deployment.reserve;
   if (detail == PlanDetail::full)
-    if (auto w = context_warning(m, in.context)) p.warnings.push_back(std::move(*w));
+    if (auto w = context_warning(m, in.context, in.engine.engine)) p.warnings.push_back(std::move(*w));
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)

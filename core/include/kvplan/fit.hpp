@@ -96,17 +96,19 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 /// gpus, tp, pp or kv_dtypes is searched once.
 FitResult fit(const FitRequest& request);
 
-/// Whether `tokens` passes the model's max_position_embeddings (false when the limit is unknown, 0).
-/// The engines refuse such a context unless told otherwise (long_context_env).
-bool past_max_position(const ModelSpec& m, Tokens tokens);
+/// Whether `tokens` passes the context limit `engine` derives for the model (engine_max_context; false
+/// when the limit is unknown). vLLM and SGLang refuse such a context, TensorRT-LLM lowers max_seq_len to
+/// the limit, unless told otherwise (long_context_env); llama.cpp warns and runs it.
+bool past_max_position(const ModelSpec& m, Tokens tokens, Engine engine);
 
-/// A max context found by the capacity search, for people: "177,784 tokens", or, past the model's
-/// max_position_embeddings, "177,784 tokens (past the model's 131,072 max_position_embeddings: engines
-/// refuse a longer context)". The figure stays what memory holds; the mark says the engine will not
-/// start with it.
-std::string max_context_text(const ModelSpec& m, Tokens max_context);
+/// A max context found by the capacity search, for people: "177,784 tokens", or, past the engine's limit
+/// (context_limit), "177,784 tokens (past vLLM's derived max_model_len 131,072 (max_position_embeddings
+/// 131,072): vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)"; ideal: "(past the model's
+/// 131,072 max_position_embeddings)". The figure stays what memory holds; the mark says the engine will
+/// not take it as is.
+std::string max_context_text(const ModelSpec& m, Tokens max_context, Engine engine);
 
-/// The environment setting with which `engine` accepts a context past max_position_embeddings, empty
+/// The environment setting with which `engine` accepts a context past its own limit (context_limit), empty
 /// when it needs none: vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (vllm/config/model.py
 /// _get_and_verify_max_len raises otherwise), SGLang SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
 /// (srt/configs/model_config.py), TensorRT-LLM TLLM_ALLOW_LONG_MAX_MODEL_LEN=1
@@ -121,8 +123,9 @@ std::string_view long_context_env(Engine engine);
 /// (EngineOptionSpec::launch_flag; TensorRT-LLM's kv_cache_config fields as an --extra_llm_api_options
 /// YAML file, its content in a trailing shell comment), and so are the extras: a row planned with an
 /// option the line leaves out would start another deployment than the one planned. A context past the
-/// model's max_position_embeddings goes with long_context_env's setting before the command and a
-/// trailing comment, so the line never passes a length the engine refuses.
+/// limit the engine derives (context_limit; ideal's line is vLLM's, so vLLM's limit) goes with the
+/// engine's setting (long_context_env) before the command, where it has one, and a trailing comment
+/// naming the rule, so the line never passes a length the engine refuses or cuts.
 std::string launch_command(const Plan& p, const LaunchExtras& extras = {});
 
 }  // namespace kvplan

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvplan/dtype.hpp"
@@ -122,6 +123,28 @@ struct LayerGroup {
   bool operator==(const LayerGroup&) const = default;
 };
 
+/// A config's RoPE scaling (config.json `rope_scaling`, or transformers v5 `rope_parameters`), as the
+/// engines read it to derive their context limit (engine_max_context). All empty / 0: absent.
+struct RopeScaling {
+  std::string key;   ///< "rope_scaling" or "rope_parameters": where it was read; empty: the config has none
+  std::string type;  ///< its "rope_type", or the older "type" ("yarn", "linear", "llama3", ...); may be empty
+  double factor = 0;                                   ///< "factor"; 0: absent (the engines take 1)
+  std::uint64_t original_max_position_embeddings = 0;  ///< 0: absent
+  bool operator==(const RopeScaling&) const = default;
+};
+
+/// What a (text) config says about its context length besides max_position_embeddings: its other length
+/// keys and its RoPE scaling, from which each engine derives its own limit (engine_max_context).
+struct ContextKeys {
+  /// Length keys present in the config other than max_position_embeddings, with their values, in the
+  /// order vLLM's _get_and_verify_max_len lists them (n_positions, max_seq_len, seq_length,
+  /// model_max_length, max_target_positions, max_sequence_length, max_seq_length, seq_len).
+  std::vector<std::pair<std::string, std::uint64_t>> lengths;
+  RopeScaling rope;
+  std::string model_type;  ///< the text config's model_type (vLLM applies no RoPE factor to "gemma3")
+  bool operator==(const ContextKeys&) const = default;
+};
+
 /// A model: identity, source, layers in order, and what weights need beyond the layers.
 struct ModelSpec {
   std::string id;      ///< preset id or file name
@@ -139,6 +162,7 @@ struct ModelSpec {
   /// (modeling_falcon.py FalconDecoderLayer: input_layernorm only).
   std::uint64_t norms_per_layer = 2;
   std::uint64_t max_position_embeddings = 0;  ///< 0: unknown
+  ContextKeys context_keys;  ///< the config's other length keys and RoPE scaling (empty: none, or GGUF)
   DType dtype =
       DType::bf16;  ///< the model's compute dtype (config torch_dtype): what a KV cache "auto" stores
   DType weight_dtype = DType::bf16;  ///< linear layers' dtype (config torch_dtype, or its quantisation)

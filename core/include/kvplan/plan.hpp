@@ -231,9 +231,10 @@ class PreparedModel {
   std::vector<std::uint64_t> class_prefix_;  // [c x (groups + 1) + g]: layers of class c in groups [0, g)
 };
 
-/// The warning when `context` passes the model's max_position_embeddings (engines refuse such a
-/// --max-model-len: vLLM's _get_and_verify_max_len), or nullopt; one text for every command.
-std::optional<std::string> context_warning(const ModelSpec& m, Tokens context);
+/// The warning when `context` passes the context limit `engine` derives for the model (context_limit.hpp
+/// context_limit: its rule, numbers and what the engine does), or nullopt; one text for every command.
+/// ideal: "context 100,000 exceeds the model's max_position_embeddings 1,024".
+std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine);
 
 /// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
 /// (gpu_bytes for the users, max_requests at the context, max_context for the users). Validates the

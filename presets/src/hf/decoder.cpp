@@ -49,6 +49,43 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
   }
 }
 
+/// The length keys besides max_position_embeddings and the RoPE scaling (`rope_scaling`, else transformers
+/// v5's `rope_parameters`; nested per layer type, the first entry with a factor, else the first) that the
+/// engines read to derive their context limit (kvplan/context_limit.hpp). A malformed value is an error
+/// naming its path.
+ContextKeys context_keys_from_config(const Reader& r, const std::string& model_type) {
+  ContextKeys k;
+  k.model_type = model_type;
+  for (const auto* key : {"n_positions", "max_seq_len", "seq_length", "model_max_length",
+                          "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"})
+    if (const auto v = r.u64(key); v && *v > 0) k.lengths.emplace_back(key, *v);
+  const char* key = r.has("rope_scaling")      ? "rope_scaling"
+                    : r.has("rope_parameters") ? "rope_parameters"
+                                               : nullptr;
+  if (key == nullptr) return k;
+  const Reader outer = *r.object(key);
+  if (outer.obj().empty()) return k;  // {}: no scaling (SGLang tests it for truth)
+  std::string pick;                   // nested per layer type: the entry read
+  if (std::all_of(outer.obj().begin(), outer.obj().end(), [](const json& v) { return v.is_object(); })) {
+    pick = outer.obj().begin().key();
+    for (auto it = outer.obj().begin(); it != outer.obj().end(); ++it)
+      if (it->contains("factor")) {
+        pick = it.key();
+        break;
+      }
+  }
+  const Reader o = pick.empty() ? outer : *outer.object(pick);
+  k.rope.key = key;
+  k.rope.type = o.string("rope_type").value_or(o.string("type").value_or(""));
+  if (const json* f = o.get("factor")) {
+    if (!f->is_number() || !(f->get<double>() > 0) || !std::isfinite(f->get<double>()))
+      o.fail("factor", "must be a positive number, got " + f->dump());
+    k.rope.factor = f->get<double>();
+  }
+  k.rope.original_max_position_embeddings = o.u64("original_max_position_embeddings").value_or(0);
+  return k;
+}
+
 /// The number of KV heads and the key it came from (for messages). Keys that contradict each other, where
 /// transformers, vLLM and llama.cpp would read the model differently, are an error naming both.
 struct KvHeads {
@@ -190,6 +227,7 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     m.weights_unknown = "the config has no vocab_size";
   m.max_position_embeddings =
       r.u64_any({"max_position_embeddings", "n_positions", "max_seq_len"}).value_or(0);
+  m.context_keys = context_keys_from_config(r, c.model_type);
   m.mtp_layers = r.u64_any({"num_nextn_predict_layers", "mtp_num_hidden_layers"}).value_or(0);
   m.norm_bias = rules.plain_mlp;
   // PretrainedConfig's default is tied; these configuration classes default to untied.
