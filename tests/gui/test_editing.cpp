@@ -414,6 +414,8 @@ class EditingTest : public QObject {
     for (const char* n : {"1", "2", "3"}) {
       before_last = describe_charts(win.c.figures(), win.c.modelTitle());
       test::type_into(users, QLatin1String(n));
+      // Progressive: the input's own handling leaves the charts to the next event-loop turns.
+      QVERIFY(win.w.charts()->refreshPending());
       QCoreApplication::processEvents();
     }
     QCOMPARE(win.c.inputs().users, 3ULL);
@@ -451,6 +453,27 @@ class EditingTest : public QObject {
     QCOMPARE(bar->barSets().size(), last.memory.values.size());
     for (qsizetype i = 0; i < last.memory.values.size(); ++i)
       QCOMPARE(bar->barSets()[i]->at(0), last.memory.values[i]);
+
+    // Charts off screen wait to be shown: with the charts' area hidden, an input leaves them pending
+    // once the event loop is idle; shown again, they catch up through the event loop.
+    ChartPanel* charts = win.w.charts();
+    auto* area = win.find<QScrollArea>("charts_scroll");
+    QVERIFY(area != nullptr);
+    area->hide();
+    test::type_into(users, QStringLiteral("4"));
+    QTest::qWait(50);
+    QVERIFY(!charts->refreshScheduled());
+    for (int c = 0; c < ChartPanel::kCount; ++c) {
+      QVERIFY(!charts->onScreen(static_cast<ChartPanel::Chart>(c)));
+      QVERIFY(charts->refreshPending(static_cast<ChartPanel::Chart>(c)));
+    }
+    area->show();
+    QTRY_VERIFY(!charts->refreshPending());
+    const ChartsData four = describe_charts(win.c.figures(), win.c.modelTitle());
+    const QList<QAbstractSeries*> shown = view(ChartPanel::MaxUsers)->series();
+    QCOMPARE(shown.size(), four.max_users.lines.size());
+    for (qsizetype i = 0; i < shown.size(); ++i)
+      QVERIFY(qobject_cast<QXYSeries*>(shown[i])->points() == four.max_users.lines[i].points);
   }
 
   // Issue 16, "the memory bar ... has no line for usable memory or GPU capacity". 100 GiB at utilisation
