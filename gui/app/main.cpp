@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/gui/recent_files.hpp"
@@ -115,6 +116,9 @@ int main(int argc, char** argv) {
   window.resize(static_cast<int>(w), static_cast<int>(h));
   window.show();
   settle(300);
+  // Charts off screen at this size refresh only when shown: draw them all before grabbing the window.
+  window.charts()->refreshNow();
+  settle(50);
   QString error;
   if (!kvplan::gui::savePngAtomically(window.grab(), parser.value(screenshot), &error)) {
     fail(error);

@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QHorizontalStackedBarSeries>
@@ -14,8 +15,11 @@
 #include <QLogValueAxis>
 #include <QPixmap>
 #include <QScatterSeries>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
+#include <iterator>
 
 namespace kvplan::gui {
 
@@ -248,6 +252,8 @@ struct ChartPanel::Impl {
   QLabel* caption = nullptr;  ///< ChartsData::caption, above the grid
   ChartsData shown;           ///< what display() was last given: drawn again after a palette change, and by
                               ///< paintChart() at any size
+  bool pending[kCount] = {};  ///< the chart shows older data than `shown`
+  QTimer* chain = nullptr;    ///< zero interval, single shot: refreshNext() once per event-loop turn
 
   [[nodiscard]] QChartView* view(Chart c) const {
     switch (c) {
@@ -291,6 +297,15 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
     grid->setColumnStretch(i, 1);
     grid->setRowStretch(i, 1);
   }
+  d_->chain = new QTimer(this);
+  d_->chain->setSingleShot(true);
+  d_->chain->setInterval(0);
+  connect(d_->chain, &QTimer::timeout, this, &ChartPanel::refreshNext);
+  for (int c = 0; c < kCount; ++c) {
+    QChartView* v = d_->view(static_cast<Chart>(c));
+    v->installEventFilter(this);
+    v->viewport()->installEventFilter(this);
+  }
 }
 
 ChartPanel::~ChartPanel() = default;
@@ -300,16 +315,72 @@ void ChartPanel::display(const ChartsData& data) {
     d_->caption->setText(data.caption);
     d_->caption->setToolTip(data.caption);  // the whole line where the panel is too narrow for it
   }
-  display_xy(d_->kv, data.kv_memory, palette(), true);
-  display_bar(d_->bar, data.memory, palette().color(QPalette::Text), true);
-  display_xy(d_->users, data.max_users, palette(), true);
-  display_xy(d_->prefill, data.prefill, palette(), true);
-  for (XYView* v : {&d_->kv, &d_->users, &d_->prefill})
-    if (v->restyle) {
-      apply_chart_palette(v->chart, palette());
-      v->restyle = false;
-    }
   d_->shown = data;
+  // Newest wins: whatever the chain had left of older data is redone from the first chart.
+  for (bool& p : d_->pending) p = true;
+  d_->chain->start();
+}
+
+bool ChartPanel::refreshPending() const {
+  return std::any_of(std::begin(d_->pending), std::end(d_->pending), [](bool p) { return p; });
+}
+
+bool ChartPanel::refreshPending(Chart chart) const { return d_->pending[chart]; }
+
+bool ChartPanel::refreshScheduled() const { return d_->chain->isActive(); }
+
+void ChartPanel::refreshNow() {
+  d_->chain->stop();
+  for (int c = 0; c < kCount; ++c)
+    if (d_->pending[c]) refreshChart(static_cast<Chart>(c));
+}
+
+bool ChartPanel::onScreen(Chart chart) const {
+  // The viewport's region: the view's own is covered by its viewport, an opaque child, so always empty.
+  const QWidget* viewport = d_->view(chart)->viewport();
+  return viewport->isVisible() && !viewport->visibleRegion().isEmpty();
+}
+
+void ChartPanel::refreshNext() {
+  bool refreshed = false;
+  for (int c = 0; c < kCount; ++c) {
+    const auto chart = static_cast<Chart>(c);
+    if (!d_->pending[c] || !onScreen(chart)) continue;
+    if (refreshed) {  // one chart per turn: the next one in the next turn
+      d_->chain->start();
+      return;
+    }
+    refreshChart(chart);
+    refreshed = true;
+  }
+}
+
+void ChartPanel::refreshChart(Chart chart) {
+  const ChartsData& data = d_->shown;
+  XYView* xy = nullptr;
+  switch (chart) {
+    case KvMemory: display_xy(*(xy = &d_->kv), data.kv_memory, palette(), true); break;
+    case GpuMemory: display_bar(d_->bar, data.memory, palette().color(QPalette::Text), true); break;
+    case MaxUsers: display_xy(*(xy = &d_->users), data.max_users, palette(), true); break;
+    case PrefillCost: display_xy(*(xy = &d_->prefill), data.prefill, palette(), true); break;
+  }
+  if (xy != nullptr && xy->restyle) {
+    apply_chart_palette(xy->chart, palette());
+    xy->restyle = false;
+  }
+  d_->pending[chart] = false;
+}
+
+bool ChartPanel::eventFilter(QObject* watched, QEvent* event) {
+  if ((event->type() == QEvent::Show || event->type() == QEvent::Paint) && !d_->chain->isActive())
+    for (int c = 0; c < kCount; ++c) {
+      QChartView* v = d_->view(static_cast<Chart>(c));
+      if (d_->pending[c] && (watched == v || watched == v->viewport())) {
+        d_->chain->start();  // the chart shows older data: refresh it in the next turn
+        break;
+      }
+    }
+  return QWidget::eventFilter(watched, event);
 }
 
 void ChartPanel::changeEvent(QEvent* event) {

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "kvplan/error.hpp"
+#include "kvplan/hub_fetch.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::gui {
@@ -27,7 +28,13 @@ HubLoader::HubLoader(QObject* parent) : QObject(parent) {
   connect(&watcher_, &QFutureWatcher<HubOutcome>::finished, this, &HubLoader::done);
 }
 
-HubLoader::~HubLoader() { watcher_.waitForFinished(); }
+HubLoader::~HubLoader() {
+  // A window closed during a fetch: stop it (libcurl's progress callback sees the flag within about a
+  // second) rather than wait for KVPLAN_HUB_TIMEOUT; the flag is cleared for any later fetch.
+  if (busy()) presets::cancel_hub_fetches(true);
+  watcher_.waitForFinished();
+  presets::cancel_hub_fetches(false);
+}
 
 bool HubLoader::request(const QString& repo) {
   if (busy()) return false;

@@ -4,6 +4,7 @@
 #include "kvplan/hub_fetch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -26,6 +27,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+/// cancel_hub_fetches' flag, read by on_progress in libcurl's worker thread.
+std::atomic<bool> g_cancel{false};
+
+/// CURLOPT_XFERINFOFUNCTION: nonzero stops the transfer (CURLE_ABORTED_BY_CALLBACK).
+int on_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) { return g_cancel.load() ? 1 : 0; }
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -172,7 +178,9 @@ struct Hub {
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
     if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
-    const CURLcode rc = curl_easy_perform(curl);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    const CURLcode rc = g_cancel.load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
     // A body cut at the limit still leaves its status: an error page (404, 401) is answered by check().
@@ -181,6 +189,8 @@ struct Hub {
     const std::string why = err[0] != '\0' ? std::string(err) : std::string(curl_easy_strerror(rc));
     const std::string what = "'" + repo + "' " + file;
     switch (rc) {
+      case CURLE_ABORTED_BY_CALLBACK:
+        throw HubError("model", "fetching " + what + " from " + endpoint + " was cancelled");
       case CURLE_OPERATION_TIMEDOUT:
         throw HubError("model", "timed out after " + seconds_text(timeouts.total_ms) + " fetching " + what +
                                     " from " + endpoint + " (" + why +
@@ -403,6 +413,8 @@ void write_weights(const std::string& repo, const std::string& commit, const Wei
 }
 
 }  // namespace
+
+void cancel_hub_fetches(bool cancel) { g_cancel.store(cancel); }
 
 bool hf_hub_offline() {
   const std::string v = lower(trim(env("HF_HUB_OFFLINE")));

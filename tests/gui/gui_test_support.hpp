@@ -11,6 +11,7 @@
 #include <QUrl>
 #include <QWidget>
 
+#include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/plan.hpp"
@@ -57,6 +58,25 @@ inline void type_and_enter(MainWindow& w, const QString& text) {
   search->clear();
   QTest::keyClicks(search, text);
   QTest::keyClick(search, Qt::Key_Return);
+}
+
+/// Waits until the charts show the data last displayed: ChartPanel refreshes them one per event-loop
+/// turn after an input, so a test that reads a chart right after an input waits for that chain here.
+/// Every chart on screen must get current through the event loop; charts off screen (which refresh when
+/// shown) are then drawn at once.
+inline void settle_charts(MainWindow& w) {
+  ChartPanel* charts = w.charts();
+  const auto visible_pending = [charts] {
+    for (int c = 0; c < ChartPanel::kCount; ++c) {
+      const auto chart = static_cast<ChartPanel::Chart>(c);
+      if (charts->refreshPending(chart) && charts->onScreen(chart)) return true;
+    }
+    return false;
+  };
+  QTRY_VERIFY(!visible_pending());
+  charts->refreshNow();
+  QVERIFY(!charts->refreshPending());
+  QCoreApplication::processEvents();  // the layout and paint the last refresh posted
 }
 
 /// `light` with dark window and base colours and white text: a dark theme.

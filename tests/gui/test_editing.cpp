@@ -2,9 +2,11 @@
 // rows): the engine option rows come from core's option table and show each engine's default value,
 // File > Open Recent keeps the last 8 files, and changing the model with unsaved edits asks first.
 // Expected values are the engines' own defaults and the inputs typed, not read back from the program.
+#include <QAbstractBarSeries>
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -365,6 +367,7 @@ class EditingTest : public QObject {
       Window win;
       win.w.resize(1366, 768);
       QVERIFY(QTest::qWaitForWindowActive(&win.w));
+      test::settle_charts(win.w);
       for (int c = 0; c < ChartPanel::kCount; ++c) {
         auto* view =
             qobject_cast<QChartView*>(win.w.charts()->chartWidget(static_cast<ChartPanel::Chart>(c)));
@@ -397,6 +400,82 @@ class EditingTest : public QObject {
     QApplication::setPalette(light);
   }
 
+  // Issue 16, responsiveness: the charts refresh one per event-loop turn after an input (ChartPanel's
+  // progressive update). After a quick burst of inputs (users 1, 2, 3, one event-loop round between
+  // them, so the chain of an older input is part way through), once settled every chart shows the last
+  // input's data, never an older plan's; the caption is current at once.
+  void aBurstOfInputsLeavesEveryChartOnTheLastPlan() {
+    Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    test::settle_charts(win.w);
+    auto* users = win.find<QWidget>("users");
+    ChartsData before_last;
+    for (const char* n : {"1", "2", "3"}) {
+      before_last = describe_charts(win.c.figures(), win.c.modelTitle());
+      test::type_into(users, QLatin1String(n));
+      // Progressive: the input's own handling leaves the charts to the next event-loop turns.
+      QVERIFY(win.w.charts()->refreshPending());
+      QCoreApplication::processEvents();
+    }
+    QCOMPARE(win.c.inputs().users, 3ULL);
+    const ChartsData last = describe_charts(win.c.figures(), win.c.modelTitle());
+    QCOMPARE(win.w.charts()->caption(), last.caption);
+    // The burst matters: 3 users' charts differ from 2 users'.
+    QVERIFY(last.caption != before_last.caption);
+    QVERIFY(last.max_users.lines.size() == before_last.max_users.lines.size());
+    bool differs = false;
+    for (qsizetype i = 0; i < last.max_users.lines.size(); ++i)
+      differs = differs || last.max_users.lines[i].points != before_last.max_users.lines[i].points;
+    QVERIFY(differs);
+
+    test::settle_charts(win.w);
+    const auto view = [&](ChartPanel::Chart c) {
+      return qobject_cast<QChartView*>(win.w.charts()->chartWidget(c))->chart();
+    };
+    const std::pair<ChartPanel::Chart, const XYChart*> xy[] = {{ChartPanel::KvMemory, &last.kv_memory},
+                                                               {ChartPanel::MaxUsers, &last.max_users},
+                                                               {ChartPanel::PrefillCost, &last.prefill}};
+    for (const auto& [chart, data] : xy) {
+      const QList<QAbstractSeries*> series = view(chart)->series();
+      QCOMPARE(series.size(), data->lines.size());
+      for (qsizetype i = 0; i < series.size(); ++i) {
+        auto* s = qobject_cast<QXYSeries*>(series[i]);
+        QVERIFY(s != nullptr);
+        QVERIFY2(s->points() == data->lines[i].points,
+                 qPrintable(ChartPanel::chartName(chart) + QStringLiteral(": ") + data->lines[i].name));
+      }
+    }
+    QAbstractBarSeries* bar = nullptr;
+    for (QAbstractSeries* s : view(ChartPanel::GpuMemory)->series())
+      if (auto* b = qobject_cast<QAbstractBarSeries*>(s)) bar = b;
+    QVERIFY(bar != nullptr);
+    QCOMPARE(bar->barSets().size(), last.memory.values.size());
+    for (qsizetype i = 0; i < last.memory.values.size(); ++i)
+      QCOMPARE(bar->barSets()[i]->at(0), last.memory.values[i]);
+
+    // Charts off screen wait to be shown: with the charts' area hidden, an input leaves them pending
+    // once the event loop is idle; shown again, they catch up through the event loop.
+    ChartPanel* charts = win.w.charts();
+    auto* area = win.find<QScrollArea>("charts_scroll");
+    QVERIFY(area != nullptr);
+    area->hide();
+    test::type_into(users, QStringLiteral("4"));
+    QTest::qWait(50);
+    QVERIFY(!charts->refreshScheduled());
+    for (int c = 0; c < ChartPanel::kCount; ++c) {
+      QVERIFY(!charts->onScreen(static_cast<ChartPanel::Chart>(c)));
+      QVERIFY(charts->refreshPending(static_cast<ChartPanel::Chart>(c)));
+    }
+    area->show();
+    QTRY_VERIFY(!charts->refreshPending());
+    const ChartsData four = describe_charts(win.c.figures(), win.c.modelTitle());
+    const QList<QAbstractSeries*> shown = view(ChartPanel::MaxUsers)->series();
+    QCOMPARE(shown.size(), four.max_users.lines.size());
+    for (qsizetype i = 0; i < shown.size(); ++i)
+      QVERIFY(qobject_cast<QXYSeries*>(shown[i])->points() == four.max_users.lines[i].points);
+  }
+
   // Issue 16, "the memory bar ... has no line for usable memory or GPU capacity". 100 GiB at utilisation
   // 0.5: usable floor(100 GiB x 0.5) = 50 GiB exactly.
   void theMemoryBarMarksUsableMemoryAndCapacity() {
@@ -414,6 +493,7 @@ class EditingTest : public QObject {
     QCOMPARE(bar.marks[1].value, 100.0);
     QVERIFY(bar.value_max >= 100.0);  // both lines inside the axis
     // On screen: a legend entry for each line.
+    test::settle_charts(win.w);
     auto* view = qobject_cast<QChartView*>(win.w.charts()->chartWidget(ChartPanel::GpuMemory));
     QStringList legend;
     for (QLegendMarker* m : view->chart()->legend()->markers())

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <memory>
 
 #include "gui_test_support.hpp"
 #include "kvplan/gui/controller.hpp"
@@ -106,6 +107,25 @@ class HubFetchTest : public QObject {
     QVERIFY2(QString::fromStdString(win.c.inputs().model.source).contains(QStringLiteral("now cached")),
              win.c.inputs().model.source.c_str());
     QCOMPARE(win.c.scenario().source.ref, std::string("Qwen/Qwen3-32B"));
+  }
+
+  // Issue 16, responsiveness: closing the window during a fetch returned only when the fetch ended (the
+  // Hub's answer after 5 s here, or KVPLAN_HUB_TIMEOUT); now the fetch is cancelled and the window goes
+  // within about a second (libcurl's progress callback). Last: the local Hub is busy 5 s afterwards.
+  void closingTheWindowDuringAFetchReturnsAtOnce() {
+    qputenv("KVPLAN_HUB_TIMEOUT", "30");
+    auto win = std::make_unique<test::Window>();
+    QVERIFY(QTest::qWaitForWindowActive(&win->w));
+    type_and_enter(win->w, QStringLiteral("broken/slow"));
+    QVERIFY(!win->find<QPushButton>("load_model")->isEnabled());
+    QTest::qWait(300);  // the request is under way
+    QElapsedTimer close;
+    close.start();
+    win->w.close();
+    win.reset();
+    const qint64 ms = close.elapsed();
+    qputenv("KVPLAN_HUB_TIMEOUT", "2");
+    QVERIFY2(ms < 2500, qPrintable(QStringLiteral("closing took %1 ms").arg(ms)));
   }
 };
 

@@ -169,6 +169,7 @@ class SideBySideTest : public QObject {
     win.typeWorkedCase();
     QVERIFY2(win.w.shownError().isEmpty(), qPrintable(win.w.shownError()));
     QCOMPARE(win.columns(), 2);
+    test::settle_charts(win.w);
     const int kv_lines = win.w.charts()->seriesCount(ChartPanel::KvMemory);
     const int users_lines = win.w.charts()->seriesCount(ChartPanel::MaxUsers);
 
@@ -183,6 +184,7 @@ class SideBySideTest : public QObject {
                             .arg(table->columnViewportPosition(2))
                             .arg(table->columnWidth(2))
                             .arg(table->viewport()->width())));
+    test::settle_charts(win.w);
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::KvMemory), kv_lines + 1);
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::MaxUsers), users_lines + 1);
 
@@ -226,6 +228,7 @@ class SideBySideTest : public QObject {
     QTest::keyClick(&win.w, Qt::Key_B, Qt::ControlModifier | Qt::ShiftModifier);
     QVERIFY(!win.w.baseline()->pinned());
     QCOMPARE(win.columns(), 2);
+    test::settle_charts(win.w);
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::KvMemory), kv_lines);
     QCOMPARE(win.w.charts()->seriesCount(ChartPanel::MaxUsers), users_lines);
   }

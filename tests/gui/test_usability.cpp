@@ -124,6 +124,7 @@ class UsabilityTest : public QObject {
         QStringLiteral("KV cache per GPU vs context"), QStringLiteral("Memory per GPU"),
         QStringLiteral("Max concurrent users vs context"), QStringLiteral("Prefill cost vs prompt length")};
     const auto check = [&](const QString& users, int gpus) {
+      test::settle_charts(win.w);
       for (int i = 0; i < ChartPanel::kCount; ++i)
         QCOMPARE(charts->shownTitle(static_cast<ChartPanel::Chart>(i)), headings[i]);
       const QString caption = charts->caption();

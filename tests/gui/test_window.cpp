@@ -77,6 +77,7 @@ class WindowTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.shownError().isEmpty());
+    test::settle_charts(w);
     // KV: the model, its 5 variants and StreamingLLM's cap, the available line and the context marker.
     QCOMPARE(w.charts()->seriesCount(ChartPanel::KvMemory), 9);
     QCOMPARE(w.charts()->seriesCount(ChartPanel::GpuMemory), 4);    // weights, KV, reserve, free

@@ -60,6 +60,13 @@ HubTimeouts hub_timeouts();
 std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::string_view commit,
                                                const std::string& shard);
 
+/// Asks every Hub request under way, and each one started while it is set, to stop (true), or lets them
+/// run again (false); process-wide. A stopped request throws HubError("model", "... cancelled"). libcurl
+/// checks it in its progress callback (CURLOPT_XFERINFOFUNCTION), about once a second at worst while it
+/// waits for an answer. For a window closed during a fetch (the GUI's HubLoader), so it need not wait
+/// for KVPLAN_HUB_TIMEOUT.
+void cancel_hub_fetches(bool cancel);
+
 /// Fetches `repo` (ORG/NAME) at `revision` (empty: main) from hf_endpoint() with hf_token(), and writes
 /// it into the Hub cache: config.json, the commit from the X-Repo-Commit header, then
 /// model.safetensors.index.json and each shard's header (or model.safetensors's header alone; neither:

@@ -17,6 +17,10 @@ namespace kvplan::gui {
 /// A 2 x 2 grid of charts: KV memory against context, per-GPU memory, max users, prefill cost, under one
 /// caption line. On screen the charts' titles are their headings, so that an input step changes no chart
 /// text (a text change lays a Qt chart out again, measuring every axis label); exports show full titles.
+/// Progressive update: display() sets the caption at once and the charts one per event-loop turn (a
+/// zero timer; a newer display() restarts the chain from the first chart, in grid order), so no single
+/// turn lays out and paints all four; a chart that is not on screen (hidden, scrolled out, a collapsed
+/// splitter) is refreshed when it shows. Exports (paintChart) always draw the data last displayed.
 class ChartPanel : public QWidget {
   Q_OBJECT
 
@@ -29,7 +33,24 @@ class ChartPanel : public QWidget {
   ~ChartPanel() override;
 
   /// Redraws every chart from `data`, reusing its series (no chart is rebuilt unless its lines change kind).
+  /// The caption changes at once; each chart within the next event-loop turns (refreshPending()).
   void display(const ChartsData& data);
+
+  /// Whether some chart still shows older data than display() was last given (a chart off screen
+  /// waits to be shown; one on screen waits at most kCount event-loop turns).
+  [[nodiscard]] bool refreshPending() const;
+  /// Whether this chart still shows older data than display() was last given.
+  [[nodiscard]] bool refreshPending(Chart chart) const;
+
+  /// Whether the chain of refreshes is under way (a zero timer is started): false once every chart on
+  /// screen is current.
+  [[nodiscard]] bool refreshScheduled() const;
+
+  /// Whether a person can see some of this chart now: shown, not scrolled out, not collapsed to nothing.
+  [[nodiscard]] bool onScreen(Chart chart) const;
+
+  /// Refreshes every pending chart now, on screen or not (before grabbing the window; tests).
+  void refreshNow();
 
   /// Draws one chart as last displayed into `target` of `painter` (a QImage's, a QSvgGenerator's, a
   /// QPdfWriter's), laid out afresh at the target's size in pixels: an export at 1600 x 900 has a
@@ -55,8 +76,15 @@ class ChartPanel : public QWidget {
  protected:
   /// A palette change (a dark theme) colours the charts again (apply_chart_palette in chart_theme.cpp).
   void changeEvent(QEvent* event) override;
+  /// A chart view shown or painted while it is pending starts the chain of refreshes again.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  /// Refreshes the first pending chart on screen; starts the timer again while others remain.
+  void refreshNext();
+  /// Draws one chart from the data last displayed (display_xy / display_bar).
+  void refreshChart(Chart chart);
+
   struct Impl;
   std::unique_ptr<Impl> d_;
 };

@@ -3,7 +3,7 @@
 /// A Hugging Face repo id resolved off the GUI thread: presets::find_model (the Hub cache, else a fetch
 /// from the Hub through libcurl, up to KVPLAN_HUB_TIMEOUT per request: hub_fetch.hpp) runs in a
 /// QtConcurrent worker, and the model comes back to the GUI thread through a QFutureWatcher. One request
-/// at a time: a second one while a fetch runs is refused.
+/// at a time: a second one while a fetch runs is refused; destroying the loader cancels a running one.
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -27,7 +27,8 @@ class HubLoader : public QObject {
 
  public:
   explicit HubLoader(QObject* parent = nullptr);
-  /// Waits for a running fetch (it cannot be interrupted; it ends by KVPLAN_HUB_TIMEOUT at worst).
+  /// Cancels a running fetch (presets::cancel_hub_fetches) and waits for its worker, about a second at
+  /// worst, not KVPLAN_HUB_TIMEOUT.
   ~HubLoader() override;
 
   /// Starts resolving `repo` (ORG/NAME) with presets::find_model in a worker and returns true, or
