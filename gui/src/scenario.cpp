@@ -240,6 +240,45 @@ bool architecture_edited(const Scenario& s) {
   return m != s.base;
 }
 
+namespace {
+/// The config's other length keys and RoPE scaling (kvplan/context_limit.hpp), which each engine's
+/// context limit is derived from: kept so that a reopened scenario warns at the same context.
+json context_keys_to_json(const ContextKeys& k) {
+  json lengths = json::array();
+  for (const auto& [key, value] : k.lengths) lengths.push_back({{"key", key}, {"value", value}});
+  return {{"lengths", lengths},
+          {"model_type", k.model_type},
+          {"rope",
+           {{"key", k.rope.key},
+            {"type", k.rope.type},
+            {"factor", k.rope.factor},
+            {"original_max_position_embeddings", k.rope.original_max_position_embeddings}}}};
+}
+
+ContextKeys context_keys_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  ContextKeys k;
+  k.model_type = r.str("model_type", "");
+  if (const json* lengths = r.get("lengths")) {
+    if (!lengths->is_array()) throw Error(r.at("lengths"), "must be an array of {key, value}");
+    for (std::size_t i = 0; i < lengths->size(); ++i) {
+      const Reader l(lengths->at(i), r.at("lengths") + "/" + std::to_string(i));
+      k.lengths.emplace_back(l.str("key", ""), l.positive("value", 0));
+    }
+  }
+  if (const json* rope = r.get("rope")) {
+    const Reader o(*rope, r.at("rope"));
+    k.rope.key = o.str("key", "");
+    k.rope.type = o.str("type", "");
+    k.rope.factor = o.number("factor", 0);
+    if (!(k.rope.factor >= 0) || !std::isfinite(k.rope.factor))
+      throw Error(o.at("factor"), "must be a positive number (0: absent)");
+    k.rope.original_max_position_embeddings = o.u64("original_max_position_embeddings", 0);
+  }
+  return k;
+}
+}  // namespace
+
 json model_to_json(const ModelSpec& m) {
   json layers = json::array();
   for (const auto& g : m.layers)
@@ -256,6 +295,7 @@ json model_to_json(const ModelSpec& m) {
           {"norm_bias", m.norm_bias},
           {"norms_per_layer", m.norms_per_layer},
           {"max_position_embeddings", m.max_position_embeddings},
+          {"context_keys", context_keys_to_json(m.context_keys)},
           {"dtype", std::string(name(m.dtype))},
           {"weight_dtype", std::string(name(m.weight_dtype))},
           {"embedding_dtype", std::string(name(m.embedding_dtype))},
@@ -309,6 +349,8 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.norm_bias = r.boolean("norm_bias", false);
   m.norms_per_layer = r.u64("norms_per_layer", 2);
   m.max_position_embeddings = r.u64("max_position_embeddings", 0);
+  if (const json* k = r.get("context_keys"))
+    m.context_keys = context_keys_from_json(*k, r.at("context_keys"));
   m.dtype = r.dtype("dtype", DType::bf16);
   m.weight_dtype = r.dtype("weight_dtype", m.dtype);
   m.embedding_dtype = r.dtype("embedding_dtype", m.weight_dtype);

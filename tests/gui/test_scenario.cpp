@@ -229,6 +229,13 @@ class ScenarioTest : public QObject {
            "{\"num_attention_heads\": 1, \"num_key_value_heads\": 1, \"head_dim_k\": 1, \"head_dim_v\": "
            "1}}]}}"
         << "s.json: /model/architecture/layers/0/count: the layers add up to more than 4,096";
+    QTest::newRow("RoPE factor negative")
+        << "model"
+        << "{\"custom\": true, \"architecture\": {\"layers\": [{\"attention\": {\"num_attention_heads\": 1, "
+           "\"num_key_value_heads\": 1, \"head_dim_k\": 1, \"head_dim_v\": 1}}], \"context_keys\": "
+           "{\"rope\": "
+           "{\"factor\": -4}}}}"
+        << "s.json: /model/architecture/context_keys/rope/factor: must be a positive number";
     QTest::newRow("utilisation past 1") << "gpu_memory_utilization"
                                         << "1.5"
                                         << "s.json: /gpu_memory_utilization: must be a number in (0, 1]";
