@@ -158,3 +158,13 @@ kvplan_cli_bad("vllm drafter page size names --speculative-config"
 kvplan_cli_bad("vllm drafter page size names --speculative-config, fit"
   "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
   fit llama-3.1-8b --engine vllm --gpu h100-sxm --pp 1 "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
+
+# A 10M-token prompt on Llama 3.1 8B: its prefill FLOPs pass 2^64 (32 layers x 16,384 FLOPs per pair x
+# 5.0e13 pairs = 2.6e19), the KV cache (1.19 TiB) does not. The plan and its speed print; fit no longer
+# calls it a KV overflow (both failed: "--prompt: overflows", "the KV cache of one sequence overflows").
+kvplan_cli_ok("size at 10M tokens with a GPU: speed past 2^64 prefill FLOPs"
+  "KV cache: 1 user x 10,000,000 tokens need 1.19 TiB per GPU.*TTFT \\(10,000,000 tokens\\) +[0-9.]+ h"
+  size llama-3.1-8b --context 10M --gpu h100-sxm)
+kvplan_cli_ok("fit at 10M tokens: rows with TTFT, no false overflow"
+  "\n +1  h100-sxm +[0-9]+ .* [0-9.]+ h\n"
+  fit llama-3.1-8b --context 10M --users 1 --gpu h100-sxm)

@@ -65,3 +65,30 @@ TEST_CASE("prefill: a model without a weight formula for a layer has no linear F
   REQUIRE(!m.weights_unknown.empty());
   CHECK_THROWS_WITH(prefill_flops(m, 1000), Catch::StartsWith("model: the model's parameters are unknown ("));
 }
+
+TEST_CASE("one token's FLOPs and prompts whose FLOPs pass 2^64", "[prefill]") {
+  // One full layer of 4 heads x 16 dims (per pair 2 x 4 x 32 = 256 FLOPs), one sliding layer with a
+  // window of 3 (same heads), one chunked layer with chunks of 4; no linear part (hidden 0).
+  auto m = model({{gqa(4, 4, 16), 1},
+                  {gqa(4, 4, 16, AttentionKind::sliding, 3), 1},
+                  {gqa(4, 4, 16, AttentionKind::chunked, 4), 1}});
+  // Token 6: full sees 6 keys, sliding min(6, 3) = 3, chunked 6 is the 2nd of chunk [5..8]: 2.
+  CHECK(token_flops(m, 6) == 256 * (6 + 3 + 2));
+  // Token 8 ends a chunk: 8 + 3 + 4.
+  CHECK(token_flops(m, 8) == 256 * (8 + 3 + 4));
+  CHECK(token_flops(m, 1) == 256 * 3);
+  CHECK_THROWS_AS(token_flops(m, 0), Error);
+  // 10M tokens on 32 full layers of 32 heads x 128 dims: per pair 2 x 32 x 256 = 16,384 FLOPs, pairs
+  // 10^7 x (10^7 + 1) / 2 = 50,000,005,000,000, so 32 x 16,384 x 5.0000005e13 = 2.621440262144e19, past
+  // 2^64 (1.845e19): the exact count refuses, the estimate gives it.
+  auto big = model({{gqa(32, 8, 128), 32}});
+  CHECK_THROWS_AS(prefill_flops(big, 10'000'000), Error);
+  CHECK_THAT(prefill_flops_approx(big, 10'000'000), Catch::Matchers::WithinRel(2.621440262144e19, 1e-12));
+  // One token there: 32 x 16,384 x 10^7 = 5,242,880,000,000.
+  CHECK(token_flops(big, 10'000'000) == 5'242'880'000'000ULL);
+  // Where the exact count fits, the estimate agrees with it: windows and chunks as above, 1,000 tokens:
+  // full 500,500 pairs, sliding 3 + 3 x 997... = 6 + 2,991 = 2,997 (1 + 2 + 3, then 3 each), chunked 250
+  // chunks of 10 pairs = 2,500: 256 x (500,500 + 2,997 + 2,500) = 129,535,232.
+  CHECK(prefill_flops(m, 1000).attention == 129'535'232ULL);
+  CHECK_THAT(prefill_flops_approx(m, 1000), Catch::Matchers::WithinRel(129535232.0, 1e-15));
+}

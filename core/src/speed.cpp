@@ -61,11 +61,9 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
     per_sequence += st.kv_bytes + st.state_bytes;
   s.kv_bytes_per_gpu = per_sequence * batch;
 
-  // FLOPs of the token at position `context`: the prefill of L tokens less that of L - 1.
-  const std::uint64_t n = context.value;
-  const std::uint64_t one =
-      n <= 1 ? prefill_flops(m, 1).total : prefill_flops(m, n).total - prefill_flops(m, n - 1).total;
-  s.flops_per_gpu = static_cast<double>(one) * static_cast<double>(batch) / tp;
+  // FLOPs of the token at position `context`: the prefill of L tokens less that of L - 1 (token_flops).
+  s.flops_per_gpu = static_cast<double>(token_flops(m, std::max<std::uint64_t>(context.value, 1))) *
+                    static_cast<double>(batch) / tp;
 
   const double bytes = s.weight_bytes_per_gpu + static_cast<double>(s.kv_bytes_per_gpu.value);
   s.memory_s = bytes / (static_cast<double>(gpu.memory_bandwidth_bytes_per_s) * e.memory);
@@ -96,8 +94,16 @@ SpeedFigures estimate_speed(const PlanInputs& in, const SpeedEfficiency& e) {
   const std::uint64_t gpus = checked_mul(checked_mul(p.tp, p.pp, "gpus"), p.dp, "gpus");
   f.tokens_per_s = static_cast<double>(in.users) / f.tpot_s;
   f.tokens_per_s_per_gpu = f.tokens_per_s / static_cast<double>(gpus);
-  f.ttft_s = static_cast<double>(prefill_flops(in.model, in.context.value).total) /
-             (static_cast<double>(in.gpu->bf16_dense_flops) * e.compute * static_cast<double>(p.tp));
+  // Exact FLOPs where they fit in 64 bits; past that (a prompt of millions of tokens) in doubles: a time
+  // needs no exact count, and the capacity plan must not fail for it.
+  double flops = 0;
+  try {
+    flops = static_cast<double>(prefill_flops(in.model, in.context.value).total);
+  } catch (const Error& e) {
+    if (e.field() != "prompt" || in.context.value == 0) throw;
+    flops = prefill_flops_approx(in.model, in.context.value);
+  }
+  f.ttft_s = flops / (static_cast<double>(in.gpu->bf16_dense_flops) * e.compute * static_cast<double>(p.tp));
   return f;
 }
 

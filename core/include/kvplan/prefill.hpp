@@ -29,6 +29,19 @@ struct PrefillFlops {
 /// ("model", ...) when the model's parameters are unknown (ModelSpec::weights_unknown).
 PrefillFlops prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
 
+/// FLOPs of the token at `position` (1-based) of a prefill: its linear work (2 x active parameters) and
+/// its attention against the keys it sees (min(position, W) under a window; its chunk's earlier tokens
+/// and itself under chunked attention), i.e. prefill_flops(position).total - prefill_flops(position -
+/// 1).total, without the totals (which pass 2^64 long before one token's work does). What a decode step
+/// at that context computes. Throws as prefill_flops does.
+std::uint64_t token_flops(const ModelSpec& m, std::uint64_t position);
+
+/// prefill_flops(m, n).total in double precision, for speed estimates of prompts whose exact count passes
+/// 2^64 (a 10M-token prompt on an 8B model: about 1.6e20 FLOPs). Same formula, each layer's pairs x
+/// heads x head dims summed in doubles (relative error about 1e-15). Throws Error("prompt") for 0 tokens,
+/// ("model") when the parameters are unknown.
+double prefill_flops_approx(const ModelSpec& m, std::uint64_t n);
+
 /// Two prompt lengths side by side: how much more work the first is than the second
 /// (the lesson: 40,000 against 2,000 tokens is about 400x for attention).
 struct PrefillComparison {

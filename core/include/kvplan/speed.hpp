@@ -60,7 +60,8 @@ struct SpeedFigures {
 ///     batch) / E (tp shards experts as it does other matrices);
 ///   KV: batch x the sum over pipeline stages of per_gpu_sequence_bytes (windows, MLA latents, replicated
 ///     KV heads and recurrent state as the exact layout has them);
-///   FLOPs: batch x (prefill_flops(context) - prefill_flops(context - 1)) / tp, the linear and attention
+///   FLOPs: batch x token_flops(context) / tp (= prefill_flops(context) - prefill_flops(context - 1)), the
+///   linear and attention
 ///     work of one token at that position (core/prefill.hpp);
 ///   all-reduce: 2 per layer (after attention and after the MLP: Megatron-LM, Shoeybi et al. 2019,
 ///     section 3) of batch x hidden_size x 2 bytes (bf16 activations), ring: 2 (tp - 1) / tp x bytes /
@@ -73,8 +74,8 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
 
 /// Speed of a plan's deployment: decode with ceil(users / dp) sequences per replica at the plan's
 /// context, and TTFT = prefill_flops(context).total / (tp x peak x compute efficiency) (pipeline stages
-/// run in turn, so pp does not divide it). Needs a plan with a GPU (`in.gpu`) and a model whose
-/// parameters are known (else kvplan::Error("model", ...)).
+/// run in turn, so pp does not divide it; prefill_flops_approx where the exact count passes 2^64). Needs a
+/// plan with a GPU (`in.gpu`) and a model whose parameters are known (else kvplan::Error("model", ...)).
 SpeedFigures estimate_speed(const PlanInputs& in, const SpeedEfficiency& e = {});
 
 }  // namespace kvplan
