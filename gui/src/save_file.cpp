@@ -1,5 +1,6 @@
 #include "kvplan/gui/save_file.hpp"
 
+#include <QFileInfo>
 #include <QSaveFile>
 
 namespace kvplan::gui {
@@ -12,6 +13,14 @@ bool failed(QString* error, const QString& message) {
 }  // namespace
 
 bool saveFileAtomically(const QString& path, const QByteArray& bytes, QString* error) {
+  // The rename would replace whatever is at `path`: a device (/dev/null), a FIFO a reader waits on, a
+  // socket. Only a regular file (or a link to one) is replaced; anything else is refused untouched.
+  const QFileInfo target(path);
+  if (target.exists() && !target.isFile()) {
+    const QString what =
+        target.isDir() ? QStringLiteral("is a folder") : QStringLiteral("is not a regular file");
+    return failed(error, QStringLiteral("%1: cannot be written: %2").arg(path, what));
+  }
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     return failed(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));

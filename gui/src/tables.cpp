@@ -51,6 +51,10 @@ QString row_tooltip(const QString& key) {
     return QStringLiteral(
         "the KV cache of one replica's users on its fullest GPU (a replica is one copy of "
         "the model on tp x pp GPUs)");
+  if (key == QLatin1String("ideal_kv_bytes_total") || key == QLatin1String("ideal_per_gpu_kv_bytes_total"))
+    return QStringLiteral(
+        "the same figure by kvplan's exact layout: what the model needs token by token, before the "
+        "engine's pages, pools and rounding");
   if (key == QLatin1String("engine.rules"))
     return QStringLiteral("whose allocation rules size the KV cache, and the engine source they follow");
   return {};
@@ -106,8 +110,8 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
                            std::optional<bool> good = std::nullopt) {
     rows.push_back({QLatin1String(key), label, value.text, good, value.quantity, {}, {}});
   };
-  // Under an engine's rules the first rows stay the exact layout's (what the model needs, token by
-  // token); the per-GPU KV, free memory and capacity are the engine's. Each row says which it is.
+  // Under an engine's rules the per-token and per-sequence rows stay the exact layout's (what the model
+  // needs, token by token); the totals, free memory and capacity are the engine's. Each row says which.
   const bool rules = in.engine.engine != Engine::ideal;
   const QString exact = rules ? QStringLiteral("exact layout, ") : QString();
   const QString engine_rules = QStringLiteral("%1 rules").arg(qstr(std::string(name(in.engine.engine))));
@@ -121,18 +125,23 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   if (p.state_bytes_per_sequence != Bytes{0})
     add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
         shown_bytes(p.state_bytes_per_sequence));
-  // llama.cpp's total is its buffers (make_plan), another engine's total stays the exact layout's.
-  const bool engine_total = in.engine.engine == Engine::llamacpp && p.has_gpu;
+  // The total and the per-GPU KV are the engine's (make_plan), as the CLI's size prints them; where the
+  // exact layout differs, its figure follows on its own row, labelled so (cli/render.cpp).
+  const QString rules_note = rules ? QStringLiteral(", ") + engine_rules : QString();
   add("kv_bytes_total",
-      QStringLiteral("total (%1%2, all %3)")
-          .arg(engine_total ? engine_rules + QStringLiteral(", ") : exact, count(in.users, "user", "users"),
-               count(p.gpus, "GPU", "GPUs")),
+      QStringLiteral("total (%1, all %2%3)")
+          .arg(count(in.users, "user", "users"), count(p.gpus, "GPU", "GPUs"), rules_note),
       shown_bytes(p.kv_bytes_total));
+  if (rules && p.ideal_kv_bytes_total != p.kv_bytes_total)
+    add("ideal_kv_bytes_total", QStringLiteral("  total by the exact layout (ideal)"),
+        shown_bytes(p.ideal_kv_bytes_total));
   add("per_gpu.kv_bytes_total",
       QStringLiteral("KV per GPU (%1 per replica%2)")
-          .arg(count(g.users, "user", "users"),
-               rules && p.has_gpu ? QStringLiteral(", ") + engine_rules : QString()),
+          .arg(count(g.users, "user", "users"), rules && p.has_gpu ? rules_note : QString()),
       shown_bytes(g.kv_bytes_total));
+  if (rules && p.ideal_per_gpu_kv_bytes_total != g.kv_bytes_total)
+    add("ideal_per_gpu_kv_bytes_total", QStringLiteral("  KV per GPU by the exact layout (ideal)"),
+        shown_bytes(p.ideal_per_gpu_kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
           .arg(in.deployment.parallel.tp)

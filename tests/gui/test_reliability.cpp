@@ -11,6 +11,9 @@
 
 #include "gui_test_support.hpp"
 #include "kvplan/gui/controller.hpp"
+#include "kvplan/gui/save_file.hpp"
+
+#include <sys/stat.h>
 
 using namespace kvplan;
 using namespace kvplan::gui;
@@ -163,6 +166,33 @@ class ReliabilityTest : public QObject {
         QStringLiteral("users: overflows 64-bit arithmetic"));
     rejected(
         c, [](Controller& c) { return c.setContext(0); }, QStringLiteral("context: must be positive"));
+  }
+
+  /// Every file the GUI writes goes through saveFileAtomically, whose rename replaced whatever was at
+  /// the path: `--screenshot /dev/full` run as root turned the device into a PNG file. A FIFO, a folder
+  /// or a device is refused with one line (no device here: a test that fails would replace it), and stays
+  /// what it was.
+  void writesOnlyRegularFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString fifo = dir.filePath(QStringLiteral("pipe"));
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    QString error;
+    QVERIFY(!saveFileAtomically(fifo, QByteArrayLiteral("png"), &error));
+    QCOMPARE(error, fifo + QStringLiteral(": cannot be written: is not a regular file"));
+    struct stat st {};
+    QCOMPARE(::lstat(fifo.toLocal8Bit().constData(), &st), 0);
+    QVERIFY(S_ISFIFO(st.st_mode));
+
+    QVERIFY(!saveFileAtomically(dir.path(), QByteArrayLiteral("png"), &error));
+    QCOMPARE(error, dir.path() + QStringLiteral(": cannot be written: is a folder"));
+
+    // A regular file is still replaced whole.
+    const QString file = dir.filePath(QStringLiteral("out.png"));
+    QVERIFY2(saveFileAtomically(file, QByteArrayLiteral("new"), &error), qPrintable(error));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArrayLiteral("new"));
   }
 };
 

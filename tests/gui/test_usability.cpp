@@ -329,12 +329,26 @@ class UsabilityTest : public QObject {
       }
     QVERIFY(found);
     QVERIFY2(model->name.contains(QStringLiteral("vllm")), qPrintable(model->name));
-    // Rows of the exact layout say so; the per-GPU row says whose rules it follows.
+    // Rows of the exact layout say so; the totals say whose rules they follow (the total said "exact
+    // layout" while it held the engine's figure: gpt-oss under TensorRT-LLM showed twice the exact one).
+    // 8 users at 65,536 tokens, one GPU. vLLM, hybrid manager off: all 62 layers full, 2 x 16 KV heads x
+    // 128 x 1 B = 4,096 B per layer per token: 8 x 65,536 x 62 x 4,096 = 133,143,986,176 B. The exact
+    // layout: 10 full layers (every 6th) at 65,536 tokens, 52 at the 1,024 window:
+    // 8 x 4,096 x (655,360 + 53,248) = 23,219,666,944 B.
+    QCOMPARE(win.c.inputs().users, 8ULL);
     ResultsModel& r = *win.w.results();
-    QVERIFY2(r.label(QStringLiteral("kv_bytes_total")).contains(QStringLiteral("exact layout")),
-             qPrintable(r.label(QStringLiteral("kv_bytes_total"))));
     QVERIFY(r.label(QStringLiteral("kv_bytes_per_sequence")).contains(QStringLiteral("exact layout")));
+    QVERIFY2(r.label(QStringLiteral("kv_bytes_total")).contains(QStringLiteral("vllm rules")),
+             qPrintable(r.label(QStringLiteral("kv_bytes_total"))));
+    QVERIFY(!r.label(QStringLiteral("kv_bytes_total")).contains(QStringLiteral("exact layout")));
+    QVERIFY2(r.value(QStringLiteral("kv_bytes_total")).contains(QStringLiteral("133,143,986,176 B")),
+             qPrintable(r.value(QStringLiteral("kv_bytes_total"))));
+    QVERIFY(r.label(QStringLiteral("ideal_kv_bytes_total")).contains(QStringLiteral("exact layout")));
+    QVERIFY2(r.value(QStringLiteral("ideal_kv_bytes_total")).contains(QStringLiteral("23,219,666,944 B")),
+             qPrintable(r.value(QStringLiteral("ideal_kv_bytes_total"))));
     QVERIFY(r.label(QStringLiteral("per_gpu.kv_bytes_total")).contains(QStringLiteral("vllm rules")));
+    QVERIFY2(r.value(QStringLiteral("per_gpu.kv_bytes_total")).contains(QStringLiteral("133,143,986,176 B")),
+             qPrintable(r.value(QStringLiteral("per_gpu.kv_bytes_total"))));
     // The engine's own log lines, as the CLI prints them.
     auto* log = win.find<QPlainTextEdit>("engine_log");
     QVERIFY(log != nullptr);

@@ -12,7 +12,8 @@ class QPixmap;
 namespace kvplan::gui {
 
 /// Writes `bytes` to `path` whole or not at all. On failure returns false and sets *error (when given)
-/// to one line naming the path and the reason.
+/// to one line naming the path and the reason. An existing `path` that is not a regular file (a
+/// folder, a device such as /dev/null, a FIFO, a socket) is refused and left as it was.
 bool saveFileAtomically(const QString& path, const QByteArray& bytes, QString* error);
 
 /// Encodes `pixmap` as PNG and writes it as saveFileAtomically does; a null pixmap or a failed encoding
