@@ -2,6 +2,7 @@
 
 #include "kvplan/gui/save_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -26,6 +27,35 @@ class Reader {
   }
 
   [[nodiscard]] std::string at(std::string_view key) const { return where_ + "/" + std::string(key); }
+
+  /// Refuses a key outside `keys` (a misspelt "context_length" was dropped and the plan made at the
+  /// default) and a null one outside `nullable` (null read as absent, the default again).
+  void only(std::initializer_list<std::string_view> keys,
+            std::initializer_list<std::string_view> nullable = {}) const {
+    const auto in = [](std::initializer_list<std::string_view> list, const std::string& key) {
+      return std::find(list.begin(), list.end(), key) != list.end();
+    };
+    for (const auto& [key, value] : obj_.items()) {
+      if (!in(keys, key)) {
+        std::string known;
+        for (const auto k : keys) known += (known.empty() ? "" : ", ") + std::string(k);
+        throw Error(at(printable(key)), "unknown key (known here: " + known + ")");
+      }
+      if (value.is_null() && !in(nullable, key)) throw Error(at(key), "must not be null");
+    }
+  }
+
+  /// Refuses two of `keys` given together: the reader would take one and drop the other.
+  void one_of(std::initializer_list<std::string_view> keys) const {
+    std::string given;
+    int n = 0;
+    for (const auto k : keys)
+      if (get(k) != nullptr) {
+        given += (given.empty() ? "" : " and ") + std::string(k);
+        ++n;
+      }
+    if (n > 1) throw Error(where_, given + " given together: give one");
+  }
 
   [[nodiscard]] const json* get(std::string_view key) const {
     const auto it = obj_.find(key);
@@ -102,6 +132,8 @@ json recurrent_to_json(const RecurrentSpec& r) {
 
 RecurrentSpec recurrent_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
+  r.only({"kind", "d_inner", "d_state", "d_conv", "dt_rank", "n_heads", "head_dim", "n_groups",
+          "num_key_heads", "num_value_heads", "key_head_dim", "value_head_dim", "conv_dtype", "ssm_dtype"});
   RecurrentSpec s;
   const std::string kind = r.str("kind", "mamba");
   bool known = false;
@@ -153,6 +185,9 @@ json attention_to_json(const AttentionLayer& a) {
 
 AttentionLayer attention_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
+  r.only({"kind", "num_attention_heads", "num_key_value_heads", "head_dim_k", "head_dim_v", "window",
+          "kv_lora_rank", "qk_rope_head_dim", "q_lora_rank", "qkv_bias", "o_bias", "qk_norm",
+          "indexer_head_dim", "kv_shared", "parallel_recurrent", "recurrent"});
   AttentionLayer a;
   a.kind = parse_kind(r.str("kind", "full"), r.at("kind"));
   a.num_attention_heads = r.u64("num_attention_heads", 0);
@@ -188,6 +223,9 @@ json mlp_to_json(const MlpSpec& m) {
 
 MlpSpec mlp_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
+  r.only({"intermediate_size", "gated", "bias", "num_experts", "expert_intermediate_size",
+          "experts_per_token", "router_bias", "num_shared_experts", "shared_intermediate_size",
+          "shared_expert_gate"});
   MlpSpec m;
   m.intermediate_size = r.u64("intermediate_size", 0);
   m.gated = r.boolean("gated", true);
@@ -257,17 +295,20 @@ json context_keys_to_json(const ContextKeys& k) {
 
 ContextKeys context_keys_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
+  r.only({"lengths", "model_type", "rope"});
   ContextKeys k;
   k.model_type = r.str("model_type", "");
   if (const json* lengths = r.get("lengths")) {
     if (!lengths->is_array()) throw Error(r.at("lengths"), "must be an array of {key, value}");
     for (std::size_t i = 0; i < lengths->size(); ++i) {
       const Reader l(lengths->at(i), r.at("lengths") + "/" + std::to_string(i));
+      l.only({"key", "value"});
       k.lengths.emplace_back(l.str("key", ""), l.positive("value", 0));
     }
   }
   if (const json* rope = r.get("rope")) {
     const Reader o(*rope, r.at("rope"));
+    o.only({"key", "type", "factor", "original_max_position_embeddings"});
     k.rope.key = o.str("key", "");
     k.rope.type = o.str("type", "");
     k.rope.factor = o.number("factor", 0);
@@ -308,6 +349,26 @@ json model_to_json(const ModelSpec& m) {
 
 ModelSpec model_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
+  r.only({"id",
+          "name",
+          "source",
+          "layers",
+          "hidden_size",
+          "vocab_size",
+          "tie_word_embeddings",
+          "learned_position_embeddings",
+          "norm_bias",
+          "norms_per_layer",
+          "max_position_embeddings",
+          "context_keys",
+          "dtype",
+          "weight_dtype",
+          "embedding_dtype",
+          "expert_weight_dtype",
+          "published_params",
+          "weights_unknown",
+          "mtp_layers",
+          "warnings"});
   ModelSpec m;
   m.id = r.str("id", "custom");
   m.name = r.str("name", m.id);
@@ -322,6 +383,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < layers->size(); ++i) {
     const std::string at = r.at("layers") + "/" + std::to_string(i);
     const Reader g(layers->at(i), at);
+    g.only({"count", "attention", "mlp"});
     LayerGroup group;
     group.count = g.positive("count", 1);
     total += std::min(group.count, kMaxLayers + 1);  // cannot wrap: at most kMaxLayers groups
@@ -423,6 +485,10 @@ bool is_scenario(const json& j) { return j.is_object() && j.contains("kvplan_sce
 Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir) {
   const Reader r(j, origin + ": ");
   if (!is_scenario(j)) throw Error(origin, "not a kvplan scenario (no /kvplan_scenario)");
+  r.only({"kvplan_scenario", "model", "k_dtype", "v_dtype", "state_dtype", "ssm_state_dtype", "weight_dtype",
+          "context", "users", "gpu", "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes",
+          "weights_bytes", "engine", "engine_options", "kv_memory_bytes"},
+         {"weights_bytes"});
   const std::uint64_t version = r.positive("kvplan_scenario", 1);
   if (version > static_cast<std::uint64_t>(kScenarioVersion))
     throw Error(r.at("kvplan_scenario"), "version " + std::to_string(version) +
@@ -434,6 +500,8 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   const json* model = r.get("model");
   if (model == nullptr) throw Error(r.at("model"), "missing");
   const Reader mr(*model, r.at("model"));
+  mr.only({"preset", "file", "custom", "architecture"});
+  mr.one_of({"preset", "file", "custom"});
   if (const json* preset = mr.get("preset")) {
     if (!preset->is_string()) throw Error(mr.at("preset"), "must be a preset id");
     s.source = {ModelSource::Kind::preset, preset->get<std::string>()};
@@ -462,6 +530,14 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   PlanInputs& in = s.inputs;
   in.kv.k = r.dtype("k_dtype", in.kv.k);
   in.kv.v = r.dtype("v_dtype", in.kv.v);
+  // A state type for a model without recurrent layers would change nothing: refused, as the CLI's
+  // --mamba-cache-dtype is (cli/options.cpp resolve_kv_dtypes).
+  const bool recurrent = std::any_of(in.model.layers.begin(), in.model.layers.end(),
+                                     [](const LayerGroup& g) { return has_state(g.attention); });
+  for (const char* key : {"state_dtype", "ssm_state_dtype"})
+    if (r.get(key) != nullptr && !recurrent)
+      throw Error(r.at(key), "applies to a model with recurrent (Mamba, linear-attention, conv) layers; " +
+                                 in.model.name + " has none");
   if (r.get("state_dtype") != nullptr) in.kv.state = r.dtype("state_dtype", DType::bf16);
   if (r.get("ssm_state_dtype") != nullptr) in.kv.ssm_state = r.dtype("ssm_state_dtype", DType::bf16);
   if (r.get("weight_dtype") != nullptr) set_weight_dtype(in.model, r.dtype("weight_dtype", DType::bf16));
@@ -471,6 +547,8 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   const json* gpu = r.get("gpu");
   if (gpu == nullptr) throw Error(r.at("gpu"), "missing");
   const Reader gr(*gpu, r.at("gpu"));
+  gr.only({"preset", "memory_bytes"});
+  gr.one_of({"preset", "memory_bytes"});
   if (const json* id = gr.get("preset")) {
     if (!id->is_string()) throw Error(gr.at("preset"), "must be a GPU preset id");
     in.gpu = presets::find_gpu(id->get<std::string>());
@@ -501,6 +579,8 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
   if (const json* options = r.get("engine_options")) {
     const Reader er(*options, r.at("engine_options"));
+    for (const auto& [key, value] : options->items())
+      if (value.is_null()) throw Error(er.at(key), "must not be null");
     for (const auto& [key, value] : options->items())
       if (key != "version" && key != "fp8_ds_mla" && find_engine_option(key) == nullptr)
         throw Error(er.at(key), "unknown engine option");

@@ -177,9 +177,42 @@ class ScenarioTest : public QObject {
     QTest::newRow("unknown dtype") << "k_dtype"
                                    << "\"fp7\""
                                    << "s.json: /k_dtype";
-    QTest::newRow("gpu missing") << "gpu"
-                                 << "null"
-                                 << "s.json: /gpu: missing";
+    // A null read as absent: the default was planned without a word (it said "missing" for /gpu).
+    QTest::newRow("gpu null") << "gpu"
+                              << "null"
+                              << "s.json: /gpu: must not be null";
+    QTest::newRow("context null") << "context"
+                                  << "null"
+                                  << "s.json: /context: must not be null";
+    // Misspelt or unknown keys were dropped and the plan made at the defaults (4,096 tokens, bf16).
+    QTest::newRow("unknown key")
+        << "context_length"
+        << "65536"
+        << "s.json: /context_length: unknown key (known here: kvplan_scenario, model,";
+    QTest::newRow("unknown model key") << "model"
+                                       << "{\"preset\": \"llama-3.1-8b\", \"revision\": \"main\"}"
+                                       << "s.json: /model/revision: unknown key";
+    QTest::newRow("unknown architecture key")
+        << "model"
+        << "{\"custom\": true, \"architecture\": {\"layers\": [{\"attention\": {\"num_attention_heads\": 8, "
+           "\"num_key_value_heads\": 8, \"head_dim_k\": 64, \"head_dim_v\": 64, \"sliding_windw\": 1024}}]}}"
+        << "s.json: /model/architecture/layers/0/attention/sliding_windw: unknown key";
+    // Two sources: the preset was taken, the file (and a GPU's memory) dropped.
+    QTest::newRow("preset and file") << "model"
+                                     << "{\"preset\": \"llama-3.1-8b\", \"file\": \"config.json\"}"
+                                     << "s.json: /model: preset and file given together: give one";
+    QTest::newRow("GPU preset and memory")
+        << "gpu"
+        << "{\"preset\": \"h100-sxm\", \"memory_bytes\": 1000}"
+        << "s.json: /gpu: preset and memory_bytes given together: give one";
+    QTest::newRow("engine option null") << "engine_options"
+                                        << "{\"block_size\": null}"
+                                        << "s.json: /engine_options/block_size: must not be null";
+    // As the CLI's --mamba-cache-dtype: Llama 3.1 8B has no recurrent layer, the type changed nothing.
+    QTest::newRow("state dtype without recurrent layers")
+        << "state_dtype"
+        << "\"fp32\""
+        << "s.json: /state_dtype: applies to a model with recurrent (Mamba, linear-attention, conv) layers";
     QTest::newRow("gpu memory 0") << "gpu"
                                   << "{\"memory_bytes\": 0}"
                                   << "s.json: /gpu/memory_bytes";
