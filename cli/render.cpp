@@ -274,10 +274,10 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                                           format_count(m.weights_parameters), m.weights_origin)
                             : fmt::format("{} (given)", format_bytes(p.weights_bytes, u)));
   if (in.gpu)
-    out += row("GPUs", fmt::format("{} x {} ({} each)", p.gpus, printable(in.gpu->name),
+    out += row("GPUs", fmt::format("{} x {} ({} each)", format_count(p.gpus), printable(in.gpu->name),
                                    format_bytes(in.gpu->memory, u)));
   else
-    out += row("GPUs", fmt::format("{} (no GPU memory given)", p.gpus));
+    out += row("GPUs", fmt::format("{} (no GPU memory given)", format_count(p.gpus)));
   out += row("parallelism", fmt::format("tp {}, pp {}, replicas {}", par.tp, par.pp, par.dp));
   if (in.deployment.dp_attention > 1)
     out += row("DP attention",

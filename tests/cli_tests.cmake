@@ -338,6 +338,15 @@ kvplan_cli_bad("hostile: a context of 2^64 - 1"
 kvplan_cli_bad("hostile: users past 2^64 B"
   "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
   size llama-3.1-8b --context 1099511627776 --users 256)
+# 1 GiB of KV memory per GPU holds 2 sequences of 131,072 B x 4,096 tokens = 2^29 B; x 2^63 replicas
+# = 2^64 users: refused naming --gpus (it printed max users 18,446,744,073,709,551,615, saturated).
+kvplan_cli_bad("hostile: max users past 2^64"
+  "^kvplan: error: --gpus: the max users overflow 2\\^64 \\(2 requests per replica x 9,223,372,036,854,775,808 replicas\\)\n$"
+  size llama-3.1-8b --kv-memory 1GiB --gpus 9223372036854775808 --tp 1)
+# At 2^62 replicas: 2 x 2^62 = 2^63 users, with the GPU count's separators.
+kvplan_cli_ok("max users at 2^63"
+  "GPUs +4,611,686,018,427,387,904 \\(no GPU memory given\\).*max users at 4,096 tokens +9,223,372,036,854,775,808\n"
+  size llama-3.1-8b --kv-memory 1GiB --gpus 4611686018427387904 --tp 1)
 kvplan_cli_bad("hostile: --v-dtype on MLA"
   "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per token"
   size deepseek-v3 --k-dtype bf16 --v-dtype fp8_e4m3)

@@ -484,6 +484,16 @@ std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in) {
   return g.available_kv_bytes = g.usable_bytes - fixed;
 }
 
+/// Requests per replica times the dp replicas: the deployment's max users. Past 2^64 it is refused
+/// naming the GPU count, not shown saturated (--gpus 2^64 - 1 printed 18,446,744,073,709,551,615 max
+/// users); unbounded (a sequence needing no memory) stays unbounded.
+std::uint64_t all_replicas(std::uint64_t requests, std::uint64_t dp) {
+  if (requests == EnginePolicy::kUnboundedRequests) return requests;
+  if (const auto users = engine_detail::mul(requests, dp)) return *users;
+  throw Error("gpus", "the max users overflow 2^64 (" + format_count(requests) + " requests per replica x " +
+                          format_count(dp) + " replicas)");
+}
+
 /// The capacity step, one for every engine: whole requests of the context that fit in `memory` per
 /// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
 /// figures beside them (its max users from the fullest stage's sequence, its max context from its
@@ -493,15 +503,14 @@ void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, cons
   PerGpu& g = p.per_gpu;
   const std::uint64_t requests = policy.max_requests(in.context, memory);
   p.fits = requests >= g.users;
-  p.max_users = engine_detail::mul_sat(requests, par.dp);
+  p.max_users = all_replicas(requests, par.dp);
   g.free_bytes = p.fits && g.kv_bytes_total <= memory ? memory - g.kv_bytes_total : Bytes{0};
   if (with_max_context) p.max_context = policy.max_context(g.users, memory);
   if (in.engine.engine == Engine::ideal) {
     p.ideal_max_users = p.max_users;
     p.ideal_max_context = p.max_context;
   } else {
-    p.ideal_max_users =
-        engine_detail::mul_sat(engine_detail::whole_sequences(g.bytes_per_sequence, memory), par.dp);
+    p.ideal_max_users = all_replicas(engine_detail::whole_sequences(g.bytes_per_sequence, memory), par.dp);
     if (with_max_context)
       p.ideal_max_context =  // the ideal policy takes no option: nothing to validate
           engine_detail::make_ideal_policy(in.model, in.kv, par, EngineOptions{}, group_classes(pm))
