@@ -168,7 +168,7 @@ QStringList Controller::engines() {
 }
 
 QString Controller::modelTitle() const {
-  QString t = qstr(scenario_.inputs.model.name);
+  QString t = qstr(printable(scenario_.inputs.model.name));  // as the CLI prints a name from a file
   if (architecture_edited(scenario_)) t += QStringLiteral(" (edited)");
   return t;
 }

@@ -964,13 +964,16 @@ void MainWindow::showPlan() {
     notice_->setVisible(!notice.isEmpty());
   }
   QStringList log;
-  for (const auto& line : p.engine.log_lines) log << QString::fromStdString(line);
+  // Text from files (a model_type, a name) with its control and bidi characters escaped, as the CLI
+  // prints it (kvplan::printable): a U+202E in a config reversed the warning on screen.
+  for (const auto& line : p.engine.log_lines) log << QString::fromStdString(kvplan::printable(line));
   const QString log_text = log.join('\n');
   if (engine_log_->toPlainText() != log_text) engine_log_->setPlainText(log_text);
   const QString limit = QString::fromStdString(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec));
   if (limit_->text() != limit) limit_->setText(limit);
   QStringList warnings;
-  for (const auto& w : p.warnings) warnings << QStringLiteral("warning: ") + QString::fromStdString(w);
+  for (const auto& w : p.warnings)
+    warnings << QStringLiteral("warning: ") + QString::fromStdString(kvplan::printable(w));
   const QString warning_text = warnings.join('\n');
   if (warnings_->text() != warning_text) warnings_->setText(warning_text);
   ChartsData charts = describe_charts(controller_->figures(), controller_->modelTitle());

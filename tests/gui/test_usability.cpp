@@ -19,6 +19,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 #include <cmath>
@@ -355,6 +356,26 @@ class UsabilityTest : public QObject {
     QVERIFY(!plan.engine.log_lines.empty());
     for (const auto& line : plan.engine.log_lines)
       QVERIFY2(log->toPlainText().contains(QString::fromStdString(line)), line.c_str());
+  }
+
+  // Text from a file reaches the window escaped, as the CLI prints it: a model_type with U+202E (right-
+  // to-left override) and BEL showed the warning reversed after it and BEL as a box.
+  void textFromFilesIsEscaped() {
+    Window win;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("config.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama\u202e\u0007evil",
+      "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8, "hidden_size": 512,
+      "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 4096})");
+    f.close();
+    QVERIFY2(win.c.openFile(path), qPrintable(win.c.errorMessage()));
+    const QString shown = win.find<QLabel>("warnings")->text();
+    QVERIFY2(shown.contains(QStringLiteral("llama\\u202e\\x07evil")), qPrintable(shown));
+    QVERIFY(!shown.contains(QChar(0x202e)));
+    QVERIFY(!shown.contains(QChar(0x07)));
   }
 
   // The memory bar's labels: reserve "1" beside free "12.7" read as "112.7", "30.5" was clipped to
