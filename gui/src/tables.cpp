@@ -7,6 +7,7 @@
 #include <QPalette>
 #include <algorithm>
 
+#include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan::gui {
@@ -174,7 +175,8 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
     add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
         Shown{count(p.max_users), Quantity::of_count(p.max_users)}, p.max_users >= in.users);
     add("max_context", QStringLiteral("max context for %1").arg(count(in.users, "user", "users")),
-        Shown{p.max_context ? count(p.max_context->value) + QStringLiteral(" tokens")
+        // Past the engine's context limit it is marked, as the CLI's size marks it (core/src/fit.cpp).
+        Shown{p.max_context ? qstr(max_context_text(in.model, *p.max_context, in.engine.engine))
                             : QStringLiteral("unbounded (every layer windowed)"),
               Quantity::of_tokens(p.max_context)},
         !p.max_context || p.max_context->value >= in.context.value);

@@ -208,6 +208,18 @@ class ControllerTest : public QObject {
     QCOMPARE(c.figures().kv.curves[0].per_gpu[10], Bytes{before.value * 2});
   }
 
+  // The max context past the model's limit is marked as the CLI's size marks it (the GUI showed the
+  // bare figure). Llama 3.1 8B: 131,072 B per token; 32 GiB of KV memory holds 2^35 / 2^17 = 262,144
+  // tokens for one user, past its 131,072 max_position_embeddings (rope_type llama3: not scaled).
+  void maxContextPastTheLimitIsMarked() {
+    Controller c;
+    ResultsModel results(&c);
+    QVERIFY(c.setUsers(1));
+    QVERIFY2(c.setKvMemory(QStringLiteral("32GiB")), qPrintable(c.errorMessage()));
+    QCOMPARE(results.value(QStringLiteral("max_context")),
+             QStringLiteral("262,144 tokens (past the model's 131,072 max_position_embeddings)"));
+  }
+
   void resultsTableShowsThePlan() {
     Controller c;
     ResultsModel results(&c);
