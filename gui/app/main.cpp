@@ -65,10 +65,48 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot);
   parser.addOption(scenario);
   parser.addOption(size);
-  parser.addPositionalArgument(QStringLiteral("file"),
-                               QStringLiteral("a preset, config.json or scenario to open"),
-                               QStringLiteral("[FILE]"));
-  parser.process(app);
+  parser.addPositionalArgument(
+      QStringLiteral("file"),
+      QStringLiteral("a preset file, config.json, .gguf file, model folder or scenario to open"),
+      QStringLiteral("[FILE]"));
+  // Parsed here rather than by process(), which exits 1 with Qt's words: every command-line mistake is
+  // one "kvplan-gui: error:" line and exit 2, as the CLI's are.
+  if (!parser.parse(QApplication::arguments())) {
+    const QStringList unknown = parser.unknownOptionNames();
+    fail(unknown.isEmpty()
+             ? parser.errorText()
+             : QStringLiteral("%1%2: not an option of kvplan-gui (kvplan-gui --help)")
+                   .arg(unknown.front().size() == 1 ? QStringLiteral("-") : QStringLiteral("--"),
+                        unknown.front()));
+    return 2;
+  }
+  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+  if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+  for (const QCommandLineOption* o : {&screenshot, &scenario, &size})
+    if (const auto n = parser.values(*o).size(); n > 1) {
+      fail(QStringLiteral("--%1: given %2 times; give it once").arg(o->names().front()).arg(n));
+      return 2;
+    }
+  if (parser.positionalArguments().size() > 1) {
+    fail(QStringLiteral("%1 files given (%2); give one")
+             .arg(parser.positionalArguments().size())
+             .arg(parser.positionalArguments().join(QStringLiteral(", "))));
+    return 2;
+  }
+  if (parser.isSet(scenario) && !parser.positionalArguments().isEmpty()) {
+    fail(QStringLiteral("--scenario: give --scenario FILE or FILE, not both"));
+    return 2;
+  }
+  if (parser.isSet(size) && !parser.isSet(screenshot)) {
+    fail(QStringLiteral("--size: only with --screenshot (the window remembers its own size)"));
+    return 2;
+  }
+  if (parser.isSet(screenshot) &&
+      !parser.value(screenshot).endsWith(QStringLiteral(".png"), Qt::CaseInsensitive)) {
+    fail(QStringLiteral("--screenshot: %1: the image is PNG; give a name ending in .png")
+             .arg(parser.value(screenshot)));
+    return 2;
+  }
   std::vector<std::filesystem::path> dirs;
   for (const QString& d : parser.values(presets_dir)) dirs.emplace_back(d.toStdString());
   kvplan::presets::set_option_preset_dirs(std::move(dirs));
@@ -116,6 +154,14 @@ int main(int argc, char** argv) {
   window.resize(static_cast<int>(w), static_cast<int>(h));
   window.show();
   settle(300);
+  // The window does not shrink below its minimum: a smaller --size gave an image of another size.
+  if (window.width() != w || window.height() != h) {
+    fail(QStringLiteral("--size: %1 is smaller than the window's minimum %2x%3 pixels")
+             .arg(parser.value(size))
+             .arg(window.minimumSizeHint().expandedTo(window.minimumSize()).width())
+             .arg(window.minimumSizeHint().expandedTo(window.minimumSize()).height()));
+    return 2;
+  }
   // Charts off screen at this size refresh only when shown: draw them all before grabbing the window.
   window.charts()->refreshNow();
   settle(50);

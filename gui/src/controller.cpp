@@ -157,7 +157,8 @@ Controller::Controller(QObject* parent) : QObject(parent), undo_(new QUndoStack(
     figures_ = compute(s, {});
   }
   scenario_ = std::move(s);
-  error_ = problems.join('\n');
+  problems.removeDuplicates();  // a bad --presets folder fails both lists with the same line
+  error_ = problems.join(QStringLiteral("; "));
 }
 
 QStringList Controller::engines() {

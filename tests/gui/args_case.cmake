@@ -1,0 +1,32 @@
+# Runs `EXE ARGS...` (ARGS separated by |) without QT_QPA_PLATFORM (the app picks offscreen itself for
+# --screenshot) and checks: exit code RC; with RC 2, exactly one "kvplan-gui: error:" line on stderr,
+# matching ERR_RE, and (OUT given) no file OUT written.
+if(DEFINED OUT)
+  file(REMOVE ${OUT})
+endif()
+set(ENV{QT_QPA_PLATFORM} "offscreen")
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${EXE} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL RC)
+  message(FATAL_ERROR "exit ${rc}, expected ${RC}; stderr: ${err}")
+endif()
+if(DEFINED OUT AND EXISTS ${OUT})
+  message(FATAL_ERROR "${OUT} written although the command is refused")
+endif()
+# Counted by the prefix alone: a message with ';' would split a list of whole lines.
+string(REGEX MATCHALL "kvplan-gui: error: " prefixes "${err}")
+list(LENGTH prefixes n)
+string(REGEX MATCH "kvplan-gui: error: [^\n]*" lines "${err}")
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "${n} error lines, expected 1: ${err}")
+endif()
+if(NOT lines MATCHES "${ERR_RE}")
+  message(FATAL_ERROR "'${lines}' does not match '${ERR_RE}'")
+endif()
+# The message is not printed a second time in other words (a bad --presets folder printed it twice).
+string(REGEX REPLACE "^kvplan-gui: error: " "" message "${lines}")
+string(FIND "${err}" "${message}" first)
+string(FIND "${err}" "${message}" last REVERSE)
+if(NOT first EQUAL last)
+  message(FATAL_ERROR "the message is printed twice: ${err}")
+endif()
