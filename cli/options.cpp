@@ -346,36 +346,6 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 
 bool is_overflow(const Error& e) { return e.reason() == "overflows 64-bit arithmetic"; }
 
-void rethrow_naming_input(const Error& e, const PlanInputs& in) {
-  if (!is_overflow(e)) throw e;
-  const std::string context = "--context " + std::to_string(in.context.value);
-  Bytes per_token{0}, per_sequence{0};
-  try {
-    per_token = bytes_per_token(in.model, in.kv);
-  } catch (const Error&) {
-    throw e;  // the model's own figure: the loader's bounds should make this unreachable
-  }
-  try {
-    per_sequence = kv_bytes_per_sequence(in.model, in.kv, in.context);
-  } catch (const Error&) {
-    throw Error(context, "the KV cache of one sequence overflows 2^64 B (" + format_bytes_exact(per_token) +
-                             " per token x " + format_count(in.context.value) + " tokens)");
-  }
-  std::uint64_t total = 0;
-  if (in.users > 1 && __builtin_mul_overflow(per_sequence.value, in.users, &total))
-    throw Error("--users " + std::to_string(in.users),
-                "the KV cache of the users overflows 2^64 B (" + format_bytes_exact(per_sequence) +
-                    " per sequence x " + format_count(in.users) + " users)");
-  // The engine's rules (pages, padding, windows counted in full) passed 2^64 B where the exact layout
-  // did not.
-  if (e.field() == "users")
-    throw Error("--users " + std::to_string(in.users),
-                "the KV cache of the users overflows 2^64 B under the engine's rules");
-  throw Error(context,
-              "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
-              "padding, windows counted in full)");
-}
-
 PlanInputs build_inputs(const SizeOptions& o) {
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));

@@ -136,21 +136,14 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m);
 /// Whether `e` is core's figure past 2^64 (units.hpp throw_overflow: "overflows 64-bit arithmetic").
 bool is_overflow(const Error& e);
 
-/// Re-throws `e`, an error raised while planning `in`: an overflow as the input that caused it, flag and
-/// value ("--context 10000000000000: the KV cache of one sequence overflows 2^64 B (...)", "--users N:
-/// ..."), instead of core's figure (kv_bytes_per_sequence means nothing to the user); any other error as
-/// it is. Every head and dimension is bounded (limits.hpp kMaxDimension), so a token's bytes fit: a
-/// sequence that does not is the context's, a total that does not the users'. What size and fit share.
-[[noreturn]] void rethrow_naming_input(const Error& e, const PlanInputs& in);
-
 /// Runs `f` (a plan or a search over plans of `in`'s model, context and users), naming the input of an
-/// overflow as rethrow_naming_input does.
+/// overflow by its flag (core's kvplan::rethrow_naming_input, plan.hpp). What size and fit share.
 template <class F>
 auto naming_overflow(const PlanInputs& in, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const Error& e) {
-    rethrow_naming_input(e, in);
+    kvplan::rethrow_naming_input(e, in);
   }
 }
 

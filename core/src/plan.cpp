@@ -581,4 +581,32 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   return p;
 }
 
+void rethrow_naming_input(const Error& e, const PlanInputs& in, const InputNames& names) {
+  if (e.reason() != "overflows 64-bit arithmetic") throw e;
+  const std::string context = std::string(names.context) + " " + std::to_string(in.context.value);
+  const std::string users = std::string(names.users) + " " + std::to_string(in.users);
+  Bytes per_token{0}, per_sequence{0};
+  try {
+    per_token = bytes_per_token(in.model, in.kv);
+  } catch (const Error&) {
+    throw e;  // the model's own figure: the loader's bounds should make this unreachable
+  }
+  try {
+    per_sequence = kv_bytes_per_sequence(in.model, in.kv, in.context);
+  } catch (const Error&) {
+    throw Error(context, "the KV cache of one sequence overflows 2^64 B (" + format_bytes_exact(per_token) +
+                             " per token x " + format_count(in.context.value) + " tokens)");
+  }
+  if (in.users > 1 && !engine_detail::mul(per_sequence.value, in.users))
+    throw Error(users, "the KV cache of the users overflows 2^64 B (" + format_bytes_exact(per_sequence) +
+                           " per sequence x " + format_count(in.users) + " users)");
+  // The engine's rules (pages, padding, windows counted in full) passed 2^64 B where the exact layout
+  // did not.
+  if (e.field() == "users")
+    throw Error(users, "the KV cache of the users overflows 2^64 B under the engine's rules");
+  throw Error(context,
+              "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
+              "padding, windows counted in full)");
+}
+
 }  // namespace kvplan

@@ -176,7 +176,13 @@ QString Controller::modelTitle() const {
 
 Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
   Figures f;
-  f.plan = make_plan(s.inputs);
+  try {
+    f.plan = make_plan(s.inputs);
+  } catch (const Error& e) {
+    // An overflow names the field and its value, as the CLI names its flag (it said
+    // "kv_bytes_per_sequence: overflows 64-bit arithmetic").
+    rethrow_naming_input(e, s.inputs, InputNames{"context", "users"});
+  }
 
   // Everything but the context decides the series; a moving context slider reuses them.
   PlanInputs key = s.inputs;

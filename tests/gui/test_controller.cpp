@@ -270,7 +270,7 @@ class ControllerTest : public QObject {
         {"unknown GPU", "gpu"},
         {"unknown engine", "engine"},
         {"split a group of one layer", "layers"},
-        {"an overflowing context", "bytes"},
+        {"an overflowing context", "context 4611686018427387904: the KV cache of one sequence overflows"},
     };
     for (int i = 0; i < static_cast<int>(std::size(cases)); ++i)
       QTest::newRow(cases[i][0]) << i << QString::fromLatin1(cases[i][1]);

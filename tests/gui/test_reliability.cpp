@@ -157,13 +157,18 @@ class ReliabilityTest : public QObject {
     rejected(
         c, [](Controller& c) { return c.setGpuMemory(QStringLiteral("99999999TiB")); },
         QStringLiteral("GPU memory: overflows 64-bit arithmetic"));
-    // 131,072 B per token x (2^64 - 1) tokens; 2^30 B per 8,192-token sequence x (2^64 - 1) users.
+    // 131,072 B per token x (2^64 - 1) tokens; 2^30 B per 8,192-token sequence x (2^64 - 1) users. Named
+    // by the field and its value, as the CLI names its flag (it said "kv_bytes_per_sequence: overflows").
     rejected(
         c, [](Controller& c) { return c.setContext(std::numeric_limits<std::uint64_t>::max()); },
-        QStringLiteral("kv_bytes_per_sequence: overflows 64-bit arithmetic"));
+        QStringLiteral(
+            "context 18446744073709551615: the KV cache of one sequence overflows 2^64 B (131,072 B "
+            "per token x 18,446,744,073,709,551,615 tokens)"));
     rejected(
         c, [](Controller& c) { return c.setUsers(std::numeric_limits<std::uint64_t>::max()); },
-        QStringLiteral("users: overflows 64-bit arithmetic"));
+        QStringLiteral(
+            "users 18446744073709551615: the KV cache of the users overflows 2^64 B (1,073,741,824 B "
+            "per sequence x 18,446,744,073,709,551,615 users)"));
     rejected(
         c, [](Controller& c) { return c.setContext(0); }, QStringLiteral("context: must be positive"));
   }
