@@ -44,10 +44,14 @@ std::string rate(double v, int decimals) {
   return v >= 1.0 || v == 0.0 ? fmt::format("{:.{}f}", v, decimals) : fmt::format("{:.3g}", v);
 }
 
-/// A cost per million tokens in a bounded width: three decimals from 0.001 up to a million, else three
-/// significant digits ("2.5e+08"), so a huge price or a tiny rate never prints hundreds of digits.
+/// A cost per million tokens in a bounded width: three decimals from 0.001 up to a million, the whole
+/// part with thousands separators as every other figure ("12,345.678"), else three significant digits
+/// ("2.5e+08"), so a huge price or a tiny rate never prints hundreds of digits.
 std::string cost_text(double v) {
-  return v >= 0.001 && v < 1e6 ? fmt::format("{:.3f}", v) : fmt::format("{:.3g}", v);
+  if (!(v >= 0.001 && v < 1e6)) return fmt::format("{:.3g}", v);
+  const std::string s = fmt::format("{:.3f}", v);  // below 10^6 (7 digits) even rounded up
+  const std::size_t dot = s.find('.');
+  return format_count(std::stoull(s.substr(0, dot))) + s.substr(dot);
 }
 
 /// The table's max-context cell: "*" marks a context past the limit the engine derives (context_limit).
@@ -97,9 +101,9 @@ constexpr const char* kRow =
     "  {:>2}  {:<10} {:>4}  {:<13} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
 
 std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
-  std::string out =
-      fmt::format(fmt::runtime(kRow), "#", "GPU", "GPUs", "tp x pp x dp", "KV", "wts", "weights", "KV",
-                  "free", "users", "context", "TPOT", "tok/s", "tok/s", "TTFT", cost ? "  $/Mtok" : "");
+  std::string out = fmt::format(fmt::runtime(kRow), "#", "GPU", "GPUs", "tp x pp x dp", "KV", "wts",
+                                "weights", "KV", "free", "users", "context", "TPOT", "tok/s", "tok/s", "TTFT",
+                                cost ? fmt::format("  {:>11}", "$/Mtok") : "");
   out += fmt::format(fmt::runtime(kRow), "", "", "", "", "", "", "per GPU", "per GPU", "per GPU", "max",
                      "max", "", "/user", "/GPU", "", "");
   std::size_t i = 0;
@@ -116,9 +120,10 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
         r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_gpu, 0) : "?",
         r.speed ? format_seconds(r.speed->ttft_s) : "?",
-        cost ? (r.cost_per_million_tokens ? fmt::format("  {:>7}", cost_text(*r.cost_per_million_tokens))
-                                          : "        ?")
-             : "");
+        // 11 wide: "999,999.999", the widest cost_text.
+        cost
+            ? fmt::format("  {:>11}", r.cost_per_million_tokens ? cost_text(*r.cost_per_million_tokens) : "?")
+            : "");
     out += "      " + r.launch + "\n";
   }
   const ModelSpec& m = rows.front().plan.inputs.model;
@@ -154,7 +159,8 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
       "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
   app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the model's)");
   app.add_option("--price-per-gpu-hour", o.price,
-                 "rank by cost per million output tokens at this price (at most 1,000,000)");
+                 "rank by cost per million output tokens at this price, in USD per GPU-hour (more than 0, at "
+                 "most 1,000,000)");
   app.add_option("--ttft", o.ttft,
                  "keep layouts whose time to first token (one context-long prompt) is at most S seconds");
   app.add_option("--tpot", o.tpot, "keep layouts whose time per output token is at most S seconds");
@@ -203,10 +209,14 @@ FitRequest build_fit_request(const FitOptions& o) {
   refuse_weights_with_weight_dtype(o.weights, o.weight_dtype);
   if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_bytes(o.weights, "--weights");
   if (!o.price.empty()) {
-    r.price_per_gpu_hour = parse_positive(o.price, "--price-per-gpu-hour", false);
-    if (*r.price_per_gpu_hour > static_cast<double>(kMaxPricePerGpuHour))
-      throw Error("--price-per-gpu-hour", "must be at most " + format_count(kMaxPricePerGpuHour) +
-                                              " per GPU-hour, got '" + o.price + "'");
+    // One text for every miss (not a number, infinite, 0 or less, past the bound): the range, with units.
+    const Error range("--price-per-gpu-hour", price_range_text() + ", got '" + o.price + "'");
+    try {
+      r.price_per_gpu_hour = parse_positive(o.price, "--price-per-gpu-hour", false);
+    } catch (const Error&) {
+      throw range;
+    }
+    if (*r.price_per_gpu_hour > static_cast<double>(kMaxPricePerGpuHour)) throw range;
   }
   if (!o.ttft.empty()) r.max_ttft_s = parse_positive(o.ttft, "--ttft", false);
   if (!o.tpot.empty()) r.max_tpot_s = parse_positive(o.tpot, "--tpot", false);
@@ -263,6 +273,7 @@ int run_fit(const FitOptions& o) {
         {"efficiency",
          {{"memory", r.efficiency.memory}, {"compute", r.efficiency.compute}, {"link", r.efficiency.link}}},
         {"configurations", rows},
+        {"refused", res.refused},
         {"warnings", warnings}};
     if (res.nearest) {
       j["nearest"] = row_json(*res.nearest);
@@ -283,6 +294,8 @@ int run_fit(const FitOptions& o) {
                      r.max_ttft_s || r.max_tpot_s ? " within the SLA" : "",
                      r.price_per_gpu_hour ? "cost per million output tokens"
                                           : "fewest GPUs, then most free KV memory per GPU");
+  // Layouts the model or the engine refuses: left out, and said so, never offered.
+  for (const auto& line : res.refused) out += "Not searched: " + printable(line) + "\n";
   if (!res.rows.empty()) {
     out += "\n" + table(res.rows, r.price_per_gpu_hour.has_value(), u);
     out += fmt::format(

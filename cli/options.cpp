@@ -133,11 +133,37 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
   return m;
 }
 
+DType auto_serving_dtype(const ModelSpec& m, Engine engine) {
+  if (m.dtype != DType::fp32) return m.dtype;
+  switch (engine) {
+    case Engine::sglang:
+      // srt/configs/model_config.py _get_and_verify_dtype: "auto" on float32 is float16, bfloat16 for a
+      // model_type starting "gemma"; the GPU plays no part.
+      return m.context_keys.model_type.rfind("gemma", 0) == 0 ? DType::bf16 : DType::fp16;
+    case Engine::trtllm:
+    case Engine::llamacpp: return DType::fp16;  // llama.cpp's cache is f16 by default (-ctk / -ctv)
+    case Engine::ideal:
+    case Engine::vllm:
+    default:
+      // vllm/config/model.py _resolve_auto_dtype (v0.10.1 and later): a float32 checkpoint runs in the
+      // platform's first supported dtype, bfloat16 on compute capability 8.0 and later (every GPU preset:
+      // Ampere, Ada, Hopper, Blackwell; ROCm's MI300X), float16 on 6.0-7.5.
+      return DType::bf16;
+  }
+}
+
+std::optional<std::string> auto_dtype_note(const ModelSpec& m, Engine engine) {
+  if (m.dtype != DType::fp32 || (engine != Engine::vllm && engine != Engine::ideal)) return std::nullopt;
+  return "KV auto on the fp32 checkpoint " + m.name +
+         ": vLLM serves it in bf16 on GPUs of compute capability 8.0 and later, fp16 on 6.0-7.5 "
+         "(V100, T4); 2 B a value either way, so every figure holds";
+}
+
 namespace {
-/// A KV type by name, with the engines' own names: auto (the model's dtype) and fp8_ds_mla (vLLM).
+/// A KV type by name, with the engines' own names: auto (the model's dtype as the engine serves it,
+/// auto_serving_dtype) and fp8_ds_mla (vLLM).
 DType kv_type(const std::string& text, const char* field, const ModelSpec& m, EngineOptions* engine) {
-  if (is_auto(text))
-    return m.dtype == DType::fp32 ? DType::fp16 : m.dtype;  // vLLM: fp32 models serve in fp16
+  if (is_auto(text)) return auto_serving_dtype(m, engine != nullptr ? engine->engine : Engine::ideal);
   if (lowercase(text) == "fp8_ds_mla") {
     if (engine == nullptr || engine->engine != Engine::vllm)
       throw Error(field, "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
@@ -352,6 +378,12 @@ PlanInputs build_inputs(const SizeOptions& o) {
   in.engine = resolve_engine(o.engine);
   apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
+  // "auto" (given, or the default) on an fp32 checkpoint: where the GPU picks the type, say which.
+  const auto is_auto_or_empty = [](const std::string& t) { return t.empty() || is_auto(t); };
+  if (is_auto_or_empty(o.dtypes.kv_dtype) && is_auto_or_empty(o.dtypes.k_dtype) &&
+      is_auto_or_empty(o.dtypes.v_dtype))
+    if (auto note = auto_dtype_note(in.model, in.engine.engine))
+      in.model.warnings.push_back(std::move(*note));
   if (!o.engine.kv_memory.empty()) {
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");

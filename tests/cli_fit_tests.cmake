@@ -26,7 +26,7 @@ kvplan_cli_bad("fit tp the model cannot take" "^kvplan: error: --tp: 3 does not 
 kvplan_cli_bad("fit pp past the layers" "^kvplan: error: --pp: 33 stages exceed" fit llama-3.1-8b --pp 33)
 kvplan_cli_bad("fit unknown gpu" "^kvplan: error: --gpu: unknown GPU 'nope'" fit llama-3.1-8b --gpu h100-sxm,nope)
 kvplan_cli_bad("fit bad kv dtype" "^kvplan: error: --kv-dtype: " fit llama-3.1-8b --kv-dtype bf16,nope)
-kvplan_cli_bad("fit negative price" "^kvplan: error: --price-per-gpu-hour: must be a positive number" fit llama-3.1-8b --price-per-gpu-hour -1)
+kvplan_cli_bad("fit negative price" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '-1'\n$" fit llama-3.1-8b --price-per-gpu-hour -1)
 kvplan_cli_bad("fit bad ttft" "^kvplan: error: --ttft: must be a positive number, got 'soon'" fit llama-3.1-8b --ttft soon)
 kvplan_cli_bad("fit efficiency past 1" "^kvplan: error: --bandwidth-efficiency: must be in \\(0, 1\\], got '1.5'" fit llama-3.1-8b --bandwidth-efficiency 1.5)
 kvplan_cli_bad("fit without a model" "MODEL" fit)
@@ -127,11 +127,21 @@ kvplan_cli_warns("size warns past vLLM's derived max_model_len" "tokens"
   size gemma-3-27b --context 200000 --engine vllm)
 kvplan_cli_warns("size under SGLang takes Gemma 3's scaled context" "tokens" "^$"
   size gemma-3-27b --context 200000 --engine sglang)
-# --price-per-gpu-hour: finite, at most a million; costs print in a bounded width.
-kvplan_cli_bad("fit price past the bound" "^kvplan: error: --price-per-gpu-hour: must be at most 1,000,000 per GPU-hour, got '1e308'\n$"
+# --price-per-gpu-hour: one text for every miss, the range with its units (it said "must be a positive
+# number" for 'inf', which a user does not read as "finite"; "at most 1,000,000 per GPU-hour" without a
+# lower bound or a currency). Costs print in a bounded width, with thousands separators.
+kvplan_cli_bad("fit price past the bound" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '1e308'\n$"
   fit llama-3.1-8b --price-per-gpu-hour 1e308)
-kvplan_cli_bad("fit price infinite" "^kvplan: error: --price-per-gpu-hour: must be a positive number, got 'inf'\n$"
+kvplan_cli_bad("fit price infinite" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got 'inf'\n$"
   fit llama-3.1-8b --price-per-gpu-hour inf)
+kvplan_cli_bad("fit price zero" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '0'\n$"
+  fit llama-3.1-8b --price-per-gpu-hour 0)
+kvplan_cli_bad("fit price not a number" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '2.5usd'\n$"
+  fit llama-3.1-8b --price-per-gpu-hour 2.5usd)
+# At 1,000 USD per GPU-hour one H100 serving one Llama-3.1-8B user costs 1,000 x 10^6 / (tok/s x 3600)
+# per Mtok: thousands at a decode rate in the tens to hundreds of tokens/s, printed "2,345.678".
+kvplan_cli_ok("fit cost with thousands separators" "\n +1  h100-sxm +1  .* +[1-9][0-9]?,[0-9][0-9][0-9]\\.[0-9][0-9][0-9]\n"
+  fit llama-3.1-8b --context 8192 --users 1 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --price-per-gpu-hour 1000 --top 1)
 # At the bound a row on one H100 costs 10^6 x 1 / (tokens/s x 3600) x 10^6: past 10^6 per Mtok, so three
 # significant digits ("e+"), never a long run of digits.
 kvplan_cli_ok("fit cost in a bounded width" "\n +1  h100-sxm +1  .* +[0-9.]+e\\+[0-9]+\n"
@@ -158,6 +168,19 @@ kvplan_cli_bad("vllm drafter page size names --speculative-config"
 kvplan_cli_bad("vllm drafter page size names --speculative-config, fit"
   "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
   fit llama-3.1-8b --engine vllm --gpu h100-sxm --pp 1 "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
+# Without --pp it offered pp 17 and more (the drafter alone on the last of 33 "layers"); vLLM splits the
+# target's 32 layers and loads the drafter on the last rank, beside at least one target layer, so no pp helps.
+kvplan_cli_bad("vllm drafter page size, fit over every pp"
+  "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
+  fit llama-3.1-8b --engine vllm --gpu h100-sxm "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
+# The exact layout plans it, at tp 1 only: tp 2, 4, 8 (they divide the target's 32 heads) are left out for the
+# drafter's 3 KV heads, and said so; pp stops at the target's 32 layers.
+kvplan_cli_ok("fit names the tp sizes a drafter rules out"
+  "\nNot searched: tp 2, 4, 8 skipped: tp and num_key_value_heads 3 \\(the drafter's\\): one must divide the other"
+  fit llama-3.1-8b --gpu h100-sxm --kv-dtype bf16 "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
+kvplan_cli_bad("fit pp past the target's layers with a drafter"
+  "^kvplan: error: --pp: 33 stages exceed the model's 32 layers \\(the drafter's 1 join the last stage"
+  fit llama-3.1-8b --gpu h100-sxm --pp 33 "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")
 
 # A 10M-token prompt on Llama 3.1 8B: its prefill FLOPs pass 2^64 (32 layers x 16,384 FLOPs per pair x
 # 5.0e13 pairs = 2.6e19), the KV cache (1.19 TiB) does not. The plan and its speed print; fit no longer
@@ -168,3 +191,15 @@ kvplan_cli_ok("size at 10M tokens with a GPU: speed past 2^64 prefill FLOPs"
 kvplan_cli_ok("fit at 10M tokens: rows with TTFT, no false overflow"
   "\n +1  h100-sxm +[0-9]+ .* [0-9.]+ h\n"
   fit llama-3.1-8b --context 10M --users 1 --gpu h100-sxm)
+
+# An fp32 checkpoint (tests/fixtures/fp32-llama-tiny.json) with KV "auto": each engine's serving dtype, 2 B a
+# value whichever (2 layers x 8 KV heads x 64 x 2 (K, V) x 2 B = 4,096 B per token). vLLM
+# (_resolve_auto_dtype, v0.10.1 and later) serves it in bf16 on compute capability 8.0+, fp16 before, and the
+# warning says the GPU decides; SGLang (_get_and_verify_dtype) in fp16. It said fp16 under every engine.
+kvplan_cli_warns("fp32 checkpoint, KV auto under vLLM: bf16, the GPU named"
+  "KV cache dtype +bf16\n.*4,096 B"
+  "^kvplan: warning: KV auto on the fp32 checkpoint fp32-llama-tiny: vLLM serves it in bf16 on GPUs of compute capability 8.0 and later, fp16 on 6.0-7.5 \\(V100, T4\\); 2 B a value either way"
+  size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm)
+kvplan_cli_ok("fp32 checkpoint, KV auto under SGLang: fp16"
+  "KV cache dtype +fp16\n"
+  size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine sglang --gpu h100-sxm)

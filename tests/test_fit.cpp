@@ -1,6 +1,8 @@
 // Tests for core/fit.hpp: the deployment search, its ranking, "nearest", and the launch lines.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
@@ -410,7 +412,95 @@ TEST_CASE("fit: a max context past max_position_embeddings is marked; the launch
 TEST_CASE("fit: the price per GPU-hour is bounded", "[fit]") {
   FitRequest r = readme_job(DType::bf16);
   r.price_per_gpu_hour = 1e308;
-  CHECK_THROWS_WITH(fit(r), "price_per_gpu_hour: must be a positive number, at most 1,000,000");
+  CHECK_THROWS_WITH(
+      fit(r), "price_per_gpu_hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000");
   r.price_per_gpu_hour = 1'000'000.0;
   CHECK_NOTHROW(fit(r));
+}
+
+namespace {
+/// Llama-3.1-8B (32 layers, 32 query heads, 8 KV heads of 128) with a made-up one-layer EAGLE drafter of
+/// 24 query heads and 3 KV heads of 128 (tests/fixtures/eagle-3kv-draft.json's shape), appended as
+/// with_draft_layers does.
+ModelSpec llama_with_3kv_drafter() {
+  const ModelSpec target = presets::find_model("llama-3.1-8b");
+  ModelSpec draft = target;
+  draft.name = "3-KV-head drafter";
+  draft.layers = {target.layers.front()};
+  draft.layers.front().count = 1;
+  draft.layers.front().attention.num_attention_heads = 24;
+  draft.layers.front().attention.num_key_value_heads = 3;
+  return with_draft_layers(target, draft);
+}
+
+/// One user of 4,096 tokens of llama_with_3kv_drafter on H100 SXM, bf16 KV.
+FitRequest drafter_job() {
+  FitRequest r;
+  r.model = llama_with_3kv_drafter();
+  r.context = Tokens{4096};
+  r.users = 1;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.kv_dtypes = {both(DType::bf16)};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("fit: a drafter's layers join the last stage; pp never passes the target's layers", "[fit]") {
+  const ModelSpec m = llama_with_3kv_drafter();
+  REQUIRE(num_layers(m) == 33);
+  CHECK(m.draft_layers == 1);
+  // vLLM splits the target's 32 layers (get_pp_indices) and loads the drafter on the last rank: pp 2 is
+  // 16 and 16 + 1; pp 17 is 32 = 15 x 2 + 2 x 1 (the first 32 mod 17 = 15 stages take 2), the drafter
+  // on stage 16 with its 1 target layer: it never has a stage to itself.
+  CHECK(pipeline_stage(33, 2, 0, 1) == Stage{0, 16});
+  CHECK(pipeline_stage(33, 2, 1, 1) == Stage{16, 17});
+  CHECK(pipeline_stage(33, 17, 15, 1) == Stage{30, 1});
+  CHECK(pipeline_stage(33, 17, 16, 1) == Stage{31, 2});
+  // 33 stages would leave one with the drafter alone (vLLM: a rank without a layer of the target).
+  CHECK_THROWS_WITH(pipeline_stages(33, 33, 1),
+                    "pp: 33 stages exceed the model's 32 layers (the drafter's 1 join the last stage: vLLM "
+                    "splits the target's alone)");
+  FitRequest r = drafter_job();
+  r.pp = {33};
+  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("pp: 33 stages exceed the model's 32 layers"));
+}
+
+TEST_CASE("fit: layouts vLLM refuses for a drafter are never offered, and the refusals are named", "[fit]") {
+  FitRequest r = drafter_job();
+  r.top = 1000;
+  SECTION("vLLM: every layout has the drafter beside target layers, whose pages it cannot unify") {
+    // Page per 16-token block: target 8 x 128 x 2 (K, V) x 2 B x 16 = 65,536 B, drafter 3 x 128 x 2 x 2 B
+    // x 16 = 24,576 B; 65,536 mod 24,576 = 16,384, so unify_kv_cache_spec_page_size raises on the last
+    // stage at every pp (before, pp 17 .. 33 put the drafter on a stage of its own and were offered).
+    r.engine.engine = Engine::vllm;
+    CHECK_THROWS_WITH(fit(r), Catch::StartsWith("engine: vLLM cannot unify the page sizes"));
+  }
+  SECTION("the exact layout: tp 1 only, pp 1 to 32, and the tp sizes left out named with their cause") {
+    const FitResult res = fit(r);
+    REQUIRE(!res.rows.empty());
+    std::uint64_t most_pp = 0;
+    for (const auto& row : res.rows) {
+      CHECK(row.plan.inputs.deployment.parallel.tp == 1);
+      most_pp = std::max(most_pp, row.plan.inputs.deployment.parallel.pp);
+    }
+    CHECK(most_pp == 32);  // 1 .. 32 stages, one replica each, within 64 GPUs
+    // The exact layout's line is vLLM's, and vLLM refuses every one of them (the pages above): no line.
+    CHECK_THAT(
+        res.rows.front().launch,
+        Catch::StartsWith("(no vllm line: vLLM refuses this layout: vLLM cannot unify the page sizes"));
+    // The sizes dividing the target's 32 heads: 2, 4, 8 against the drafter's 3 KV heads (neither divides
+    // the other); 16 and 32 do not divide its 24 query heads.
+    REQUIRE(res.refused.size() == 2);
+    CHECK(res.refused[0] ==
+          "tp 2, 4, 8 skipped: tp and num_key_value_heads 3 (the drafter's): one must divide the other (tp "
+          "splits every layer's heads; vLLM, SGLang and TensorRT-LLM refuse it)");
+    CHECK(res.refused[1] ==
+          "tp 16, 32 skipped: tp does not divide num_attention_heads 24 (the drafter's) (tp splits every "
+          "layer's heads; vLLM, SGLang and TensorRT-LLM refuse it)");
+  }
+}
+
+TEST_CASE("fit: a model whose every tp passes notes nothing", "[fit]") {
+  const FitResult res = fit(readme_job(DType::bf16));
+  CHECK(res.refused.empty());
 }

@@ -93,13 +93,13 @@ void engine_detail::for_each_group_stage(
     const ModelSpec& m, std::uint64_t pp,
     const std::function<void(const Stage&, std::span<const StagePart>)>& f) {
   const std::uint64_t layers = num_layers(m);
-  check_pipeline_stages(layers, pp);
+  check_pipeline_stages(layers, pp, m.draft_layers);
   std::vector<StagePart> parts;
   // One walk over groups and stages together: a group spanning stages is split, none is visited twice.
   std::size_t g = 0;
   std::uint64_t g_first = 0;
   for (std::uint64_t i = 0; i < pp; ++i) {
-    const Stage s = pipeline_stage(layers, pp, i);
+    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers);
     const std::uint64_t s_end = s.first + s.count;
     parts.clear();
     while (g < m.layers.size()) {

@@ -164,7 +164,7 @@ void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClass
     return;
   }
   const std::uint64_t layers = pm->layers();
-  check_pipeline_stages(layers, pp);
+  check_pipeline_stages(layers, pp, m.draft_layers);
   const std::size_t classes = pm->attention_class_count();
   // Each class's layers before the stage (0 before the first, then the previous stage's end) and
   // before its end.
@@ -172,7 +172,7 @@ void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClass
   std::fill_n(before.begin(), classes, 0);
   std::array<StagePart, PreparedModel::kMaxAttentionClasses> parts;
   for (std::uint64_t i = 0; i < pp; ++i) {
-    const Stage s = pipeline_stage(layers, pp, i);
+    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers);
     pm->class_layers_before_all(s.first + s.count, upto.data());
     std::size_t n = 0;
     for (std::size_t k = 0; k < classes; ++k) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
@@ -21,9 +22,37 @@ bool speed_known(const Gpu& g, std::uint64_t tp) {
          (tp == 1 || g.link_bandwidth_bytes_per_s != 0);
 }
 
+/// Why the model refuses `tp` (validate_tp over its layers), without the size itself: "does not divide
+/// num_attention_heads 24", "and num_key_value_heads 3: one must divide the other", with "(the
+/// drafter's)" after the heads when the layer is a speculative drafter's (ModelSpec::draft_layers).
+/// nullopt when every layer takes it.
+std::optional<std::string> tp_refusal(const ModelSpec& m, std::uint64_t tp) {
+  const std::uint64_t target_layers = num_layers(m) - m.draft_layers;
+  std::uint64_t layer = 0;
+  for (const auto& g : m.layers) {
+    const std::uint64_t first = layer;
+    layer += g.count;
+    try {
+      validate_tp(g.attention, tp);
+    } catch (const Error& e) {
+      // validate_tp's reasons start with the size: "2 and num_key_value_heads 3: ...".
+      std::string cause = e.reason().substr(std::to_string(tp).size() + 1);
+      if (first >= target_layers) {
+        const std::size_t heads = cause.find("heads ");
+        const std::size_t end = cause.find_first_not_of("0123456789", heads + 6);
+        cause.insert(end == std::string::npos ? cause.size() : end, " (the drafter's)");
+      }
+      return cause;
+    }
+  }
+  return std::nullopt;
+}
+
 /// tp sizes the model takes: the requested ones (each must pass validate_parallelism, else "tp"), or
-/// every size up to max_gpus that does.
-std::vector<std::uint64_t> tp_sizes(const FitRequest& r) {
+/// every size up to max_gpus that does. Without requested sizes, the sizes that divide the target's
+/// num_attention_heads but are refused for another reason (the KV heads, a drafter's heads) are noted in
+/// `refused`, one line per cause: they are the layouts a reader expects and would miss.
+std::vector<std::uint64_t> tp_sizes(const FitRequest& r, std::vector<std::string>& refused) {
   std::vector<std::uint64_t> out;
   if (!r.tp.empty()) {
     for (const std::uint64_t tp : r.tp) {
@@ -34,31 +63,49 @@ std::vector<std::uint64_t> tp_sizes(const FitRequest& r) {
     }
     return out;
   }
+  const AttentionLayer* first = nullptr;
+  for (const auto& g : r.model.layers)
+    if (has_attention(g.attention.kind)) {
+      first = &g.attention;
+      break;
+    }
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> causes;  // in order of first size
   // Checked once per size before the search, not per layout: a handful of probes.
   for (std::uint64_t tp = 1; tp <= r.max_gpus; ++tp) {
-    try {
-      validate_parallelism(r.model, Parallelism{tp, 1, 1});
+    const auto cause = tp_refusal(r.model, tp);
+    if (!cause) {
       out.push_back(tp);
-    } catch (const Error&) {
+      continue;
     }
+    if (first == nullptr || first->num_attention_heads % tp != 0) continue;  // not a size to expect
+    auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == *cause; });
+    if (it == causes.end()) it = causes.insert(causes.end(), {*cause, {}});
+    it->second.push_back(tp);
+  }
+  for (const auto& [cause, sizes] : causes) {
+    std::string list;
+    for (const std::uint64_t tp : sizes) list += (list.empty() ? "" : ", ") + std::to_string(tp);
+    refused.push_back("tp " + list + " skipped: tp " + cause +
+                      " (tp splits every layer's heads; vLLM, SGLang and TensorRT-LLM refuse it)");
   }
   return out;
 }
 
-std::vector<std::uint64_t> pp_sizes(const FitRequest& r, std::uint64_t tp, std::uint64_t layers) {
+/// pp sizes to search for `tp`: the requested ones (each checked by check_pipeline_stages, else "pp"), or
+/// 1 up to the target's layers (a drafter's join the last stage: pipeline_stage), within max_gpus.
+std::vector<std::uint64_t> pp_sizes(const FitRequest& r, std::uint64_t tp) {
+  const std::uint64_t layers = num_layers(r.model);
+  std::vector<std::uint64_t> out;
   if (!r.pp.empty()) {
-    std::vector<std::uint64_t> out;
     for (const std::uint64_t pp : r.pp) {
-      if (pp == 0) throw Error("pp", "must be positive");
-      if (pp > layers)
-        throw Error("pp",
-                    std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
+      check_pipeline_stages(layers, pp, r.model.draft_layers);
       if (checked_mul(tp, pp, "pp") <= r.max_gpus) out.push_back(pp);
     }
     return out;
   }
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t pp = 1; pp <= layers && tp * pp <= r.max_gpus; ++pp) out.push_back(pp);
+  const std::uint64_t target = layers - r.model.draft_layers;
+  for (std::uint64_t pp = 1; pp <= target && pp <= kMaxPipelineStages && tp * pp <= r.max_gpus; ++pp)
+    out.push_back(pp);
   return out;
 }
 
@@ -178,6 +225,18 @@ std::string row_launch(const Plan& p, const FitRequest& r) {
   if (r.attention_sinks)
     return "(no launch line: no serving engine keeps an attention-sink cache; the row is kvplan's exact "
            "layout with full-attention layers capped by --sink-tokens/--recent-window)";
+  if (p.inputs.engine.engine == Engine::ideal) {
+    // The exact layout's line is vLLM's: a layout vLLM refuses (a drafter whose pages it cannot unify
+    // with the target's) gets no line rather than one that fails at start-up.
+    PlanInputs vllm = p.inputs;
+    vllm.engine.engine = Engine::vllm;
+    try {
+      (void)make_plan(vllm, false);
+    } catch (const Error& e) {
+      if (e.field() != "kv_dtype" && e.field() != "k_dtype")  // vLLM's missing types: launch_command says
+        return "(no vllm line: vLLM refuses this layout: " + e.reason() + ")";
+    }
+  }
   return launch_command(p, r.launch);
 }
 }  // namespace
@@ -386,6 +445,10 @@ void keep_first(std::vector<T>& list) {
 }
 }  // namespace
 
+std::string price_range_text() {
+  return "must be a price in USD per GPU-hour, more than 0 and at most " + format_count(kMaxPricePerGpuHour);
+}
+
 FitResult fit(const FitRequest& request) {
   FitRequest r = request;  // one copy per search, the lists without repeats
   keep_first(r.gpus);
@@ -402,15 +465,13 @@ FitResult fit(const FitRequest& request) {
   if (r.context.value == 0) throw Error("context", "must be positive");
   if (r.price_per_gpu_hour && !(std::isfinite(*r.price_per_gpu_hour) && *r.price_per_gpu_hour > 0 &&
                                 *r.price_per_gpu_hour <= static_cast<double>(kMaxPricePerGpuHour)))
-    throw Error("price_per_gpu_hour",
-                "must be a positive number, at most " + format_count(kMaxPricePerGpuHour));
+    throw Error("price_per_gpu_hour", price_range_text());
   if (r.attention_sinks) require_streaming_engine(r.engine.engine);
   validate(r.model);
-  const std::uint64_t layers = num_layers(r.model);
-  const std::vector<std::uint64_t> tps = tp_sizes(r);
-  (void)pp_sizes(r, 1, layers);  // a bad --pp is an error even when no tp pairs with it
-
   FitResult out;
+  const std::vector<std::uint64_t> tps = tp_sizes(r, out.refused);
+  (void)pp_sizes(r, 1);  // a bad --pp is an error even when no tp pairs with it
+
   // What ranking needs of a fitting layout; its Plan is made again for the rows returned, so thousands of
   // layouts never hold thousands of plans.
   struct Candidate {
@@ -444,13 +505,15 @@ FitResult fit(const FitRequest& request) {
     }
   }
   std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
+  // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
+  std::vector<std::pair<std::string, std::uint64_t>> refusals;
   for (const Gpu& gpu : r.gpus) {
     in.gpu = gpu;
     const std::vector<KvDtypes> dtypes =
         r.kv_dtypes.empty() ? default_kv_dtypes(gpu, r.engine.engine) : r.kv_dtypes;
     for (const KvDtypes& kv : dtypes)
       for (const std::uint64_t tp : tps)
-        for (const std::uint64_t pp : pp_sizes(r, tp, layers)) {
+        for (const std::uint64_t pp : pp_sizes(r, tp)) {
           in.kv = kv;
           in.deployment.parallel = Parallelism{tp, pp, 1};
           const std::uint64_t per_replica = tp * pp;
@@ -460,6 +523,11 @@ FitResult fit(const FitRequest& request) {
             one = make_plan(prepared, in, false, PlanDetail::figures);
           } catch (const Error& e) {
             if (!refused) refused = e;
+            std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
+            auto it =
+                std::find_if(refusals.begin(), refusals.end(), [&](const auto& x) { return x.first == why; });
+            if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});
+            ++it->second;
             continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
           }
           ++out.candidates;
@@ -517,6 +585,9 @@ FitResult fit(const FitRequest& request) {
         }
   }
   out.fitting = rows.size();
+  if (out.candidates != 0)
+    for (const auto& [why, n] : refusals)
+      out.refused.push_back(format_count(n, "layout", "layouts") + " skipped, refused: " + why);
   constexpr double inf = std::numeric_limits<double>::infinity();
   const auto tpot = [&](const Candidate& x) { return x.speed ? x.speed->tpot_s : inf; };
   std::stable_sort(rows.begin(), rows.end(), [&](const Candidate& a, const Candidate& b) {

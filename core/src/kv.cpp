@@ -131,28 +131,34 @@ Bytes state_bytes_per_sequence(const ModelSpec& m, const KvDtypes& t) {
   return sum;
 }
 
-void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
+void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft) {
   if (pp == 0) throw Error("pp", "must be positive");
   if (pp > kMaxPipelineStages)
     throw Error("pp",
                 std::to_string(pp) + " stages: kvplan plans at most " + std::to_string(kMaxPipelineStages));
-  if (pp > layers)
-    throw Error("pp",
-                std::to_string(pp) + " stages exceed the model's " + std::to_string(layers) + " layers");
+  const std::uint64_t target = draft < layers ? layers - draft : 0;
+  if (pp > target)
+    throw Error("pp", std::to_string(pp) + " stages exceed the model's " + std::to_string(target) +
+                          " layers" +
+                          (draft == 0 ? ""
+                                      : " (the drafter's " + std::to_string(draft) +
+                                            " join the last stage: vLLM splits the target's alone)"));
 }
 
-std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp) {
-  check_pipeline_stages(layers, pp);
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft) {
+  check_pipeline_stages(layers, pp, draft);
   std::vector<Stage> out;
   out.reserve(pp);
-  for (std::uint64_t s = 0; s < pp; ++s) out.push_back(pipeline_stage(layers, pp, s));
+  for (std::uint64_t s = 0; s < pp; ++s) out.push_back(pipeline_stage(layers, pp, s, draft));
   return out;
 }
 
-Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s) {
-  // Every stage before s has floor(L / pp) layers, and the first L mod pp of them one more.
-  const std::uint64_t base = layers / pp, extra = layers % pp;
-  return {s * base + std::min(s, extra), base + (s < extra ? 1 : 0)};
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft) {
+  // Every stage before s has floor(T / pp) of the target's T layers, and the first T mod pp of them one
+  // more; the drafter's layers, after the target's, all go to the last stage.
+  const std::uint64_t target = layers - draft;
+  const std::uint64_t base = target / pp, extra = target % pp;
+  return {s * base + std::min(s, extra), base + (s < extra ? 1 : 0) + (s + 1 == pp ? draft : 0)};
 }
 
 void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
@@ -170,7 +176,7 @@ void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
     checked = &a;
     validate_tp(a, p.tp);
   }
-  check_pipeline_stages(num_layers(m), p.pp);
+  check_pipeline_stages(num_layers(m), p.pp, m.draft_layers);
 }
 
 void validate_tp(const AttentionLayer& a, std::uint64_t tp) {
@@ -188,7 +194,7 @@ void validate_tp(const AttentionLayer& a, std::uint64_t tp) {
 
 std::vector<StageBytes> per_gpu_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context,
                                                const Parallelism& p) {
-  const auto stages = pipeline_stages(num_layers(m), p.pp);
+  const auto stages = pipeline_stages(num_layers(m), p.pp, m.draft_layers);
   std::vector<StageBytes> out;
   out.reserve(stages.size());
   for (const auto& s : stages) out.push_back({s, Bytes{0}, Bytes{0}, Bytes{0}});

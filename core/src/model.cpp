@@ -120,6 +120,8 @@ void validate(const ModelSpec& m) {
   if (m.layers.size() > kMaxLayers || num_layers(m) > kMaxLayers)
     throw Error("layers", format_count(m.layers.size() > kMaxLayers ? m.layers.size() : num_layers(m)) +
                               " layers: kvplan plans at most " + format_count(kMaxLayers));
+  if (m.draft_layers >= num_layers(m))
+    throw Error("layers", "the drafter's " + format_count(m.draft_layers) + " layers leave the target none");
   for (const auto& g : m.layers) {
     if (g.count == 0) throw Error("layers", "a layer group has zero layers");
     const auto& a = g.attention;
@@ -160,6 +162,7 @@ ModelSpec with_draft_layers(const ModelSpec& target, const ModelSpec& draft) {
   ModelSpec m = target;
   for (const auto& g : draft.layers) m.layers.push_back(g);
   m.layers = compress(std::move(m.layers));
+  m.draft_layers = checked_add(m.draft_layers, num_layers(draft), "layers");
   m.name += " + draft " + draft.name;
   return m;
 }
@@ -175,6 +178,7 @@ ModelSpec with_mtp_layers(const ModelSpec& target, std::uint64_t n) {
   g.count = n;
   m.layers.push_back(g);
   m.layers = compress(std::move(m.layers));
+  m.draft_layers = checked_add(m.draft_layers, n, "layers");
   m.name += " + " + std::to_string(n) + " MTP layer" + (n == 1 ? "" : "s");
   return m;
 }

@@ -221,7 +221,7 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
     // validate_parallelism's checks class by class: the first group that fails is the first of its
     // class, and the classes are in the order of their first groups, so the same error comes first.
     for (std::size_t c = 0; c < pm.attention_class_count(); ++c) validate_tp(pm.attention_class(c), par.tp);
-    check_pipeline_stages(pm.layers(), par.pp);
+    check_pipeline_stages(pm.layers(), par.pp, m.draft_layers);
   }
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)

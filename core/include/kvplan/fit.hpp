@@ -19,10 +19,14 @@ namespace kvplan {
 /// tried, so a larger limit would only take minutes.
 inline constexpr std::uint64_t kMaxFitGpus = 4096;
 
-/// Highest --price-per-gpu-hour fit takes: a million per GPU-hour covers a GPU-hour in any currency
-/// (an H100 rents for a few dollars, some tens of thousands of dong); past it the figure is a typo, and
+/// Highest --price-per-gpu-hour fit takes, in USD per GPU-hour (the cost column is $/Mtok): an H100 rents
+/// for a few dollars an hour, so a million is far past any real price; past it the figure is a typo, and
 /// the cost it ranks by would be a number nobody can read.
 inline constexpr std::uint64_t kMaxPricePerGpuHour = 1'000'000;
+
+/// The range --price-per-gpu-hour takes, for its errors: "must be a price in USD per GPU-hour, more than
+/// 0 and at most 1,000,000" (the table's cost column is $/Mtok).
+std::string price_range_text();
 
 /// What the launch line needs beyond the plan: the inputs a front end applied to the model before the
 /// search, which the engine takes as its own flags.
@@ -81,6 +85,12 @@ struct FitResult {
   std::optional<FitRow> nearest;
   bool nearest_misses_sla = false;
   std::string nearest_note;  ///< what it lacks, in words
+  /// Classes of layouts left out because the model or the engine refuses them, one line each naming the
+  /// cause: tp sizes that divide the target's num_attention_heads but not another layer's heads or a KV
+  /// head count ("tp 2, 4, 8 skipped: tp and num_key_value_heads 3 (the drafter's): one must divide the
+  /// other ..."), and layouts make_plan refused while others were planned ("12 layouts skipped, refused:
+  /// --engine: ..."). Empty when nothing was left out.
+  std::vector<std::string> refused;
 };
 
 /// KV dtypes fit tries on `gpu` by default: bf16, plus fp8_e4m3 when the GPU has fp8 tensor cores
@@ -90,8 +100,11 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 /// Searches every layout. For each GPU, KV dtype, tp and pp it plans one replica (make_plan without the
 /// max-context search), takes the fewest replicas that hold the users, ceil(users / max users of one
 /// replica), and confirms it with a plan at that count; layouts over max_gpus are dropped. Layouts
-/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped. Throws kvplan::Error by key
-/// (options.hpp) for bad requests: no GPU ("gpu"), a tp the model cannot take ("tp"), pp past the layers
+/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped, and said so in
+/// FitResult::refused. pp runs from 1 to the target's layers: a speculative drafter's layers
+/// (ModelSpec::draft_layers) join the last stage, as in vLLM, so no stage is the drafter's alone. Throws
+/// kvplan::Error by key (options.hpp) for bad requests: no GPU ("gpu"), a tp the model cannot take ("tp"), pp
+/// past the layers
 /// ("pp"), zero users or context, max_gpus 0 ("max_gpus"), a price not positive. A value repeated in
 /// gpus, tp, pp or kv_dtypes is searched once.
 FitResult fit(const FitRequest& request);

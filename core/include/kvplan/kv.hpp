@@ -110,17 +110,20 @@ struct Stage {
 /// walks the stages, so a larger count would only exhaust memory and time.
 inline constexpr std::uint64_t kMaxPipelineStages = 4096;
 
-/// Splits `layers` into `pp` contiguous stages of floor(L / pp) layers, the first L mod pp
-/// stages taking one more (an even split; engines may place the remainder elsewhere).
-/// Throws kvplan::Error("pp", ...) when pp is 0, exceeds the layer count or kMaxPipelineStages.
-std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp);
+/// Splits `layers` into `pp` contiguous stages. The last `draft` layers (a speculative drafter's,
+/// ModelSpec::draft_layers) stay out of the split and join the last stage, as vLLM loads the drafter on
+/// the last rank only; the other T = layers - draft are split into stages of floor(T / pp) layers, the
+/// first T mod pp stages taking one more (an even split; engines may place the remainder elsewhere).
+/// Throws kvplan::Error("pp", ...) when pp is 0, exceeds T (a stage without a layer of the target: vLLM's
+/// get_pp_indices would leave it empty) or kMaxPipelineStages.
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft = 0);
 
-/// Stage s (0-based) of pipeline_stages(layers, pp), without building the others; pp must be positive
-/// and s < pp (check_pipeline_stages first).
-Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s);
+/// Stage s (0-based) of pipeline_stages(layers, pp, draft), without building the others; pp must be
+/// positive, s < pp and draft < layers (check_pipeline_stages first).
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft = 0);
 
 /// The checks of pipeline_stages alone, with its errors, building nothing.
-void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp);
+void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft = 0);
 
 /// Checks tp and pp against the model: tp must divide num_attention_heads; with tp <= kv heads,
 /// tp must divide them, else tp must be a multiple of them (vLLM's rule); pp <= layers.

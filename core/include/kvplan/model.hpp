@@ -173,6 +173,11 @@ struct ModelSpec {
   /// Multi-token-prediction layers the checkpoint carries (num_nextn_predict_layers, mtp_num_hidden_layers);
   /// loaded, and cached, only with speculative decoding (with_mtp_layers).
   std::uint64_t mtp_layers = 0;
+  /// The last `draft_layers` of `layers` are a speculative drafter's (with_draft_layers, with_mtp_layers).
+  /// vLLM splits the target's layers alone over the pipeline stages (vllm/distributed/utils.py
+  /// get_pp_indices over the target's num_hidden_layers) and loads the drafter on the last rank only
+  /// (vllm/v1/spec_decode/eagle.py load_model), so the draft layers join the last stage (pipeline_stage).
+  std::uint64_t draft_layers = 0;
   /// Exact weight bytes read from the checkpoint itself (GGUF tensor infos, safetensors headers): the
   /// plan's weights unless --weights is given. nullopt: from the architecture.
   std::optional<Bytes> weights_bytes;
