@@ -20,9 +20,10 @@ struct ConfigDtype {
 /// The model dtype: of the language model's object, then of the top level, "dtype" before "torch_dtype";
 /// absent everywhere: bf16. transformers >= 4.56 writes "dtype", and where a config gives both its
 /// PretrainedConfig.__init__ keeps dtype ("If both are provided, keep `dtype`"), as vLLM's _find_dtype
-/// (vllm/config/model.py, 0.11 and later) reads config.dtype; older transformers (and vLLM reading
-/// config.torch_dtype) took torch_dtype, so two that differ get a warning naming both. Every key present is
-/// checked, so that "float13" or 42 is an error naming its JSON path (Reader::dtype), never taken as bf16.
+/// (vllm/config/model.py, in the current source; the version that switched is not checked) reads
+/// config.dtype; older transformers (and vLLM reading config.torch_dtype) took torch_dtype, so two that
+/// differ get a warning naming both. Every key present is checked, so that "float13" or 42 is an error
+/// naming its JSON path (Reader::dtype), never taken as bf16.
 ConfigDtype dtype_from_config(const Reader& r, const Reader& top, std::vector<std::string>& warnings) {
   std::optional<ConfigDtype> found;
   for (const Reader* rd : {&r, &top}) {
