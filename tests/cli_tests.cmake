@@ -327,6 +327,22 @@ kvplan_cli_bad("hostile: Falcon multi_query beside num_kv_heads 8"
 kvplan_cli_bad("hostile: kv_lora_rank on llama"
   "^kvplan: error: llama-kv-lora-rank.json: /kv_lora_rank: is set, but model_type 'llama' has no latent attention"
   size ${KVPLAN_HOSTILE}/llama-kv-lora-rank.json)
+# RoPE scaling the engines cannot read: a null factor (vLLM's _get_and_verify_max_len multiplies by None),
+# Python's NaN literal, and 4,096 x 1e-300 (vLLM's int() gives a limit of 0 tokens).
+kvplan_cli_bad("hostile: rope_scaling factor null"
+  "^kvplan: error: rope-factor-null.json: /rope_scaling/factor: is null"
+  size ${KVPLAN_HOSTILE}/rope-factor-null.json)
+kvplan_cli_bad("hostile: rope_scaling factor NaN"
+  "^kvplan: error: rope-factor-nan.json: /rope_scaling/factor: must be a positive number, got NaN"
+  size ${KVPLAN_HOSTILE}/rope-factor-nan.json)
+kvplan_cli_bad("hostile: rope_scaling factor 1e-300"
+  "^kvplan: error: rope-factor-tiny.json: /rope_scaling/factor: 4,096 x 1e-300 is under one token"
+  size ${KVPLAN_HOSTILE}/rope-factor-tiny.json)
+# No length key: vLLM assumes 2,048 and applies the factor, 2,048 x 4 = 8,192; 10,000 passes it.
+kvplan_cli_warns("hostile: a config with no length key gets vLLM 2,048"
+  "KV cache \\(1 user"
+  "vLLM's derived max_model_len 8,192 \\(no length key in the config: vLLM warns and assumes 2,048 x rope_scaling factor 4, linear\\)"
+  size ${KVPLAN_HOSTILE}/no-length-key.json --context 10000 --engine vllm)
 kvplan_cli_bad("hostile: a head_dim of 2^40"
   "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)

@@ -179,10 +179,10 @@ TEST_CASE("context limit: model_max_length, dynamic rounding, rope_parameters", 
   CHECK(v5.context_keys.rope.key == "rope_parameters");
   CHECK(limit(v5, Engine::vllm) == 131072);
 
-  // No length key at all: no limit, no warning.
+  // No length key at all: the engines' default, 2,048 (see "a config with no length key" below).
   const ModelSpec none = small_config(json::object());
-  CHECK_FALSE(engine_max_context(none, Engine::vllm).has_value());
-  CHECK_FALSE(context_warning(none, Tokens{1'000'000}, Engine::sglang).has_value());
+  CHECK(limit(none, Engine::vllm) == 2048);
+  CHECK(context_warning(none, Tokens{1'000'000}, Engine::sglang).has_value());
 }
 
 TEST_CASE("context limit: a malformed rope_scaling is an error naming it", "[context]") {
@@ -194,4 +194,178 @@ TEST_CASE("context limit: a malformed rope_scaling is an error naming it", "[con
                     Catch::Contains("rope_scaling/factor"));
   CHECK_THROWS_WITH(small_config({{"max_position_embeddings", 4096}, {"rope_scaling", 4}}),
                     Catch::Contains("rope_scaling") && Catch::Contains("must be an object"));
+}
+
+namespace {
+/// The error a config gives ("no error" when it loads).
+std::string error_of(const json& extra) {
+  try {
+    (void)small_config(extra);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool has_warning(const ModelSpec& m, const std::string& part) {
+  for (const auto& w : m.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("context limit: RoPE keys given as null are refused naming them", "[context][errors]") {
+  // vLLM's _get_and_verify_max_len: rp.get("factor", scaling_factor) gives None for a null factor, and
+  // derived_max_model_len *= None raises; yarn takes rp["original_max_position_embeddings"] (None) the same
+  // way. Before: factor null read as 1 (limit 4,096), silently.
+  const auto with_rope = [](const json& rope) {
+    return error_of({{"max_position_embeddings", 4096}, {"rope_scaling", rope}});
+  };
+  CHECK_THAT(with_rope({{"rope_type", "linear"}, {"factor", nullptr}}),
+             Catch::StartsWith("test.json: /rope_scaling/factor: is null"));
+  CHECK_THAT(
+      with_rope({{"rope_type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", nullptr}}),
+      Catch::StartsWith("test.json: /rope_scaling/original_max_position_embeddings: is null"));
+  CHECK_THAT(with_rope({{"rope_type", nullptr}, {"factor", 4.0}}),
+             Catch::StartsWith("test.json: /rope_scaling/rope_type: is null"));
+  CHECK_THAT(with_rope({{"type", nullptr}, {"factor", 4.0}}),
+             Catch::StartsWith("test.json: /rope_scaling/type: is null"));
+  // Nested per layer type: the entry's own path.
+  CHECK_THAT(
+      error_of({{"max_position_embeddings", 4096},
+                {"rope_parameters", {{"full_attention", {{"rope_type", "linear"}, {"factor", nullptr}}}}}}),
+      Catch::StartsWith("test.json: /rope_parameters/full_attention/factor: is null"));
+  // Python's NaN literal (json_file.cpp reads it as the string "NaN") is named as such.
+  CHECK_THAT(with_rope({{"rope_type", "linear"}, {"factor", "NaN"}}),
+             Catch::Equals("test.json: /rope_scaling/factor: must be a positive number, got NaN"));
+  CHECK_THAT(with_rope({{"rope_type", "linear"}, {"factor", "Infinity"}}), Catch::EndsWith("got Infinity"));
+}
+
+TEST_CASE("context limit: a RoPE factor no engine can serve is refused naming it", "[context][errors]") {
+  const auto linear = [](double f) {
+    return json{{"max_position_embeddings", 4096},
+                {"rope_scaling", {{"rope_type", "linear"}, {"factor", f}}}};
+  };
+  // vLLM: int(4,096 x 1e-300) = 0 tokens (before: a limit of 0, which refused every context).
+  CHECK_THAT(error_of(linear(1e-300)),
+             Catch::StartsWith("test.json: /rope_scaling/factor: 4,096 x 1e-300 is under one token"));
+  // 1/8,192: 4,096 x 1/8,192 = 0.5, truncated to 0: refused. 1/4,096: exactly 1 token: served (ceil 1 too).
+  CHECK_THAT(error_of(linear(1.0 / 8192)),
+             Catch::Contains("/rope_scaling/factor") && Catch::Contains("under one"));
+  CHECK(limit(small_config(linear(1.0 / 4096)), Engine::vllm) == 1);
+  CHECK(limit(small_config(linear(1.0 / 4096)), Engine::trtllm) == 1);
+  // Past 2^63 tokens (before: no limit at all, as if the config gave none).
+  CHECK_THAT(error_of(linear(1e300)),
+             Catch::StartsWith("test.json: /rope_scaling/factor: 4,096 x 1e+300 is past 2^63 tokens"));
+  // 4,096 x 2^51 = 2^63: refused; 4,096 x 2^50 = 2^62 = 4,611,686,018,427,387,904: exact in a uint64.
+  CHECK_THAT(error_of(linear(2251799813685248.0)), Catch::Contains("past 2^63"));
+  const ModelSpec big = small_config(linear(1125899906842624.0));
+  CHECK(limit(big, Engine::vllm) == 4611686018427387904ULL);
+  CHECK(limit(big, Engine::sglang) == 4611686018427387904ULL);
+  CHECK(limit(big, Engine::trtllm) == 4611686018427387904ULL);
+  // Core refuses the same for a model built elsewhere (a GUI scenario), naming the key.
+  ModelSpec m;
+  m.max_position_embeddings = 4096;
+  m.context_keys.rope = RopeScaling{"rope_scaling", "linear", 1e300, 0};
+  CHECK_THROWS_WITH(context_limit(m, Engine::vllm), Catch::StartsWith("rope_scaling/factor: 4,096 x 1e+300"));
+  CHECK_THROWS_WITH(context_limit(m, Engine::trtllm), Catch::Contains("past 2^63"));
+}
+
+TEST_CASE("context limit: rope_type and type that disagree are refused naming both", "[context][errors]") {
+  // vLLM's patch_rope_parameters_dict raises on rope_type != type, except su/longrope and mrope/default.
+  CHECK_THAT(error_of({{"max_position_embeddings", 4096},
+                       {"rope_scaling", {{"rope_type", "yarn"}, {"type", "linear"}, {"factor", 4.0}}}}),
+             Catch::StartsWith("test.json: /rope_scaling/type: 'linear' contradicts rope_type 'yarn'"));
+  // su beside longrope: vLLM renames su, longrope has no factor: max_position_embeddings 4,096.
+  const ModelSpec lr =
+      small_config({{"max_position_embeddings", 4096},
+                    {"rope_scaling", {{"rope_type", "longrope"}, {"type", "su"}, {"factor", 4.0}}}});
+  CHECK(limit(lr, Engine::vllm) == 4096);
+}
+
+TEST_CASE("context limit: nested rope_parameters and both rope keys", "[context][errors]") {
+  // Per layer type with different factors: vLLM multiplies by the last ("assumes all layer types have the
+  // same scaling factor"); no one reading, refused naming both (nlohmann iterates full_ before sliding_).
+  CHECK_THAT(error_of({{"max_position_embeddings", 4096},
+                       {"rope_parameters",
+                        {{"full_attention", {{"rope_type", "linear"}, {"factor", 8.0}}},
+                         {"sliding_attention", {{"rope_type", "linear"}, {"factor", 4.0}}}}}}),
+             Catch::StartsWith("test.json: /rope_parameters/sliding_attention/factor: 4 differs from "
+                               "rope_parameters/full_attention/factor 8"));
+  // The same factor on both: 4,096 x 4 = 16,384.
+  const ModelSpec same =
+      small_config({{"max_position_embeddings", 4096},
+                    {"rope_parameters",
+                     {{"full_attention", {{"rope_type", "linear"}, {"factor", 4.0}}},
+                      {"sliding_attention", {{"rope_type", "linear"}, {"factor", 4.0}}}}}});
+  CHECK(limit(same, Engine::vllm) == 16384);
+  // A llama3 factor is one vLLM does not apply: no conflict with linear x4; vLLM 4,096 x 4 = 16,384.
+  const ModelSpec l3 = small_config({{"max_position_embeddings", 4096},
+                                     {"rope_parameters",
+                                      {{"full_attention", {{"rope_type", "linear"}, {"factor", 4.0}}},
+                                       {"sliding_attention", {{"rope_type", "llama3"}, {"factor", 8.0}}}}}});
+  CHECK(limit(l3, Engine::vllm) == 16384);
+  // Both rope_scaling and rope_parameters: vLLM (transformers 4.x) and transformers 5 take rope_scaling:
+  // 4,096 x 2 = 8,192, with a warning naming both when they differ.
+  const ModelSpec both = small_config({{"max_position_embeddings", 4096},
+                                       {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
+                                       {"rope_parameters", {{"rope_type", "linear"}, {"factor", 4.0}}}});
+  CHECK(limit(both, Engine::vllm) == 8192);
+  CHECK(has_warning(both, "test.json: /rope_parameters differs from rope_scaling"));
+  const ModelSpec agree = small_config({{"max_position_embeddings", 4096},
+                                        {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
+                                        {"rope_parameters", {{"rope_type", "linear"}, {"factor", 2.0}}}});
+  CHECK_FALSE(has_warning(agree, "rope_parameters"));
+}
+
+TEST_CASE("context limit: a config with no length key, and length keys null or 0", "[context][errors]") {
+  // vLLM's _get_and_verify_max_len: default_max_len = 2048 (then the RoPE factor); SGLang's
+  // get_context_length: return 2048 after the key loop (no factor); TensorRT-LLM's
+  // _infer_max_seq_len_from_config: inferred_max_seq_len = 2048, x the factor, rounded up.
+  const ModelSpec none = small_config(json::object());
+  CHECK(none.context_keys.no_length_key);
+  CHECK(limit(none, Engine::vllm) == 2048);
+  CHECK(limit(none, Engine::sglang) == 2048);
+  CHECK(limit(none, Engine::trtllm) == 2048);
+  CHECK_THAT(context_limit(none, Engine::vllm)->text, Catch::Contains("no length key"));
+  CHECK_FALSE(engine_max_context(none, Engine::llamacpp).has_value());
+  CHECK_FALSE(engine_max_context(none, Engine::ideal).has_value());
+  // linear x4: vLLM 2,048 x 4 = 8,192; SGLang 2,048; TensorRT-LLM ceil(2,048 x 4) = 8,192.
+  const ModelSpec scaled = small_config({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 4.0}}}});
+  CHECK(limit(scaled, Engine::vllm) == 8192);
+  CHECK(limit(scaled, Engine::sglang) == 2048);
+  CHECK(limit(scaled, Engine::trtllm) == 8192);
+  // Only seq_length: TensorRT-LLM reads max_position_embeddings alone, so its default 2,048.
+  CHECK(limit(small_config({{"seq_length", 8192}}), Engine::trtllm) == 2048);
+  // A model from flags (no config): no limit from any engine.
+  const ModelSpec flags{};
+  CHECK_FALSE(flags.context_keys.no_length_key);
+  CHECK_FALSE(engine_max_context(flags, Engine::vllm).has_value());
+  CHECK_FALSE(engine_max_context(flags, Engine::trtllm).has_value());
+  // null: refused naming the key (before: read as absent).
+  CHECK_THAT(error_of({{"max_position_embeddings", nullptr}}),
+             Catch::StartsWith("test.json: /max_position_embeddings: is null"));
+  CHECK_THAT(error_of({{"max_position_embeddings", 4096}, {"seq_length", nullptr}}),
+             Catch::StartsWith("test.json: /seq_length: is null"));
+  // 0: vLLM takes the smallest key, a limit of 0 that refuses every request (before: read as absent).
+  CHECK_THAT(error_of({{"max_position_embeddings", 0}}),
+             Catch::StartsWith("test.json: /max_position_embeddings: must be a positive integer, got 0"));
+  CHECK_THAT(error_of({{"max_position_embeddings", 4096}, {"seq_length", 0}}),
+             Catch::StartsWith("test.json: /seq_length: must be a positive integer, got 0"));
+  CHECK_THAT(error_of({{"max_position_embeddings", "NaN"}}),
+             Catch::Equals("test.json: /max_position_embeddings: must be a non-negative integer, got NaN"));
+}
+
+TEST_CASE("model dtype: dtype beside torch_dtype", "[presets][hf]") {
+  // transformers >= 4.56 PretrainedConfig.__init__ keeps dtype when both are given; vLLM's _find_dtype
+  // reads config.dtype. Before: torch_dtype (bfloat16) was taken, silently.
+  const ModelSpec m =
+      small_config({{"max_position_embeddings", 4096}, {"torch_dtype", "bfloat16"}, {"dtype", "float16"}});
+  CHECK(m.dtype == DType::fp16);
+  CHECK(m.weight_dtype == DType::fp16);
+  CHECK(has_warning(m, "test.json: /dtype float16 differs from torch_dtype bfloat16"));
+  const ModelSpec agree =
+      small_config({{"max_position_embeddings", 4096}, {"torch_dtype", "float32"}, {"dtype", "float32"}});
+  CHECK(agree.dtype == DType::fp32);
+  CHECK_FALSE(has_warning(agree, "torch_dtype"));
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <limits>
 
 #include "kvplan/error.hpp"
@@ -62,4 +63,21 @@ TEST_CASE("printable escapes what a terminal would obey", "[format]") {
   CHECK(printable(std::string("nul\0x", 5)) == "nul\\x00x");
   // Error messages go through the same escaping.
   CHECK(std::string(Error("name", "x\xe2\x80\xaey\x1b").what()) == "name: x\\u202ey\\x1b");
+}
+
+TEST_CASE("format_shortest: the shortest decimal that reads back as the same double", "[format]") {
+  // std::to_chars's shortest form: the fewest significant digits that round-trip, fixed or scientific
+  // (two exponent digits at least), whichever is shorter ("0.0000001" is 9 characters, "1e-07" 5).
+  CHECK(format_shortest(0.5) == "0.5");
+  CHECK(format_shortest(4.0) == "4");
+  CHECK(format_shortest(40.0) == "40");
+  CHECK(format_shortest(0.9) == "0.9");
+  CHECK(format_shortest(1e-7) == "1e-07");
+  CHECK(format_shortest(1e300) == "1e+300");
+  // 1/3 needs 16 significant digits (0.3333333333333333); it reads back as the same double.
+  const double third = 1.0 / 3.0;
+  CHECK(format_shortest(third) == "0.3333333333333333");
+  CHECK(std::strtod(format_shortest(third).c_str(), nullptr) == third);
+  for (const double v : {0.5, 4.0, 40.0, 0.9, 1e-7, 0.1 + 0.2, 2.2250738585072014e-308})
+    CHECK(std::strtod(format_shortest(v).c_str(), nullptr) == v);
 }

@@ -207,7 +207,8 @@ TEST_CASE("config.json with Python's NaN / Infinity literals reads as transforme
     (void)presets::load_model_file(path);
     FAIL("Infinity read as a head_dim");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("/head_dim: must be a non-negative integer, got a string") !=
+    // Named as the literal it was (before: "got a string", which the file does not hold).
+    CHECK(std::string(e.what()).find("/head_dim: must be a non-negative integer, got Infinity") !=
           std::string::npos);
   }
   // Other JSON (a GPU preset, a scenario) stays strict.
@@ -223,4 +224,39 @@ TEST_CASE("MiniMax-M2's attn_type_list: all softmax reads as full attention, a l
   CHECK(bytes_per_token(load(j), KvDtypes{}).value == 3 * 2 * 2 * 64 * 2);  // 1,536
   j["attn_type_list"] = {1, 0, 1};
   CHECK(error_of(j).find("test.json: /attn_type_list/1: 0 (lightning attention)") != std::string::npos);
+  // One entry per layer (3): shorter or longer is refused naming both lengths (before: read as given).
+  j["attn_type_list"] = {1, 1};
+  CHECK(error_of(j) == "test.json: /attn_type_list: has 2 entries for 3 layers (num_hidden_layers)");
+  j["attn_type_list"] = {1, 1, 1, 1};
+  CHECK(error_of(j) == "test.json: /attn_type_list: has 4 entries for 3 layers (num_hidden_layers)");
+}
+
+TEST_CASE("NemotronH's per-layer lists: a length other than the layers', or two that disagree, are refused",
+          "[presets][hf][errors]") {
+  json j = json{{"model_type", "nemotron_h"},
+                {"num_hidden_layers", 3},
+                {"num_attention_heads", 8},
+                {"num_key_value_heads", 2},
+                {"hidden_size", 512},
+                {"head_dim", 64},
+                {"intermediate_size", 1024},
+                {"vocab_size", 100},
+                {"mamba_num_heads", 8},
+                {"mamba_head_dim", 64},
+                {"ssm_state_size", 16},
+                {"n_groups", 1},
+                {"layers_block_type", {"mamba", "attention", "mlp"}}};
+  // 1 attention layer x 2 x 2 KV heads x 64 x 2 B = 512 B per token.
+  CHECK(bytes_per_token(load(j), KvDtypes{}).value == 512);
+  // Two entries for three layers: named by the key that gave them (before: hybrid_override_pattern, absent).
+  j["layers_block_type"] = {"mamba", "attention"};
+  CHECK(error_of(j) == "test.json: /layers_block_type: has 2 entries for 3 layers (num_hidden_layers)");
+  // Beside a hybrid_override_pattern that reads otherwise (before: layers_block_type ignored).
+  j["layers_block_type"] = {"mamba", "attention", "mlp"};
+  j["hybrid_override_pattern"] = "M-*";
+  CHECK(error_of(j) ==
+        "test.json: /layers_block_type: reads as \"M*-\", which contradicts hybrid_override_pattern \"M-*\"; "
+        "give one");
+  j["hybrid_override_pattern"] = "M*-";
+  CHECK(bytes_per_token(load(j), KvDtypes{}).value == 512);
 }

@@ -1,28 +1,38 @@
 #include "kvplan/context_limit.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <string_view>
 
+#include "kvplan/error.hpp"
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan {
 
 namespace {
-/// "4", "0.5", "40": the shortest text that reads back as `f`.
-std::string factor_text(double f) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
-  return std::string(buf, r.ptr);
-}
+/// The context length every engine assumes for a config with no length key: vLLM's
+/// _get_and_verify_max_len (default_max_len = 2048, with a warning), SGLang's get_context_length
+/// (return 2048), TensorRT-LLM's _infer_max_seq_len_from_config (inferred_max_seq_len = 2048).
+constexpr std::uint64_t kNoLengthKeyDefault = 2048;
 
-/// `n` x `factor`, truncated (vLLM's and SGLang's int()) or rounded up (TensorRT-LLM's math.ceil); nullopt
-/// past 2^63 tokens, which is no limit at all.
-std::optional<std::uint64_t> scaled(std::uint64_t n, double factor, bool round_up) {
+/// `n` x `factor`, truncated (vLLM's and SGLang's int()) or rounded up (TensorRT-LLM's math.ceil). A
+/// result under one token (a factor such as 1e-300) or past 2^63 tokens is no context any engine can serve,
+/// and kvplan's exact token counts cannot hold the latter: an Error naming `<rope key>/factor`, never a
+/// wrapped or zero limit.
+std::uint64_t scaled(std::uint64_t n, const RopeScaling& rope, double factor, std::string_view engine,
+                     bool round_up) {
   const long double v = static_cast<long double>(n) * static_cast<long double>(factor);
   const long double r = round_up ? std::ceil(v) : std::floor(v);
-  if (!(r >= 0.0L && r < 9.2e18L)) return std::nullopt;
+  const std::string product = format_count(n) + " x " + format_shortest(factor);
+  if (!(r >= 1.0L))
+    throw Error(rope.key + "/factor", product + " is under one token (" + std::string(engine) +
+                                          " truncates it to 0): no engine can serve a context; give the "
+                                          "model's RoPE scaling factor");
+  if (!(r < 9223372036854775808.0L))  // 2^63
+    throw Error(rope.key + "/factor", product +
+                                          " is past 2^63 tokens: no engine holds such a context, and "
+                                          "kvplan's exact token counts cannot; give the model's RoPE "
+                                          "scaling factor");
   return static_cast<std::uint64_t>(r);
 }
 
@@ -61,8 +71,15 @@ std::optional<ContextLimit> vllm_limit(const ModelSpec& m) {
     derived = model_max;
     key = "model_max_length";
   }
-  if (key.empty()) return std::nullopt;
-  std::string how = keyed(key, derived);
+  std::string how;
+  if (!key.empty()) {
+    how = keyed(key, derived);
+  } else if (m.context_keys.no_length_key) {
+    derived = kNoLengthKeyDefault;  // before the RoPE factor, as _get_and_verify_max_len applies it
+    how = "no length key in the config: vLLM warns and assumes " + format_count(derived);
+  } else {
+    return std::nullopt;
+  }
   const RopeScaling& r = m.context_keys.rope;
   if (!r.key.empty()) {
     const std::string type = rope_type(r);
@@ -77,10 +94,8 @@ std::optional<ContextLimit> vllm_limit(const ModelSpec& m) {
         how = keyed("original_max_position_embeddings", derived);
       }
       if (factor != 1.0 || type == "yarn") {
-        const auto s = scaled(derived, factor, false);
-        if (!s) return std::nullopt;
-        derived = *s;
-        how += " x " + r.key + " factor " + factor_text(factor) + ", " + type;
+        derived = scaled(derived, r, factor, "vLLM", false);
+        how += " x " + r.key + " factor " + format_shortest(factor) + ", " + type;
       }
     }
   }
@@ -106,21 +121,27 @@ std::optional<ContextLimit> sglang_limit(const ModelSpec& m) {
       base = v;
       break;
     }
-  if (key.empty()) return std::nullopt;
+  if (key.empty()) {
+    if (!m.context_keys.no_length_key) return std::nullopt;
+    // get_context_length's `return 2048` comes after the loop: no RoPE factor applies to it.
+    const std::string env(long_context_env(Engine::sglang));
+    return ContextLimit{Tokens{kNoLengthKeyDefault},
+                        "SGLang's context length " + format_count(kNoLengthKeyDefault) +
+                            " (no length key in the config: get_context_length's default)",
+                        "SGLang refuses it without " + env, env};
+  }
   std::string how = keyed(key, base);
   std::uint64_t limit = base;
   const RopeScaling& r = m.context_keys.rope;
   if (!r.key.empty() && r.factor > 0 && r.factor != 1.0) {
     if (r.original_max_position_embeddings != 0) {
-      how += "; " + r.key + " factor " + factor_text(r.factor) +
+      how += "; " + r.key + " factor " + format_shortest(r.factor) +
              " not applied: original_max_position_embeddings given";
     } else if (r.type == "llama3") {
-      how += "; " + r.key + " factor " + factor_text(r.factor) + " not applied: llama3";
+      how += "; " + r.key + " factor " + format_shortest(r.factor) + " not applied: llama3";
     } else {
-      const auto s = scaled(base, r.factor, false);
-      if (!s) return std::nullopt;
-      limit = *s;
-      how += " x " + r.key + " factor " + factor_text(r.factor);
+      limit = scaled(base, r, r.factor, "SGLang", false);
+      how += " x " + r.key + " factor " + format_shortest(r.factor);
     }
   }
   return ContextLimit{Tokens{limit}, "SGLang's context length " + format_count(limit) + " (" + how + ")",
@@ -129,19 +150,22 @@ std::optional<ContextLimit> sglang_limit(const ModelSpec& m) {
 }
 
 std::optional<ContextLimit> trtllm_limit(const ModelSpec& m) {
-  if (m.max_position_embeddings == 0) return std::nullopt;
-  std::uint64_t limit = m.max_position_embeddings;
-  std::string how = keyed("max_position_embeddings", limit);
+  // inferred_max_seq_len starts at 2048 and max_position_embeddings replaces it; a model from flags (no
+  // config) has no limit.
+  const bool from_config = m.context_keys.no_length_key || !m.context_keys.lengths.empty();
+  if (m.max_position_embeddings == 0 && !from_config) return std::nullopt;
+  std::uint64_t limit = m.max_position_embeddings != 0 ? m.max_position_embeddings : kNoLengthKeyDefault;
+  std::string how = m.max_position_embeddings != 0
+                        ? keyed("max_position_embeddings", limit)
+                        : "no max_position_embeddings in the config: the default " + format_count(limit);
   const RopeScaling& r = m.context_keys.rope;
   if (!r.key.empty() && r.factor > 0 && r.factor != 1.0) {
     const std::string type = rope_type(r);
     if (type == "longrope" || type == "llama3" || type == "yarn") {
       how += "; " + r.key + " " + type + ": no factor";
     } else {
-      const auto s = scaled(limit, r.factor, true);
-      if (!s) return std::nullopt;
-      limit = *s;
-      how += " x " + r.key + " factor " + factor_text(r.factor) + ", " + type;
+      limit = scaled(limit, r, r.factor, "TensorRT-LLM", true);
+      how += " x " + r.key + " factor " + format_shortest(r.factor) + ", " + type;
     }
   }
   const std::string env(long_context_env(Engine::trtllm));

@@ -263,6 +263,8 @@ template <class T>
 std::string flag_value(T v) {
   if constexpr (std::is_same_v<T, bool>) {
     return {};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return format_shortest(v);
   } else {
     char buf[32];
     const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);

@@ -17,6 +17,12 @@ std::string format_count(std::uint64_t n) {
   return out;
 }
 
+std::string format_shortest(double v) {
+  char buf[32];  // the longest shortest double, "-2.2250738585072014e-308", is 24 characters
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 std::string format_fixed(double v, int decimals) {
   // std::to_chars gives printf's "%.*f" (C locale, correctly rounded) without its cost: engine log lines
   // are formatted on every plan. Past the buffer (|v| >= 1e63), printf's, cut as before.

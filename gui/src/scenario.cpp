@@ -241,11 +241,7 @@ MlpSpec mlp_from_json(const json& j, const std::string& where) {
 }
 
 /// The shortest decimal text that reads back as the same double (what the CLI's strtod parses).
-std::string shortest(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
+std::string shortest(double v) { return kvplan::format_shortest(v); }
 
 /// Whether a shell word needs quoting.
 bool needs_quotes(const std::string& s) {

@@ -24,8 +24,12 @@ struct ContextLimit {
   std::string env;
 };
 
-/// The context limit `engine` derives for `m`; nullopt when the model gives none (max_position_embeddings
-/// and every other length key unknown). Per engine:
+/// The context limit `engine` derives for `m`; nullopt when the model gives none (a model from flags, with
+/// max_position_embeddings and every other length key unknown). A config with no length key at all
+/// (ContextKeys::no_length_key) gets the engines' default, 2,048 tokens (vLLM and TensorRT-LLM then apply
+/// the RoPE factor, SGLang does not); llama.cpp and ideal have none. Throws Error naming
+/// "<rope key>/factor" when an engine's product of a length and the RoPE factor is under one token or past
+/// 2^63 tokens (no engine serves it; vLLM's int() would give 0 or a number no GPU holds). Per engine:
 ///  - vLLM (vllm/config/model.py _get_and_verify_max_len, with ModelArchConfigConvertorBase
 ///    .derive_max_model_len_and_key; vllm/config.py in 0.8-0.10): the smallest of max_position_embeddings,
 ///    n_positions, max_seq_len, seq_length, model_max_length, max_target_positions, max_sequence_length,

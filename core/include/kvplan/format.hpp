@@ -23,6 +23,11 @@ std::string format_bytes_exact(Bytes b);
 /// A double with `decimals` decimals ("1.30").
 std::string format_fixed(double v, int decimals);
 
+/// The shortest decimal text that reads back as exactly `v` ("0.5", "4", "40", "1e-07",
+/// "0.3333333333333333"): std::to_chars without a format, so strtod (the CLI's flag parser) and
+/// nlohmann_json read the same double back. "nan", "inf", "-inf" for the non-finite values.
+std::string format_shortest(double v);
+
 /// "1 user", "16 users": format_count(n) and the noun, singular for exactly one.
 std::string format_count(std::uint64_t n, std::string_view one, std::string_view many);
 

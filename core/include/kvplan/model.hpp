@@ -142,6 +142,10 @@ struct ContextKeys {
   std::vector<std::pair<std::string, std::uint64_t>> lengths;
   RopeScaling rope;
   std::string model_type;  ///< the text config's model_type (vLLM applies no RoPE factor to "gemma3")
+  /// The model comes from a config that has no length key at all (neither max_position_embeddings nor any
+  /// of `lengths`' keys): vLLM (_get_and_verify_max_len), SGLang (get_context_length) and TensorRT-LLM
+  /// (_infer_max_seq_len_from_config) then assume 2,048 tokens. False for a model from flags or a preset.
+  bool no_length_key = false;
   bool operator==(const ContextKeys&) const = default;
 };
 

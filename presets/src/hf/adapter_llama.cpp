@@ -56,6 +56,12 @@ ModelSpec adapt_llama(const HfConfig& c) {
   // 1: every layer full attention, as vLLM minimax_m2.py builds it. A 0 would be a linear-attention layer.
   if (c.model_type == "minimax_m2" && r.has("attn_type_list")) {
     const auto types = r.u64_list("attn_type_list", 2);
+    // One entry per layer, as MiniMax-M1's adapter (adapter_minimax.cpp) and vLLM's minimax_text_01.py
+    // index it: a list of another length belongs to another model.
+    const std::uint64_t n_layers = r.positive_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+    if (types->size() != n_layers)
+      r.fail("attn_type_list", "has " + std::to_string(types->size()) + " entries for " +
+                                   std::to_string(n_layers) + " layers (num_hidden_layers)");
     for (std::size_t i = 0; i < types->size(); ++i)
       if ((*types)[i] != 1)
         r.fail("attn_type_list/" + std::to_string(i),

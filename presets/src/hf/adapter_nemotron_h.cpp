@@ -9,6 +9,30 @@
 
 namespace kvplan::presets::hf {
 
+namespace {
+/// layers_block_type ("mamba", "attention", "mlp", "moe" per layer) as hybrid_override_pattern's
+/// characters ('M', '*', '-', 'E').
+std::string pattern_from_block_types(const Reader& r) {
+  const json& lbt = *r.get("layers_block_type");
+  if (!lbt.is_array()) r.fail("layers_block_type", "must be an array of strings, got " + a_type(lbt));
+  std::string p;
+  for (std::size_t i = 0; i < lbt.size(); ++i) {
+    const std::string s = lbt[i].is_string() ? lbt[i].get<std::string>() : "";
+    if (s == "mamba" || s == "linear_attention")
+      p += 'M';
+    else if (s == "attention" || s == "full_attention")
+      p += '*';
+    else if (s == "mlp")
+      p += '-';
+    else if (s == "moe")
+      p += 'E';
+    else
+      r.fail("layers_block_type/" + std::to_string(i), "unknown layer type");
+  }
+  return p;
+}
+}  // namespace
+
 ModelSpec adapt_nemotron_h(const HfConfig& base) {
   // NemotronHConfig of newer transformers derives num_hidden_layers from layers_block_type (a property; a
   // saved num_hidden_layers is ignored), and Nemotron-3-Ultra's config.json has none: its count is then the
@@ -25,30 +49,23 @@ ModelSpec adapt_nemotron_h(const HfConfig& base) {
   rules.read_layer_types = false;
   Decoder d = read_decoder(c, rules);
   auto pattern = r.string("hybrid_override_pattern");
-  if (!pattern && r.has("layers_block_type")) {
-    // Newer transformers save the pattern as layers_block_type strings.
-    const json& lbt = *r.get("layers_block_type");
-    if (!lbt.is_array()) r.fail("layers_block_type", "must be an array of strings");
-    std::string p;
-    for (std::size_t i = 0; i < lbt.size(); ++i) {
-      const std::string s = lbt[i].is_string() ? lbt[i].get<std::string>() : "";
-      if (s == "mamba" || s == "linear_attention")
-        p += 'M';
-      else if (s == "attention" || s == "full_attention")
-        p += '*';
-      else if (s == "mlp")
-        p += '-';
-      else if (s == "moe")
-        p += 'E';
-      else
-        r.fail("layers_block_type/" + std::to_string(i), "unknown layer type");
-    }
+  if (r.has("layers_block_type")) {
+    // Newer transformers save the pattern as layers_block_type strings. Both given and different: the
+    // transformers versions read one or the other, so the model has no one reading.
+    const std::string p = pattern_from_block_types(r);
+    if (pattern && *pattern != p)
+      r.fail("layers_block_type", "reads as \"" + p + "\", which contradicts hybrid_override_pattern \"" +
+                                      *pattern + "\"; give one");
     pattern = p;
   }
   if (!pattern) r.fail("hybrid_override_pattern", "missing (required for nemotron_h)");
-  if (pattern->size() != d.n_layers)
-    r.fail("hybrid_override_pattern", "has " + std::to_string(pattern->size()) + " characters for " +
-                                          std::to_string(d.n_layers) + " layers");
+  if (pattern->size() != d.n_layers) {
+    // Name the key the pattern came from: layers_block_type when hybrid_override_pattern is absent.
+    const bool own = r.has("hybrid_override_pattern");
+    r.fail(own ? "hybrid_override_pattern" : "layers_block_type",
+           "has " + std::to_string(pattern->size()) + (own ? " characters" : " entries") + " for " +
+               std::to_string(d.n_layers) + " layers (num_hidden_layers)");
+  }
   RecurrentSpec rec;
   rec.kind = RecurrentSpec::Kind::mamba2;
   rec.n_heads = r.positive("mamba_num_heads");

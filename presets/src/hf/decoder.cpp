@@ -4,6 +4,9 @@
 #include <array>
 #include <set>
 
+#include "kvplan/context_limit.hpp"
+#include "kvplan/format.hpp"
+
 namespace kvplan::presets::hf {
 
 namespace {
@@ -14,15 +17,28 @@ struct ConfigDtype {
   std::string name;   ///< the string given ("float8_e4m3fn")
 };
 
-/// The model dtype: torch_dtype, or transformers' newer "dtype", of the language model's object, then
-/// of the top level; absent everywhere: bf16. Every key present is checked, so that "float13" or 42 is
-/// an error naming its JSON path (Reader::dtype), never taken as bf16.
-ConfigDtype dtype_from_config(const Reader& r, const Reader& top) {
+/// The model dtype: of the language model's object, then of the top level, "dtype" before "torch_dtype";
+/// absent everywhere: bf16. transformers >= 4.56 writes "dtype", and where a config gives both its
+/// PretrainedConfig.__init__ keeps dtype ("If both are provided, keep `dtype`"), as vLLM's _find_dtype
+/// (vllm/config/model.py, in the current source; the version that switched is not checked) reads
+/// config.dtype; older transformers (and vLLM reading config.torch_dtype) took torch_dtype, so two that
+/// differ get a warning naming both. Every key present is checked, so that "float13" or 42 is an error
+/// naming its JSON path (Reader::dtype), never taken as bf16.
+ConfigDtype dtype_from_config(const Reader& r, const Reader& top, std::vector<std::string>& warnings) {
   std::optional<ConfigDtype> found;
-  for (const Reader* rd : {&r, &top})
-    for (const auto* key : {"torch_dtype", "dtype"})
-      if (const auto t = rd->dtype(key); t && !found)
-        found = ConfigDtype{*t, rd->where(key), *rd->string(key)};
+  for (const Reader* rd : {&r, &top}) {
+    const auto dtype = rd->dtype("dtype");
+    const auto torch_dtype = rd->dtype("torch_dtype");
+    if (dtype && torch_dtype && *dtype != *torch_dtype && !found)
+      warnings.push_back(
+          rd->where("dtype") + " " + *rd->string("dtype") + " differs from torch_dtype " +
+          *rd->string("torch_dtype") +
+          ": transformers >= 4.56 keeps dtype (PretrainedConfig.__init__) and vLLM's _find_dtype "
+          "reads it, older transformers took torch_dtype; kvplan takes dtype");
+    if (dtype && !found) found = ConfigDtype{*dtype, rd->where("dtype"), *rd->string("dtype")};
+    if (torch_dtype && !found)
+      found = ConfigDtype{*torch_dtype, rd->where("torch_dtype"), *rd->string("torch_dtype")};
+  }
   return found.value_or(ConfigDtype{});
 }
 
@@ -49,40 +65,145 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
   }
 }
 
-/// The length keys besides max_position_embeddings and the RoPE scaling (`rope_scaling`, else transformers
-/// v5's `rope_parameters`; nested per layer type, the first entry with a factor, else the first) that the
-/// engines read to derive their context limit (kvplan/context_limit.hpp). A malformed value is an error
-/// naming its path.
-ContextKeys context_keys_from_config(const Reader& r, const std::string& model_type) {
-  ContextKeys k;
-  k.model_type = model_type;
-  for (const auto* key : {"n_positions", "max_seq_len", "seq_length", "model_max_length",
-                          "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"})
-    if (const auto v = r.u64(key); v && *v > 0) k.lengths.emplace_back(key, *v);
-  const char* key = r.has("rope_scaling")      ? "rope_scaling"
-                    : r.has("rope_parameters") ? "rope_parameters"
-                                               : nullptr;
-  if (key == nullptr) return k;
-  const Reader outer = *r.object(key);
-  if (outer.obj().empty()) return k;  // {}: no scaling (SGLang tests it for truth)
-  std::string pick;                   // nested per layer type: the entry read
-  if (std::all_of(outer.obj().begin(), outer.obj().end(), [](const json& v) { return v.is_object(); })) {
-    pick = outer.obj().begin().key();
-    for (auto it = outer.obj().begin(); it != outer.obj().end(); ++it)
-      if (it->contains("factor")) {
-        pick = it.key();
-        break;
-      }
-  }
-  const Reader o = pick.empty() ? outer : *outer.object(pick);
-  k.rope.key = key;
-  k.rope.type = o.string("rope_type").value_or(o.string("type").value_or(""));
+/// The length keys vLLM's _get_and_verify_max_len reads, in its order (max_position_embeddings first).
+constexpr std::array<const char*, 9> kLengthKeys{
+    "max_position_embeddings", "n_positions",         "max_seq_len",    "seq_length", "model_max_length",
+    "max_target_positions",    "max_sequence_length", "max_seq_length", "seq_len"};
+
+/// Fails naming a RoPE key set to null: the engines read None there, not a default (vLLM's
+/// _get_and_verify_max_len multiplies by a None factor or takes a None original_max_position_embeddings,
+/// and raises a TypeError), so there is no limit to derive.
+void refuse_null_rope(const Reader& o, std::string_view key) {
+  if (o.is_null(key))
+    o.fail(
+        key,
+        "is null: vLLM's _get_and_verify_max_len reads None here, not a default, and fails; give a value, or "
+        "drop the key");
+}
+
+/// One RoPE scaling object (rope_scaling, rope_parameters, or one layer type's entry of a nested
+/// rope_parameters): its type, factor and original_max_position_embeddings, each checked. rope_type and
+/// the older type that disagree are an error naming both, as vLLM's patch_rope_parameters_dict
+/// (vllm/transformers_utils/config.py) raises ("Found conflicts between 'rope_type=...' and 'type=...'")
+/// except for su/longrope and mrope/default, which it renames.
+RopeScaling read_rope_entry(const Reader& o) {
+  RopeScaling rope;
+  for (const auto* k : {"rope_type", "type", "factor", "original_max_position_embeddings"})
+    refuse_null_rope(o, k);
+  const auto modern = o.string("rope_type");
+  const auto legacy = o.string("type");
+  if (modern && legacy && *modern != *legacy && !(*legacy == "su" && *modern == "longrope") &&
+      !(*legacy == "mrope" && *modern == "default"))
+    o.fail("type",
+           "'" + *legacy + "' contradicts rope_type '" + *modern +
+               "': vLLM's patch_rope_parameters_dict refuses the two (\"You should only specify one of "
+               "them\"), and TensorRT-LLM reads type first; give one");
+  rope.type = modern.value_or(legacy.value_or(""));
   if (const json* f = o.get("factor")) {
     if (!f->is_number() || !(f->get<double>() > 0) || !std::isfinite(f->get<double>()))
-      o.fail("factor", "must be a positive number, got " + f->dump());
-    k.rope.factor = f->get<double>();
+      o.fail("factor", "must be a positive number, got " + (f->is_number() ? f->dump() : a_type(*f)));
+    rope.factor = f->get<double>();
   }
-  k.rope.original_max_position_embeddings = o.u64("original_max_position_embeddings").value_or(0);
+  rope.original_max_position_embeddings = o.u64("original_max_position_embeddings").value_or(0);
+  if (o.has("original_max_position_embeddings") && rope.original_max_position_embeddings == 0)
+    o.fail("original_max_position_embeddings", "must be a positive integer, got 0");
+  return rope;
+}
+
+/// A RoPE type whose factor vLLM's _get_and_verify_max_len does not apply.
+bool factor_unused(const std::string& type) { return type == "su" || type == "longrope" || type == "llama3"; }
+
+/// The RoPE scaling under `key` ("rope_scaling" or "rope_parameters"), and `where` the JSON path of the
+/// factor read. Nested per layer type (transformers >= 4.56 / 5.x: {"full_attention": {...},
+/// "sliding_attention": {...}}): vLLM's _get_and_verify_max_len walks the entries and keeps the last
+/// factor of a type other than su, longrope, llama3 ("This assumes all layer types have the same scaling
+/// factor"); two such factors that differ are an error naming both, and the last entry with a factor is
+/// read, as vLLM does.
+RopeScaling read_rope(const Reader& r, const char* key, std::string& where) {
+  const Reader outer = *r.object(key);
+  RopeScaling rope;
+  where = outer.where("factor");
+  if (outer.obj().empty()) return rope;  // {}: no scaling (SGLang tests it for truth)
+  const bool nested =
+      std::all_of(outer.obj().begin(), outer.obj().end(), [](const json& v) { return v.is_object(); });
+  if (!nested) {
+    rope = read_rope_entry(outer);
+  } else {
+    // The entry read: the last whose factor vLLM applies, else the last with any factor, else the first
+    // (nlohmann's objects iterate in key order, not the file's; the applied factors are all equal).
+    std::optional<std::pair<double, std::string>> applied;  // the factor vLLM applies, and its path
+    int rank = -1;                                          // 0 first entry, 1 a factor, 2 an applied one
+    for (auto it = outer.obj().begin(); it != outer.obj().end(); ++it) {
+      const Reader o = *outer.object(it.key());
+      const RopeScaling entry = read_rope_entry(o);
+      const bool applies = entry.factor > 0 && !factor_unused(entry.type);
+      if (applies && applied && applied->first != entry.factor)
+        o.fail("factor", format_shortest(entry.factor) + " differs from " + applied->second + " " +
+                             format_shortest(applied->first) +
+                             ": vLLM's _get_and_verify_max_len assumes one factor for every layer type and "
+                             "takes the last, so the context limit has no one reading; give one factor");
+      if (applies) applied = {entry.factor, std::string(key) + "/" + it.key() + "/factor"};
+      const int r_entry = applies ? 2 : entry.factor > 0 ? 1 : 0;
+      if (r_entry >= rank && (rank < 0 || r_entry > 0)) {
+        rope = entry;
+        where = o.where("factor");
+        rank = r_entry;
+      }
+    }
+  }
+  rope.key = key;
+  return rope;
+}
+
+/// The length keys besides max_position_embeddings and the RoPE scaling (`rope_scaling`, else transformers
+/// v5's `rope_parameters`) that the engines read to derive their context limit (kvplan/context_limit.hpp).
+/// A malformed value is an error naming its path: a null length or RoPE key, a length of 0 (the engines
+/// would derive a limit of 0 tokens). Both rope_scaling and rope_parameters given: vLLM's
+/// patch_rope_parameters (transformers 4.x: rope_scaling replaces rope_parameters) and transformers 5's
+/// convert_rope_params_to_dict ("rope_scaling or rope_parameters") take rope_scaling, and so does kvplan,
+/// with a warning naming both when they differ. `factor_where` gets the JSON path of the factor read.
+ContextKeys context_keys_from_config(const Reader& r, const std::string& model_type,
+                                     std::vector<std::string>& warnings, std::string& factor_where) {
+  ContextKeys k;
+  k.model_type = model_type;
+  bool any_length = false;
+  for (const auto* key : kLengthKeys) {
+    if (r.is_null(key))
+      r.fail(key,
+             "is null: transformers keeps None and the engines skip it, so it gives no length; give the "
+             "model's length, or drop the key");
+    const auto v = r.u64(key);
+    if (v && *v == 0)
+      r.fail(
+          key,
+          "must be a positive integer, got 0: vLLM's _get_and_verify_max_len takes the smallest length key "
+          "(SGLang and TensorRT-LLM read it too), so every engine would derive a context limit of 0 "
+          "tokens and refuse every request");
+    any_length = any_length || v.has_value();
+    if (v && std::string_view(key) != "max_position_embeddings") k.lengths.emplace_back(key, *v);
+  }
+  k.no_length_key = !any_length;
+  const bool scaling = r.has("rope_scaling");
+  if (!scaling && !r.has("rope_parameters")) return k;
+  k.rope = read_rope(r, scaling ? "rope_scaling" : "rope_parameters", factor_where);
+  if (scaling && r.has("rope_parameters")) {
+    std::string ignored;
+    const RopeScaling other = read_rope(r, "rope_parameters", ignored);
+    const auto same = [](const RopeScaling& a, const RopeScaling& b) {
+      return a.type == b.type && a.factor == b.factor &&
+             a.original_max_position_embeddings == b.original_max_position_embeddings;
+    };
+    if (k.rope.key.empty() && !other.key.empty())
+      warnings.push_back(r.where("rope_scaling") +
+                         " is {} beside rope_parameters: vLLM with transformers 4.x (patch_rope_parameters) "
+                         "reads no scaling, transformers 5 (convert_rope_params_to_dict: rope_scaling or "
+                         "rope_parameters) reads rope_parameters; kvplan reads no scaling");
+    else if (!same(k.rope, other))
+      warnings.push_back(
+          r.where("rope_parameters") +
+          " differs from rope_scaling: vLLM (patch_rope_parameters, transformers 4.x) and "
+          "transformers 5 (convert_rope_params_to_dict) take rope_scaling, and so does kvplan");
+  }
   return k;
 }
 
@@ -189,7 +310,7 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   Decoder d;
   d.where = r.origin() + ": " + r.path();
   ModelSpec& m = d.m;
-  const ConfigDtype given = dtype_from_config(r, c.top);
+  const ConfigDtype given = dtype_from_config(r, c.top, m.warnings);
   m.weight_dtype = given.dtype;
   m.dtype = m.embedding_dtype = m.expert_weight_dtype = m.weight_dtype;
   if (m.weight_dtype == DType::fp8_e4m3 || m.weight_dtype == DType::fp8_e5m2) {
@@ -227,7 +348,15 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     m.weights_unknown = "the config has no vocab_size";
   m.max_position_embeddings =
       r.u64_any({"max_position_embeddings", "n_positions", "max_seq_len"}).value_or(0);
-  m.context_keys = context_keys_from_config(r, c.model_type);
+  std::string factor_where;
+  m.context_keys = context_keys_from_config(r, c.model_type, m.warnings, factor_where);
+  // A factor whose product with a length is under one token or past 2^63 tokens (context_limit throws for
+  // it): named here by its JSON path, for each engine that applies it.
+  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) try {
+      (void)context_limit(m, e);
+    } catch (const Error& err) {
+      throw Error(factor_where, err.reason());
+    }
   m.mtp_layers = r.u64_any({"num_nextn_predict_layers", "mtp_num_hidden_layers"}).value_or(0);
   m.norm_bias = rules.plain_mlp;
   // PretrainedConfig's default is tied; these configuration classes default to untied.

@@ -3,6 +3,10 @@
 namespace kvplan::presets::hf {
 
 std::string a_type(const json& v) {
+  // json_file.cpp reads Python's NaN, Infinity and -Infinity literals as those strings: name them.
+  if (v.is_string())
+    for (const char* lit : {"NaN", "Infinity", "-Infinity"})
+      if (v.get_ref<const std::string&>() == lit) return lit;
   const std::string t = v.type_name();
   return (t == "array" || t == "object" ? "an " : "a ") + t;
 }

@@ -18,7 +18,8 @@ namespace kvplan::presets::hf {
 
 using nlohmann::json;
 
-/// "a string", "an array", "an object": a JSON value's type for messages.
+/// "a string", "an array", "an object": a JSON value's type for messages; "NaN", "Infinity" or
+/// "-Infinity" for Python's literals, which json_file.cpp reads as those strings.
 std::string a_type(const json& v);
 
 /// Reads keys of one JSON object. `defaults` (the transformers configuration class's defaults for keys
