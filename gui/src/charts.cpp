@@ -372,11 +372,15 @@ void ChartPanel::refreshChart(Chart chart) {
 }
 
 bool ChartPanel::eventFilter(QObject* watched, QEvent* event) {
+  // A chart the chain left behind (off screen when it ran) that shows or is painted again (scrolled back
+  // into view, a splitter opened) is refreshed now, before this paint, so that it never appears with
+  // older data; the chain goes on for any other chart left behind.
   if ((event->type() == QEvent::Show || event->type() == QEvent::Paint) && !d_->chain->isActive())
     for (int c = 0; c < kCount; ++c) {
       QChartView* v = d_->view(static_cast<Chart>(c));
       if (d_->pending[c] && (watched == v || watched == v->viewport())) {
-        d_->chain->start();  // the chart shows older data: refresh it in the next turn
+        refreshChart(static_cast<Chart>(c));
+        if (refreshPending()) d_->chain->start();
         break;
       }
     }
