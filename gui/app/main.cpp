@@ -13,7 +13,6 @@
 #include "kvplan/gui/charts.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/main_window.hpp"
-#include "kvplan/gui/recent_files.hpp"
 #include "kvplan/gui/save_file.hpp"
 #include "kvplan/presets.hpp"
 
@@ -120,22 +119,19 @@ int main(int argc, char** argv) {
   }
   QStringList files = parser.positionalArguments();
   if (parser.isSet(scenario)) files.prepend(parser.value(scenario));
-  QStringList opened;
-  for (const QString& f : files) {
-    if (controller.openFile(f)) {
-      opened << f;
-    } else if (shot) {
+  if (!shot) {
+    window.restoreSettings();
+    window.show();
+    // As File > Open: a scenario whose repo id comes from the Hub loads in the background; a file that
+    // fails shows in the banner; each one loaded goes to File > Open Recent.
+    for (const QString& f : files) window.openPath(f);
+    return QApplication::exec();
+  }
+  for (const QString& f : files)
+    if (!controller.openFile(f)) {
       fail(controller.errorMessage());
       return 2;
     }
-  }
-
-  if (!shot) {
-    window.restoreSettings();
-    for (const QString& f : opened) window.recentFiles()->add(f);  // File > Open Recent
-    window.show();
-    return QApplication::exec();
-  }
   const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
   if (!m.hasMatch()) {
     fail(QStringLiteral("--size: expected WxH, got '%1'").arg(parser.value(size)));

@@ -51,6 +51,7 @@ struct Times {
   std::vector<double> block_wall, block_cpu;      ///< the longest single block of the GUI thread: the input
                                                   ///< event itself, or one event-loop round after it
   std::vector<double> settled_wall, settled_cpu;  ///< until every chart on screen is current and painted
+  std::vector<int> block_round;  ///< where the longest CPU block was: 0 the input itself, n the n-th round
 };
 
 /// Wall ms since the current step started when the controller emitted planChanged (-1: not yet). Set by
@@ -73,6 +74,7 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
     const double c0 = cpu_ms();
     step(i);
     double block_wall = wall_ms(), block_cpu = cpu_ms() - c0;
+    int block_round = 0;
     double total_wall = 0, total_cpu = 0;
     int rounds = 0;
     // Rounds after the chain ended; the first three rounds always run (the earlier passes' total).
@@ -81,7 +83,10 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
       const double w0 = wall_ms(), r0 = cpu_ms();
       QCoreApplication::processEvents();
       block_wall = std::max(block_wall, wall_ms() - w0);
-      block_cpu = std::max(block_cpu, cpu_ms() - r0);
+      if (cpu_ms() - r0 > block_cpu) {
+        block_cpu = cpu_ms() - r0;
+        block_round = rounds + 1;
+      }
       if (chain_done) ++idle;
       if (rounds == 2) {
         total_wall = wall_ms();
@@ -101,6 +106,7 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
     ms.cpu.push_back(full ? cpu_ms() - c0 : total_cpu);
     ms.block_wall.push_back(block_wall);
     ms.block_cpu.push_back(block_cpu);
+    ms.block_round.push_back(block_round);
     ms.core.push_back(std::max(plan_mark, 0.0));
   }
   return ms;
@@ -123,6 +129,11 @@ bool wanted(const char* kind) { return only[0] == '\0' || std::strcmp(only, kind
 void report(const char* what, Times t, const char* kind = nullptr) {
   // The step whose wall time was worst, before sorting: a recurring one is layout, not noise.
   const auto worst = static_cast<int>(std::max_element(t.wall.begin(), t.wall.end()) - t.wall.begin());
+  // The step whose longest block (CPU) was worst, and where in it: a spike at step 0 is a first use.
+  const auto worst_block =
+      t.block_cpu.empty()
+          ? -1
+          : static_cast<int>(std::max_element(t.block_cpu.begin(), t.block_cpu.end()) - t.block_cpu.begin());
   const auto stats = [](std::vector<double>& v) {
     std::sort(v.begin(), v.end());
     const double median = (v[v.size() / 2] + v[(v.size() - 1) / 2]) / 2;
@@ -143,8 +154,10 @@ void report(const char* what, Times t, const char* kind = nullptr) {
   if (!t.block_wall.empty())
     std::printf(
         "%-50s longest block wall %5.2f / %5.2f, cpu %5.2f / %5.2f | settled wall %5.2f / %5.2f, "
-        "cpu %5.2f / %5.2f ms (median / max)\n",
-        "", bw[0], bw[2], bc[0], bc[2], sw[0], sw[2], sc[0], sc[2]);
+        "cpu %5.2f / %5.2f ms (median / max); worst block: step %d, %s %d\n",
+        "", bw[0], bw[2], bc[0], bc[2], sw[0], sw[2], sc[0], sc[2], worst_block,
+        t.block_round[static_cast<std::size_t>(worst_block)] == 0 ? "the input" : "round",
+        t.block_round[static_cast<std::size_t>(worst_block)]);
 }
 }  // namespace
 

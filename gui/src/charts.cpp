@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QEvent>
 #include <QGraphicsLayout>
+#include <QGraphicsScene>
 #include <QGridLayout>
 #include <QHorizontalStackedBarSeries>
 #include <QLabel>
@@ -59,6 +60,10 @@ QChartView* make_view(QChart* chart, QWidget* parent) {
   view->setRenderHint(QPainter::Antialiasing);
   // A moving marker dirties a few thin strips; one bounding rect repaints faster than their region.
   view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+  // A chart's items (points, labels, grid lines) move at every step: a BSP index of them is rebuilt, at a
+  // paint or by the index's timer in some later turn, for a scene of a few hundred items that a linear
+  // walk paints as fast (Qt: NoIndex "for dynamic scenes").
+  view->scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
   view->setMinimumSize(300, 220);  // two by two, within a 1280 x 720 screen beside the inputs
   show_chart_focus(view);
   return view;
@@ -181,7 +186,9 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_sc
     QXYSeries* s = v.series[i];
     const QString name = on_screen ? c.screen_names.value(c.lines[i].name, c.lines[i].name) : c.lines[i].name;
     if (s->name() != name) s->setName(name);
-    s->replace(c.lines[i].points);
+    // Unchanged points are not given again: a replace() lays the whole line out anew (the context
+    // slider moves one marker; the six curves stay).
+    if (s->points() != c.lines[i].points) s->replace(c.lines[i].points);
     for (auto* m : v.chart->legend()->markers(s)) m->setVisible(c.lines[i].legend);
   }
   if (v.x->titleText() != c.x_title) v.x->setTitleText(c.x_title);
@@ -372,11 +379,15 @@ void ChartPanel::refreshChart(Chart chart) {
 }
 
 bool ChartPanel::eventFilter(QObject* watched, QEvent* event) {
+  // A chart the chain left behind (off screen when it ran) that shows or is painted again (scrolled back
+  // into view, a splitter opened) is refreshed now, before this paint, so that it never appears with
+  // older data; the chain goes on for any other chart left behind.
   if ((event->type() == QEvent::Show || event->type() == QEvent::Paint) && !d_->chain->isActive())
     for (int c = 0; c < kCount; ++c) {
       QChartView* v = d_->view(static_cast<Chart>(c));
       if (d_->pending[c] && (watched == v || watched == v->viewport())) {
-        d_->chain->start();  // the chart shows older data: refresh it in the next turn
+        refreshChart(static_cast<Chart>(c));
+        if (refreshPending()) d_->chain->start();
         break;
       }
     }

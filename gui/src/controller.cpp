@@ -10,6 +10,8 @@
 #include "kvplan/format.hpp"
 #include "kvplan/gguf.hpp"
 #include "kvplan/gui/measured.hpp"
+#include "kvplan/hf_hub.hpp"
+#include "kvplan/hub_fetch.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/streaming.hpp"
 
@@ -633,10 +635,48 @@ bool Controller::setUsersText(const QString& text) {
 }
 
 bool Controller::loadScenario(const QString& path) {
-  if (!apply([&](Scenario& s) { s = load_scenario(fspath(path)); })) return false;
+  return loadScenarioFile(path, [&] { return load_scenario(fspath(path)); });
+}
+
+bool Controller::loadScenarioFile(const QString& path, const std::function<Scenario()>& read) {
+  if (!apply([&](Scenario& s) { s = read(); })) return false;
   scenario_path_ = QFileInfo(path).absoluteFilePath();
   undo_->setClean();
   return loaded(true);
+}
+
+bool Controller::prepareScenario(const QString& path, PreparedScenario& out) {
+  out = PreparedScenario{path, {}, {}};
+  // Offline, find_model reads the Hub cache only: openFile loads at once.
+  if (presets::hf_hub_offline() || QFileInfo(path).isDir()) return true;
+  try {
+    const std::filesystem::path p = fspath(path);
+    if (presets::is_gguf_file(p)) return true;
+    auto j = std::make_shared<const nlohmann::json>(presets::read_json_file(p));
+    const std::string ref = scenario_preset_ref(*j);
+    if (ref.empty() || !presets::is_hf_repo_id(ref)) return true;
+    const std::string key = QString::fromStdString(ref).toLower().toStdString();
+    for (const auto& preset : model_presets_)
+      if (QString::fromStdString(preset.id).toLower().toStdString() == key) return true;
+    // Everything but the model is read now, so a bad file fails before any fetch.
+    (void)scenario_from_json(*j, p.filename().string(), p.parent_path(),
+                             [](const std::string&) { return ModelSpec{}; });
+    out.repo = QString::fromStdString(ref);
+    out.json = std::move(j);
+    return true;
+  } catch (const std::exception& e) {
+    reject(error_text(e));
+  }
+  return false;
+}
+
+bool Controller::finishScenario(const PreparedScenario& file, const ModelSpec& model) {
+  if (!file.json) return false;
+  const std::filesystem::path p = fspath(file.path);
+  return loadScenarioFile(file.path, [&] {
+    return scenario_from_json(*file.json, p.filename().string(), p.parent_path(),
+                              [&](const std::string&) { return model; });
+  });
 }
 
 bool Controller::saveScenario(const QString& path) {

@@ -1,7 +1,9 @@
 #include "kvplan/gui/hub_loader.hpp"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
 #include <exception>
+#include <memory>
 
 #include "kvplan/error.hpp"
 #include "kvplan/hub_fetch.hpp"
@@ -10,11 +12,13 @@
 namespace kvplan::gui {
 
 namespace {
-/// The worker: no Qt object is touched, only the repo id (a copy) and core's resolver.
-HubOutcome resolve(const QString& repo) {
+/// The worker: no Qt object is touched, only the repo id (a copy), this fetch's own cancel flag and core's
+/// resolver.
+HubOutcome resolve(const QString& repo, const presets::HubCancelFlag& cancel) {
   HubOutcome out;
   out.repo = repo;
   try {
+    const presets::HubCancelScope scope(cancel);
     out.model = presets::find_model(repo.toStdString());
   } catch (const std::exception& e) {
     out.error = QString::fromStdString(e.what());
@@ -30,16 +34,17 @@ HubLoader::HubLoader(QObject* parent) : QObject(parent) {
 
 HubLoader::~HubLoader() {
   // A window closed during a fetch: stop it (libcurl's progress callback sees the flag within about a
-  // second) rather than wait for KVPLAN_HUB_TIMEOUT; the flag is cleared for any later fetch.
-  if (busy()) presets::cancel_hub_fetches(true);
+  // second) rather than wait for KVPLAN_HUB_TIMEOUT. The flag is this fetch's own: another loader's
+  // fetch goes on.
+  if (busy()) cancel_->store(true);
   watcher_.waitForFinished();
-  presets::cancel_hub_fetches(false);
 }
 
 bool HubLoader::request(const QString& repo) {
   if (busy()) return false;
   repo_ = repo;
-  watcher_.setFuture(QtConcurrent::run(resolve, repo));
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  watcher_.setFuture(QtConcurrent::run(resolve, repo, cancel_));
   return true;
 }
 

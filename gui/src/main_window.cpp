@@ -44,6 +44,7 @@
 #include <QWheelEvent>
 #include <climits>
 #include <tuple>
+#include <utility>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gui/baseline.hpp"
@@ -272,8 +273,24 @@ bool MainWindow::mayDropEdits(bool whole_scenario) {
 }
 
 bool MainWindow::openPath(const QString& path) {
-  if (!mayDropEdits(true) || !controller_->openFile(path)) return false;
-  recent_->add(path);
+  if (!mayDropEdits(true)) return false;
+  PreparedScenario file;
+  if (!controller_->prepareScenario(path, file)) return false;
+  if (file.repo.isEmpty()) {
+    if (!controller_->openFile(path)) return false;
+    recent_->add(path);
+    return true;
+  }
+  if (hub_->busy()) {
+    statusBar()->showMessage(QStringLiteral("Still fetching %1: one repo at a time, open %2 when it is done")
+                                 .arg(hub_->repo(), QFileInfo(path).fileName()),
+                             8000);
+    return false;
+  }
+  hub_file_ = file;
+  hub_scenario_ = controller_->scenario();
+  startFetch(file.repo, QStringLiteral("Fetching %1 for %2 from the Hugging Face Hub (or its cache)...")
+                            .arg(file.repo, QFileInfo(path).fileName()));
   return true;
 }
 
@@ -1136,9 +1153,12 @@ void MainWindow::searchEntered() {
     return;
   }
   hub_source_ = controller_->scenario().source;
-  hub_->request(text);
+  startFetch(text, QStringLiteral("Fetching %1 from the Hugging Face Hub (or its cache)...").arg(text));
+}
+
+void MainWindow::startFetch(const QString& repo, const QString& busy) {
+  hub_->request(repo);
   load_->setEnabled(false);
-  const QString busy = QStringLiteral("Fetching %1 from the Hugging Face Hub (or its cache)...").arg(text);
   hub_status_->setText(busy);
   hub_status_->show();
   statusBar()->showMessage(busy);
@@ -1148,6 +1168,11 @@ void MainWindow::hubFinished(const HubOutcome& outcome) {
   load_->setEnabled(true);
   hub_status_->hide();
   statusBar()->clearMessage();
+  if (hub_file_) {
+    const PreparedScenario file = *std::exchange(hub_file_, std::nullopt);
+    scenarioFetched(file, outcome);
+    return;
+  }
   if (!outcome.error.isEmpty()) {
     showError(outcome.error);  // the model shown stays
     return;
@@ -1159,6 +1184,24 @@ void MainWindow::hubFinished(const HubOutcome& outcome) {
     return;
   }
   controller_->applyModel(outcome.model);
+}
+
+void MainWindow::scenarioFetched(const PreparedScenario& file, const HubOutcome& outcome) {
+  const QString name = QFileInfo(file.path).fileName();
+  if (!outcome.error.isEmpty()) {  // the state stays; the message names the file and the repo
+    showError(outcome.error.contains(file.repo)
+                  ? QStringLiteral("%1: %2").arg(name, outcome.error)
+                  : QStringLiteral("%1: %2: %3").arg(name, file.repo, outcome.error));
+    return;
+  }
+  // An input changed during the fetch: loading the file now would replace that change unasked.
+  if (!(controller_->scenario() == hub_scenario_)) {
+    showError(QStringLiteral("%1 was not opened: the inputs changed while %2 was fetched; open it again to "
+                             "replace them")
+                  .arg(name, file.repo));
+    return;
+  }
+  if (controller_->finishScenario(file, outcome.model)) recent_->add(file.path);
 }
 
 }  // namespace kvplan::gui

@@ -478,7 +478,15 @@ json scenario_to_json(const Scenario& s) {
 
 bool is_scenario(const json& j) { return j.is_object() && j.contains("kvplan_scenario"); }
 
-Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir) {
+std::string scenario_preset_ref(const json& j) {
+  if (!is_scenario(j) || !j.contains("model") || !j["model"].is_object()) return {};
+  const json& model = j["model"];
+  const auto it = model.find("preset");
+  return it != model.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir,
+                            const ModelResolver& resolve) {
   const Reader r(j, origin + ": ");
   if (!is_scenario(j)) throw Error(origin, "not a kvplan scenario (no /kvplan_scenario)");
   r.only({"kvplan_scenario", "model", "k_dtype", "v_dtype", "state_dtype", "ssm_state_dtype", "weight_dtype",
@@ -501,7 +509,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   if (const json* preset = mr.get("preset")) {
     if (!preset->is_string()) throw Error(mr.at("preset"), "must be a preset id");
     s.source = {ModelSource::Kind::preset, preset->get<std::string>()};
-    s.base = presets::find_model(s.source.ref);
+    s.base = resolve ? resolve(s.source.ref) : presets::find_model(s.source.ref);
   } else if (const json* file = mr.get("file")) {
     if (!file->is_string()) throw Error(mr.at("file"), "must be a path");
     std::filesystem::path path = file->get<std::string>();

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <curl/curl.h>
@@ -27,11 +28,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-/// cancel_hub_fetches' flag, read by on_progress in libcurl's worker thread.
-std::atomic<bool> g_cancel{false};
+/// The innermost HubCancelScope's flag on this thread; null when none.
+thread_local HubCancelFlag t_cancel;
 
-/// CURLOPT_XFERINFOFUNCTION: nonzero stops the transfer (CURLE_ABORTED_BY_CALLBACK).
-int on_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) { return g_cancel.load() ? 1 : 0; }
+/// CURLOPT_XFERINFOFUNCTION, `flag` the request's HubCancelFlag (XFERINFODATA; null: none): nonzero stops
+/// the transfer (CURLE_ABORTED_BY_CALLBACK).
+int on_progress(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return flag != nullptr && static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -178,9 +182,12 @@ struct Hub {
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
     if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
+    // This fetch's own flag (HubCancelScope), held for the whole request.
+    const HubCancelFlag cancel = t_cancel;
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, static_cast<void*>(cancel.get()));
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    const CURLcode rc = g_cancel.load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
+    const CURLcode rc = cancel && cancel->load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
     // A body cut at the limit still leaves its status: an error page (404, 401) is answered by check().
@@ -414,7 +421,9 @@ void write_weights(const std::string& repo, const std::string& commit, const Wei
 
 }  // namespace
 
-void cancel_hub_fetches(bool cancel) { g_cancel.store(cancel); }
+HubCancelScope::HubCancelScope(HubCancelFlag flag) : previous_(std::exchange(t_cancel, std::move(flag))) {}
+
+HubCancelScope::~HubCancelScope() { t_cancel = std::move(previous_); }
 
 bool hf_hub_offline() {
   const std::string v = lower(trim(env("HF_HUB_OFFLINE")));

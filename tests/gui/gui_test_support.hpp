@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QTest>
 #include <QUrl>
+#include <QWheelEvent>
 #include <QWidget>
 
 #include "kvplan/gui/charts.hpp"
@@ -49,6 +50,14 @@ inline void type_into(QWidget* box, const QString& text) {
   QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
   QTest::keyClicks(box, text);
   QTest::keyClick(box, Qt::Key_Return);
+}
+
+/// Notches of the mouse wheel (up: positive) over the middle of `w`, without clicking it.
+inline void wheel(QWidget* w, int notches) {
+  const QPointF pos(w->width() / 2.0, w->height() / 2.0);
+  QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
+  QApplication::sendEvent(w, &e);
 }
 
 /// Types `text` into the preset search box (cleared first) and presses Enter, as a person does.

@@ -22,8 +22,10 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -474,6 +476,59 @@ class EditingTest : public QObject {
     QCOMPARE(shown.size(), four.max_users.lines.size());
     for (qsizetype i = 0; i < shown.size(); ++i)
       QVERIFY(qobject_cast<QXYSeries*>(shown[i])->points() == four.max_users.lines[i].points);
+  }
+
+  // Issue 16, responsiveness: a chart scrolled out of the charts' pane is left pending by the chain of
+  // refreshes; scrolled back into view (the mouse wheel), it was painted once with the older plan's data
+  // and refreshed only in the next event-loop turn. Now it is refreshed before that first paint.
+  void aChartScrolledBackIntoViewIsCurrentWhenPainted() {
+    Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowActive(&win.w));
+    auto* split = win.find<QSplitter>("right_split");
+    auto* area = win.find<QScrollArea>("charts_scroll");
+    QVERIFY(split != nullptr && area != nullptr);
+    split->setSizes({10000, 1});  // the charts' pane at its least height: the lower charts below it
+    test::settle_charts(win.w);
+    ChartPanel* charts = win.w.charts();
+    const auto chart = ChartPanel::MaxUsers;
+    QTRY_VERIFY(area->verticalScrollBar()->maximum() > 0);
+    QVERIFY(!charts->onScreen(chart));
+
+    // users 2: the "users asked" line moves; the chain refreshes the charts on screen only.
+    test::type_into(win.find<QWidget>("users"), QStringLiteral("2"));
+    QTRY_VERIFY(!charts->refreshScheduled());
+    QVERIFY(charts->refreshPending(chart));
+
+    // Watches the chart's paints, each after ChartPanel's own filter (installed again after this one, so
+    // that it runs first, as it does in the window): whether the chart was still pending when painted.
+    struct PaintWatch : QObject {
+      ChartPanel* charts = nullptr;
+      int paints = 0, stale = 0;
+      bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::Paint) {
+          ++paints;
+          if (charts->refreshPending(ChartPanel::MaxUsers)) ++stale;
+        }
+        return false;
+      }
+    } watch;
+    watch.charts = charts;
+    QWidget* viewport = qobject_cast<QChartView*>(charts->chartWidget(chart))->viewport();
+    viewport->removeEventFilter(charts);
+    viewport->installEventFilter(&watch);
+    viewport->installEventFilter(charts);
+    for (int i = 0; i < 100 && !charts->onScreen(chart); ++i) test::wheel(area->viewport(), -1);
+    QVERIFY(charts->onScreen(chart));
+    QTRY_VERIFY(watch.paints > 0 && !charts->refreshPending(chart));
+    QCOMPARE(watch.stale, 0);  // before: one paint with the older plan's data
+    const ChartsData now = describe_charts(win.c.figures(), win.c.modelTitle());
+    const QList<QAbstractSeries*> series =
+        qobject_cast<QChartView*>(charts->chartWidget(chart))->chart()->series();
+    QCOMPARE(series.size(), now.max_users.lines.size());
+    for (qsizetype i = 0; i < series.size(); ++i)
+      QVERIFY(qobject_cast<QXYSeries*>(series[i])->points() == now.max_users.lines[i].points);
+    viewport->removeEventFilter(&watch);
   }
 
   // Issue 16, "the memory bar ... has no line for usable memory or GPU capacity". 100 GiB at utilisation

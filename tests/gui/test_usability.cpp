@@ -36,15 +36,8 @@ using namespace kvplan;
 using namespace kvplan::gui;
 
 namespace {
-/// One notch of the mouse wheel (up: positive) over the middle of `w`, without clicking it.
-void wheel(QWidget* w, int notches) {
-  const QPointF pos(w->width() / 2.0, w->height() / 2.0);
-  QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
-                Qt::NoScrollPhase, false);
-  QApplication::sendEvent(w, &e);
-}
-
 using test::shown_text;
+using test::wheel;
 
 struct Window : test::Window {
   QString notice() { return find<QLabel>("notice") ? find<QLabel>("notice")->text() : QString(); }

@@ -7,7 +7,9 @@
 /// share it. Shard headers, which huggingface_hub has no place for (a partial shard in a snapshot would be
 /// taken for the whole file), go to kvplan's own cache (kvplan_cache_dir()).
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,12 +62,27 @@ HubTimeouts hub_timeouts();
 std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::string_view commit,
                                                const std::string& shard);
 
-/// Asks every Hub request under way, and each one started while it is set, to stop (true), or lets them
-/// run again (false); process-wide. A stopped request throws HubError("model", "... cancelled"). libcurl
-/// checks it in its progress callback (CURLOPT_XFERINFOFUNCTION), about once a second at worst while it
-/// waits for an answer. For a window closed during a fetch (the GUI's HubLoader), so it need not wait
-/// for KVPLAN_HUB_TIMEOUT.
-void cancel_hub_fetches(bool cancel);
+/// One fetch's stop request, shared between the thread that fetches and the one that may cancel it:
+/// store(true) stops the Hub requests made under a HubCancelScope holding this flag, and no other.
+using HubCancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+/// While alive, the Hub requests this thread makes (hf_fetch_model, load_hf_repo, find_model's) check
+/// `flag`: once it is set, a request under way stops and none starts; either throws
+/// HubError("model", "... cancelled"). libcurl checks it in its progress callback
+/// (CURLOPT_XFERINFOFUNCTION, given the flag as XFERINFODATA), about once a second at worst while it waits
+/// for an answer. For a window closed during a fetch (the GUI's HubLoader), so it need not wait for
+/// KVPLAN_HUB_TIMEOUT. Each fetch has its own flag: cancelling one does not stop a fetch started before
+/// or after it on another thread. Scopes nest (the innermost counts); without one nothing cancels.
+class HubCancelScope {
+ public:
+  explicit HubCancelScope(HubCancelFlag flag);
+  ~HubCancelScope();
+  HubCancelScope(const HubCancelScope&) = delete;
+  HubCancelScope& operator=(const HubCancelScope&) = delete;
+
+ private:
+  HubCancelFlag previous_;
+};
 
 /// Fetches `repo` (ORG/NAME) at `revision` (empty: main) from hf_endpoint() with hf_token(), and writes
 /// it into the Hub cache: config.json, the commit from the X-Repo-Commit header, then

@@ -76,7 +76,8 @@ class ChartPanel : public QWidget {
  protected:
   /// A palette change (a dark theme) colours the charts again (apply_chart_palette in chart_theme.cpp).
   void changeEvent(QEvent* event) override;
-  /// A chart view shown or painted while it is pending starts the chain of refreshes again.
+  /// A chart view shown or painted while it is pending and the chain is idle (it was off screen when the
+  /// chain ran) is refreshed at once, before it paints, and the chain restarts for the others.
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:

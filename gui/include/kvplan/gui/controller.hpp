@@ -11,8 +11,11 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "kvplan/gui/measured.hpp"
 #include "kvplan/gui/scenario.hpp"
@@ -63,6 +66,14 @@ enum class GroupField {
   qk_rope_head_dim
 };
 
+/// A scenario file read and checked but for its model, a Hugging Face repo id that presets::find_model may
+/// have to fetch from the Hub (Controller::prepareScenario). `repo` empty: the file needs no fetch.
+struct PreparedScenario {
+  QString path;  ///< the file, as given
+  QString repo;  ///< its /model/preset, a repo id; empty when the file needs no fetch
+  std::shared_ptr<const nlohmann::json> json;  ///< the file's content, read once
+};
+
 /// Holds the inputs, calls kvplan::make_plan and the series functions, and emits the result.
 /// Every action returns true when applied. A rejected action (a kvplan::Error from core or the
 /// loaders) emits errorOccurred with the message and keeps the previous valid scenario and figures;
@@ -108,8 +119,19 @@ class Controller : public QObject {
   /// takes a preset: the source is its id, the architecture edits and the weights override are dropped.
   bool applyModel(const ModelSpec& model);
   /// A scenario file (has "kvplan_scenario"), a kvplan preset file, a Hugging Face config.json, a GGUF
-  /// file or a model folder.
+  /// file or a model folder. A scenario whose model is a Hugging Face repo id may fetch it from the Hub
+  /// here, on the caller's thread (seconds): the window opens files through prepareScenario first.
   bool openFile(const QString& path);
+  /// The first half of opening `path` when it is a scenario whose model may come from the Hub: its
+  /// /model/preset is a Hugging Face repo id that is no preset id, and HF_HUB_OFFLINE is not set. Then
+  /// the rest of the file is read and checked now (a stand-in for the model) and `out` holds the file and
+  /// the repo id; the caller resolves the repo off its thread (HubLoader) and calls finishScenario. Any
+  /// other file leaves out.repo empty (open it with openFile). False, rejected as openFile rejects it
+  /// (errorOccurred, the state kept), when the scenario cannot be read.
+  bool prepareScenario(const QString& path, PreparedScenario& out);
+  /// The second half: loads the prepared scenario with `model` (presets::find_model's model of its repo
+  /// id) as loadScenario loads a file; false, rejected, when it does not plan.
+  bool finishScenario(const PreparedScenario& file, const ModelSpec& model);
   /// A kvplan preset file, a Hugging Face config.json, a GGUF file (header only) or a model folder (its
   /// config.json, exact weights from the safetensors headers beside it); kept by absolute path.
   bool openModelFile(const QString& path);
@@ -219,6 +241,9 @@ class Controller : public QObject {
   /// Runs `edit` on a copy of the scenario, computes its figures, and commits both, or reports the
   /// error and keeps the current ones.
   bool apply(const std::function<void(Scenario&)>& edit);
+  /// Replaces the scenario with `read()` (loadScenario, finishScenario): the file `path` is then the
+  /// scenario's file, the undo stack clean.
+  bool loadScenarioFile(const QString& path, const std::function<Scenario()>& read);
   bool commit(Scenario next, MeasuredSet measured, const QString& measured_path);
   /// Replaces the scenario with `s` without a new undo step (the undo stack's own undo and redo).
   void restore(const Scenario& s);

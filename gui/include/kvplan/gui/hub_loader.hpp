@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include "kvplan/hub_fetch.hpp"
 #include "kvplan/model.hpp"
 
 namespace kvplan::gui {
@@ -27,7 +28,7 @@ class HubLoader : public QObject {
 
  public:
   explicit HubLoader(QObject* parent = nullptr);
-  /// Cancels a running fetch (presets::cancel_hub_fetches) and waits for its worker, about a second at
+  /// Cancels a running fetch (its own presets::HubCancelFlag) and waits for its worker, about a second at
   /// worst, not KVPLAN_HUB_TIMEOUT.
   ~HubLoader() override;
 
@@ -49,6 +50,7 @@ class HubLoader : public QObject {
 
   QFutureWatcher<HubOutcome> watcher_;
   QString repo_;
+  presets::HubCancelFlag cancel_;  ///< the running fetch's own stop request
 };
 
 }  // namespace kvplan::gui

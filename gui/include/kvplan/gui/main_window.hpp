@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <QSize>
+#include <optional>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -79,7 +80,12 @@ class MainWindow : public QMainWindow {
   /// File > Open Recent's list (RecentFiles).
   [[nodiscard]] RecentFiles* recentFiles() const { return recent_; }
   /// Opens a file as File > Open does (asking first about unsaved edits, see mayDropEdits) and, once it
-  /// loads, lists it under File > Open Recent.
+  /// loads, lists it under File > Open Recent. A scenario whose model is a Hugging Face repo id that may
+  /// have to come from the Hub (Controller::prepareScenario) is checked now and its repo fetched in a
+  /// worker (HubLoader), the window usable meanwhile: it loads when the model arrives, unless the inputs
+  /// changed in between (then it is not loaded and the banner says so: opening it again replaces them); a
+  /// failed fetch keeps the state and shows the error, naming the repo id. True when the file loaded or
+  /// its fetch started.
   bool openPath(const QString& path);
 
   /// The Fit view (a dock, hidden until View > Fit shows it) and showing it.
@@ -130,6 +136,11 @@ class MainWindow : public QMainWindow {
   /// A repo id's fetch ended (HubLoader::finished): its model loads, or its error shows and the model
   /// stays; a model chosen during the fetch stays too.
   void hubFinished(const HubOutcome& outcome);
+  /// The fetch of a scenario's repo ended (see openPath).
+  void scenarioFetched(const PreparedScenario& file, const HubOutcome& outcome);
+  /// Starts resolving `repo` in the worker and shows it: the Load button disabled, `busy` under the
+  /// search box and in the status bar.
+  void startFetch(const QString& repo, const QString& busy);
   void saveDialog();
   void measuredDialog();
   void exportDialog(int chart);
@@ -189,11 +200,13 @@ class MainWindow : public QMainWindow {
   QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
   QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
   RecentFiles* recent_ = nullptr;
-  HubLoader* hub_ = nullptr;      ///< repo ids resolved off the GUI thread
-  QPushButton* load_ = nullptr;   ///< "Load" beside the search box; disabled while fetching
-  QLabel* hub_status_ = nullptr;  ///< "Fetching ORG/NAME ..." while a fetch runs
-  ModelSource hub_source_;        ///< the model source when the fetch started
-  bool remember_ = false;         ///< restoreSettings() was called: save the geometry on close
+  HubLoader* hub_ = nullptr;                  ///< repo ids resolved off the GUI thread
+  QPushButton* load_ = nullptr;               ///< "Load" beside the search box; disabled while fetching
+  QLabel* hub_status_ = nullptr;              ///< "Fetching ORG/NAME ..." while a fetch runs
+  ModelSource hub_source_;                    ///< the model source when the fetch started
+  std::optional<PreparedScenario> hub_file_;  ///< the scenario file whose repo is being fetched
+  Scenario hub_scenario_;                     ///< the scenario when hub_file_'s fetch started
+  bool remember_ = false;                     ///< restoreSettings() was called: save the geometry on close
 };
 
 }  // namespace kvplan::gui

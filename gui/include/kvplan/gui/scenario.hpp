@@ -4,6 +4,7 @@
 /// turns into the equivalent `kvplan size` command line. Plain C++ (no Qt), so it is tested on its own.
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,11 +62,20 @@ nlohmann::json scenario_to_json(const Scenario& s);
 /// Whether a parsed JSON file is a scenario (an object with "kvplan_scenario").
 bool is_scenario(const nlohmann::json& j);
 
+/// The model of a scenario's "preset" reference (a preset id or a Hugging Face repo id); throws
+/// kvplan::Error as presets::find_model does.
+using ModelResolver = std::function<ModelSpec(const std::string& ref)>;
+
 /// Reads a scenario. Presets, GPU ids and model files are resolved now (a relative model path against
-/// `base_dir`). Throws kvplan::Error naming `origin` and the JSON path ("s.json: /tp: must be a
-/// positive integer"); the caller still has to make_plan the result to know it is plannable.
+/// `base_dir`; a "preset" reference by `resolve`, presets::find_model when empty: the GUI passes a repo
+/// id's model fetched off its thread). Throws kvplan::Error naming `origin` and the JSON path ("s.json:
+/// /tp: must be a positive integer"); the caller still has to make_plan the result to know it is plannable.
 Scenario scenario_from_json(const nlohmann::json& j, const std::string& origin,
-                            const std::filesystem::path& base_dir = {});
+                            const std::filesystem::path& base_dir = {}, const ModelResolver& resolve = {});
+
+/// The "preset" reference of a scenario's model (/model/preset), or empty when the model is a file or
+/// custom (or the reference is not a string: scenario_from_json says why).
+std::string scenario_preset_ref(const nlohmann::json& j);
 
 /// scenario_from_json of a file; errors name the file.
 Scenario load_scenario(const std::filesystem::path& path);
