@@ -3,7 +3,6 @@
 #include "kvplan/gui/save_file.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
 
@@ -280,20 +279,23 @@ namespace {
 json context_keys_to_json(const ContextKeys& k) {
   json lengths = json::array();
   for (const auto& [key, value] : k.lengths) lengths.push_back({{"key", key}, {"value", value}});
-  return {{"lengths", lengths},
-          {"model_type", k.model_type},
-          {"rope",
-           {{"key", k.rope.key},
-            {"type", k.rope.type},
-            {"factor", k.rope.factor},
-            {"original_max_position_embeddings", k.rope.original_max_position_embeddings}}}};
+  json j{{"lengths", lengths},
+         {"model_type", k.model_type},
+         {"rope",
+          {{"key", k.rope.key},
+           {"type", k.rope.type},
+           {"factor", k.rope.factor},
+           {"original_max_position_embeddings", k.rope.original_max_position_embeddings}}}};
+  if (k.no_length_key) j["no_length_key"] = true;  // the engines' 2,048-token default applies
+  return j;
 }
 
 ContextKeys context_keys_from_json(const json& j, const std::string& where) {
   const Reader r(j, where);
-  r.only({"lengths", "model_type", "rope"});
+  r.only({"lengths", "model_type", "rope", "no_length_key"});
   ContextKeys k;
   k.model_type = r.str("model_type", "");
+  k.no_length_key = r.boolean("no_length_key", false);
   if (const json* lengths = r.get("lengths")) {
     if (!lengths->is_array()) throw Error(r.at("lengths"), "must be an array of {key, value}");
     for (std::size_t i = 0; i < lengths->size(); ++i) {

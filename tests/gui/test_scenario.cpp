@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui_test_support.hpp"
+#include "kvplan/context_limit.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
 #include "kvplan/presets.hpp"
@@ -79,6 +80,20 @@ class ScenarioTest : public QObject {
     QCOMPARE(j["gpu"]["memory_bytes"].get<std::uint64_t>(), 48ULL << 30);
     QCOMPARE(j["engine"].get<std::string>(), std::string("ideal"));
     QVERIFY(!j.contains("bytes_per_token"));
+  }
+
+  // A config without any length key gets the engines' 2,048-token default (context_limit.hpp); an inline
+  // architecture lost the mark, so a reopened scenario had no limit at all.
+  void aConfigWithoutALengthKeyRoundTrips() {
+    const ModelSpec m = presets::load_model_file(KVPLAN_TEST_FIXTURES "/hostile/no-length-key.json");
+    QVERIFY(m.context_keys.no_length_key);
+    const ModelSpec back = model_from_json(model_to_json(m), "s.json: /model/architecture");
+    QVERIFY(back.context_keys.no_length_key);
+    QVERIFY(back == m);
+    for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
+      QVERIFY(engine_max_context(m, e).has_value());
+      QCOMPARE(engine_max_context(back, e), engine_max_context(m, e));
+    }
   }
 
   void theEngineRoundTrips() {
