@@ -244,6 +244,11 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   d.caption = QStringLiteral("%1: %2 on %3; %4%5")
                   .arg(model_title, deployment, on, p.has_gpu ? QStringLiteral("per GPU ") + memory : memory,
                        available);
+  // The curves run to kMaxChartContext; a longer context is marked on the axis, and said here so that
+  // the line past the curves' end is not read as a figure (the table has the figures at the context).
+  if (in.context.value > kMaxChartContext)
+    d.caption += QStringLiteral("; curves end at %1 tokens, the table gives %2")
+                     .arg(count(kMaxChartContext), count(in.context.value));
   return d;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include "gui_test_support.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/context_scale.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/tables.hpp"
@@ -218,6 +219,17 @@ class ControllerTest : public QObject {
     QVERIFY2(c.setKvMemory(QStringLiteral("32GiB")), qPrintable(c.errorMessage()));
     QCOMPARE(results.value(QStringLiteral("max_context")),
              QStringLiteral("262,144 tokens (past the model's 131,072 max_position_embeddings)"));
+  }
+
+  // The curves run to 2^20 tokens; at 10,000,000 (Llama 4 Scout's length) the "this context" line stood
+  // past their end with nothing said. The caption says where they end and that the table has the figures.
+  void aContextPastTheChartsIsSaid() {
+    Controller c;
+    const QString note = QStringLiteral("curves end at 1,048,576 tokens");
+    QVERIFY(!describe_charts(c.figures(), c.modelTitle()).caption.contains(note));
+    QVERIFY2(c.setContext(10000000), qPrintable(c.errorMessage()));
+    const QString caption = describe_charts(c.figures(), c.modelTitle()).caption;
+    QVERIFY2(caption.contains(note + QStringLiteral(", the table gives 10,000,000")), qPrintable(caption));
   }
 
   void resultsTableShowsThePlan() {
