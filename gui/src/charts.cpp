@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QGridLayout>
@@ -20,6 +21,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace kvplan::gui {
@@ -122,6 +124,25 @@ QString shown_title(const QString& heading, const QString& title, bool on_screen
   return on_screen && !heading.isEmpty() ? heading : title;
 }
 
+/// A log y axis puts a label at every power of its base. Where the plot is too short for one label per
+/// decade, Qt elided every label to "..." (the prefill chart's nine decades at 1366 x 768): the base grows
+/// by powers of ten until each label has 1.5 lines of height. The plot's height is the view's less what
+/// the last layout gave the title, the x axis and the legend (the view's own height when none was made).
+void fit_log_labels(XYView& v) {
+  auto* log = qobject_cast<QLogValueAxis*>(v.y);
+  if (log == nullptr || !(log->min() > 0) || !(log->max() > log->min())) return;
+  const QRectF plot = v.chart->plotArea();
+  const double around = plot.height() > 0 ? v.chart->size().height() - plot.height() : 0;
+  const double height = v.view->height() - around;
+  const double line = QFontMetricsF(log->labelsFont()).height() * 1.5;
+  const double decades = std::log10(log->max() / log->min());
+  int k = 1;
+  if (height > 0)
+    while (k < 6 && decades / k + 1 > height / line) ++k;
+  const double base = std::pow(10.0, k);
+  if (log->base() != base) log->setBase(base);
+}
+
 // `palette`: a line colour too dark for a dark background is drawn in its text colour (readable_on).
 void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_screen) {
   // Setters below are skipped when nothing changes: a text change relayouts the whole chart.
@@ -195,6 +216,7 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_sc
   if (v.y->titleText() != c.y_title) v.y->setTitleText(c.y_title);
   set_range(v.x, c.x_min, c.x_max);
   set_range(v.y, c.y_min, c.y_max);
+  fit_log_labels(v);
 }
 
 // `text`: the palette's text colour, for a mark without a colour of its own.
@@ -379,6 +401,10 @@ void ChartPanel::refreshChart(Chart chart) {
 }
 
 bool ChartPanel::eventFilter(QObject* watched, QEvent* event) {
+  // A resized chart (a smaller window, a moved splitter) spaces its log labels for its new height.
+  if (event->type() == QEvent::Resize)
+    for (XYView* v : {&d_->kv, &d_->users, &d_->prefill})
+      if (watched == v->view) fit_log_labels(*v);
   // A chart the chain left behind (off screen when it ran) that shows or is painted again (scrolled back
   // into view, a splitter opened) is refreshed now, before this paint, so that it never appears with
   // older data; the chain goes on for any other chart left behind.

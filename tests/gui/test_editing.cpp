@@ -13,12 +13,14 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListView>
+#include <QLogValueAxis>
 #include <QMenu>
 #include <QMessageBox>
 #include <QScrollArea>
@@ -355,6 +357,36 @@ class EditingTest : public QObject {
       test::drop(win.w, test::gui_fixture("scenario-70b-tp4.json"));
       QCOMPARE(answer.asked, 0);
       QVERIFY(win.c.scenarioPath().endsWith(QStringLiteral("scenario-70b-tp4.json")));
+    }
+  }
+
+  // At 1366 x 768 and 1280 x 720 every y label of the prefill chart (nine decades in about 130 px) read
+  // "...": Qt elides labels with less height than a line. Each log y axis now has a label per 1.5 lines at
+  // most, at the laptop sizes as at 1800 x 1150.
+  void logAxisLabelsHaveRoomAtLaptopSizes() {
+    for (const QSize size : {QSize(1366, 768), QSize(1280, 720), QSize(1800, 1150)}) {
+      Window win;
+      win.w.resize(size);
+      QVERIFY(QTest::qWaitForWindowActive(&win.w));
+      test::settle_charts(win.w);
+      QTest::qWait(50);  // the charts' layout after the resize
+      for (const auto chart : {ChartPanel::KvMemory, ChartPanel::MaxUsers, ChartPanel::PrefillCost}) {
+        QChart* c = qobject_cast<QChartView*>(win.w.charts()->chartWidget(chart))->chart();
+        for (QAbstractAxis* a : c->axes(Qt::Vertical))
+          if (auto* log = qobject_cast<QLogValueAxis*>(a)) {
+            const double decades = std::log10(log->max() / log->min());
+            const double labels = std::floor(decades / std::log10(log->base()) + 1e-9) + 1;
+            const double line = QFontMetricsF(log->labelsFont()).height();
+            QVERIFY2(labels * line <= c->plotArea().height(),
+                     qPrintable(QStringLiteral("%1 at %2x%3: %4 labels of %5 px in %6 px")
+                                    .arg(ChartPanel::chartName(chart))
+                                    .arg(size.width())
+                                    .arg(size.height())
+                                    .arg(labels)
+                                    .arg(line)
+                                    .arg(c->plotArea().height())));
+          }
+      }
     }
   }
 
