@@ -124,21 +124,20 @@ QString shown_title(const QString& heading, const QString& title, bool on_screen
   return on_screen && !heading.isEmpty() ? heading : title;
 }
 
-/// A log y axis puts a label at every power of its base. Where the plot is too short for one label per
-/// decade, Qt elided every label to "..." (the prefill chart's nine decades at 1366 x 768): the base grows
-/// by powers of ten until each label has 1.5 lines of height. The plot's height is the view's less what
-/// the last layout gave the title, the x axis and the legend (the view's own height when none was made).
+/// A log y axis puts a label at every power of its base. Where the plot is too short for them, Qt elided
+/// every label to "..." (the prefill chart's nine decades in 88 px at 1366 x 768): the base grows (10,
+/// 100, 1000, ...) until each label has 1.2 lines of height in the plot area the last layout gave (called
+/// again on QChart::plotAreaChanged). The x axes keep their base: their labels fit but for the last
+/// ("10485..." at 1366 x 768), and fewer of them would say less.
 void fit_log_labels(XYView& v) {
   auto* log = qobject_cast<QLogValueAxis*>(v.y);
   if (log == nullptr || !(log->min() > 0) || !(log->max() > log->min())) return;
-  const QRectF plot = v.chart->plotArea();
-  const double around = plot.height() > 0 ? v.chart->size().height() - plot.height() : 0;
-  const double height = v.view->height() - around;
-  const double line = QFontMetricsF(log->labelsFont()).height() * 1.5;
+  const double room = v.chart->plotArea().height();
+  const double per_label = QFontMetricsF(log->labelsFont()).height() * 1.2;
   const double decades = std::log10(log->max() / log->min());
   int k = 1;
-  if (height > 0)
-    while (k < 6 && decades / k + 1 > height / line) ++k;
+  if (room > 0)
+    while (k < 6 && (std::floor(decades / k + 1e-9) + 1) * per_label > room) ++k;
   const double base = std::pow(10.0, k);
   if (log->base() != base) log->setBase(base);
 }
@@ -313,6 +312,8 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
   for (XYView* v : {&d_->kv, &d_->users, &d_->prefill}) {
     v->chart = new QChart;
     v->view = make_view(v->chart, this);
+    // A resized chart (a smaller window, a moved splitter) spaces its log labels for its new plot area.
+    connect(v->chart, &QChart::plotAreaChanged, this, [v] { fit_log_labels(*v); });
   }
   make_bar(d_->bar, this);
   for (QChart* c : {d_->kv.chart, d_->users.chart, d_->prefill.chart, d_->bar.chart})
@@ -401,10 +402,6 @@ void ChartPanel::refreshChart(Chart chart) {
 }
 
 bool ChartPanel::eventFilter(QObject* watched, QEvent* event) {
-  // A resized chart (a smaller window, a moved splitter) spaces its log labels for its new height.
-  if (event->type() == QEvent::Resize)
-    for (XYView* v : {&d_->kv, &d_->users, &d_->prefill})
-      if (watched == v->view) fit_log_labels(*v);
   // A chart the chain left behind (off screen when it ran) that shows or is painted again (scrolled back
   // into view, a splitter opened) is refreshed now, before this paint, so that it never appears with
   // older data; the chain goes on for any other chart left behind.

@@ -361,7 +361,7 @@ class EditingTest : public QObject {
   }
 
   // At 1366 x 768 and 1280 x 720 every y label of the prefill chart (nine decades in about 130 px) read
-  // "...": Qt elides labels with less height than a line. Each log y axis now has a label per 1.5 lines at
+  // "...": Qt elides labels with less height than a line. Each log y axis now has a label per 1.2 lines at
   // most, at the laptop sizes as at 1800 x 1150.
   void logAxisLabelsHaveRoomAtLaptopSizes() {
     for (const QSize size : {QSize(1366, 768), QSize(1280, 720), QSize(1800, 1150)}) {
