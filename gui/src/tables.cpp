@@ -147,12 +147,14 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
           .arg(in.deployment.parallel.tp)
           .arg(in.deployment.parallel.pp),
+      // Weights given as a size take no dtype (the CLI refuses --weight-dtype beside --weights): the
+      // row named the weight dtype box's type as if it applied.
       Shown{qstr(format_bytes(g.weights_bytes, UnitSystem::iec)) + QStringLiteral(" of ") +
-                qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) + QStringLiteral(", ") +
-                qstr(name(in.model.weight_dtype).data()) +
+                qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) +
                 (p.weights_from_architecture
-                     ? QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
-                     : QStringLiteral(", as given")),
+                     ? QStringLiteral(", ") + qstr(name(in.model.weight_dtype).data()) +
+                           QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
+                     : QStringLiteral(", as given (the weight dtype does not apply)")),
             Quantity::of_bytes(g.weights_bytes)});
   add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), shown_bytes(g.reserve_bytes));
   if (p.has_gpu) {

@@ -232,6 +232,18 @@ class ControllerTest : public QObject {
     QVERIFY2(caption.contains(note + QStringLiteral(", the table gives 10,000,000")), qPrintable(caption));
   }
 
+  // Weights given as a size take no dtype: the row said "fp8_e4m3, as given", as if the type applied.
+  void weightsGivenAsASizeNameNoDtype() {
+    Controller c;
+    ResultsModel results(&c);
+    QVERIFY(c.setWeightDtype(DType::fp8_e4m3));
+    QVERIFY(results.value(QStringLiteral("per_gpu.weights_bytes")).contains(QStringLiteral("fp8_e4m3")));
+    QVERIFY2(c.setWeights(QStringLiteral("10GiB")), qPrintable(c.errorMessage()));
+    const QString row = results.value(QStringLiteral("per_gpu.weights_bytes"));
+    QVERIFY2(row.endsWith(QStringLiteral(", as given (the weight dtype does not apply)")), qPrintable(row));
+    QVERIFY2(!row.contains(QStringLiteral("fp8")), qPrintable(row));
+  }
+
   void resultsTableShowsThePlan() {
     Controller c;
     ResultsModel results(&c);
