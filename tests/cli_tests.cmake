@@ -343,6 +343,12 @@ kvplan_cli_warns("hostile: a config with no length key gets vLLM 2,048"
   "KV cache \\(1 user"
   "vLLM's derived max_model_len 8,192 \\(no length key in the config: vLLM warns and assumes 2,048 x rope_scaling factor 4, linear\\)"
   size ${KVPLAN_HOSTILE}/no-length-key.json --context 10000 --engine vllm)
+# An unknown RoPE type ("yran" for yarn) was read as a plain factor without a word; vLLM and transformers
+# refuse to load it. Warned, naming its path.
+kvplan_cli_warns("hostile: an unknown rope_type warns"
+  "KV cache \\(1 user"
+  "warning: rope-type-unknown.json: /rope_scaling: RoPE type 'yran' is not one vLLM's get_rope or transformers' ROPE_INIT_FUNCTIONS know"
+  size ${KVPLAN_HOSTILE}/rope-type-unknown.json)
 kvplan_cli_bad("hostile: a head_dim of 2^40"
   "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)

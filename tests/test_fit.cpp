@@ -151,6 +151,17 @@ TEST_CASE("fit: engines through make_plan, and their launch lines", "[fit]") {
              Catch::StartsWith("trtllm-serve meta-llama/Llama-3.1-70B --tp_size 8 --pp_size 1 "
                                "--max_seq_len 32768 --max_batch_size 16 "
                                "--kv_cache_free_gpu_memory_fraction 0."));
+  CHECK_THAT(t.rows.front().launch, !Catch::Contains("kv_cache_config"));  // bf16: the model's type
+  // An fp8 row's line sets TensorRT-LLM's KV cache type (kv_cache_config dtype: fp8); it started a bf16
+  // cache, twice the bytes the row planned.
+  FitRequest t8 = readme_job(DType::fp8_e4m3);
+  t8.engine.engine = Engine::trtllm;
+  const FitResult f8 = fit(t8);
+  REQUIRE(!f8.rows.empty());
+  CHECK(f8.rows.front().plan.inputs.kv.k == DType::fp8_e4m3);
+  CHECK_THAT(f8.rows.front().launch,
+             Catch::Contains(" --extra_llm_api_options kv_cache_config.yaml") &&
+                 Catch::Contains("# kv_cache_config.yaml: \"kv_cache_config: {dtype: fp8}\""));
   // llama.cpp runs no tensor parallelism: only tp 1 layouts, which for a 70B on 80 GB GPUs need pp.
   FitRequest l = readme_job(DType::fp16);
   l.engine.engine = Engine::llamacpp;

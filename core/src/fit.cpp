@@ -353,6 +353,18 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string comment;
   const std::string options = engine_flags(p.inputs.engine, yaml);
   const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
+  if (p.inputs.engine.engine == Engine::trtllm) {
+    // TensorRT-LLM's KV cache type is kv_cache_config's dtype (tensorrt_llm/llmapi/llm_args.py
+    // KvCacheConfig.dtype: "auto" or "fp8"); the fp8 rows' line started a cache of the model's type, twice
+    // the bytes the row planned. Other quantised types come from a checkpoint quantised so.
+    const DType k = p.inputs.kv.k;
+    if (k == DType::fp8_e4m3)
+      yaml.insert(yaml.begin(), "dtype: fp8");
+    else if (k != DType::fp16 && k != DType::bf16 && k != DType::fp32)
+      comment +=
+          std::string(comment.empty() ? "" : "; ") + "KV cache " + std::string(name(k)) +
+          ": give a checkpoint whose KV cache is quantised so (kv_cache_config's dtype takes auto or fp8)";
+  }
   std::string line = layout_line(p);
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;

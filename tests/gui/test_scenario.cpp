@@ -223,6 +223,10 @@ class ScenarioTest : public QObject {
     QTest::newRow("engine option null") << "engine_options"
                                         << "{\"block_size\": null}"
                                         << "s.json: /engine_options/block_size: must not be null";
+    // As the CLI's --k-dtype without --v-dtype: V was planned at the model's bf16 without a word.
+    QTest::newRow("K dtype alone") << "k_dtype"
+                                   << "\"fp8_e4m3\""
+                                   << "s.json: /v_dtype: missing (required with k_dtype)";
     // As the CLI's --mamba-cache-dtype: Llama 3.1 8B has no recurrent layer, the type changed nothing.
     QTest::newRow("state dtype without recurrent layers")
         << "state_dtype"

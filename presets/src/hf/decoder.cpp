@@ -204,6 +204,18 @@ ContextKeys context_keys_from_config(const Reader& r, const std::string& model_t
           " differs from rope_scaling: vLLM (patch_rope_parameters, transformers 4.x) and "
           "transformers 5 (convert_rope_params_to_dict) take rope_scaling, and so does kvplan");
   }
+  // A type none of the engines or transformers know ("yran", "llama_3") was read as a plain factor without
+  // a word: vLLM's get_rope and transformers' ROPE_INIT_FUNCTIONS refuse it, and the limit it gives
+  // (llama_3's 131,072 x 8) is not the model's.
+  static constexpr std::array<std::string_view, 14> known{
+      "",         "default", "linear", "dynamic", "ntk",   "yarn", "deepseek_yarn",
+      "longrope", "su",      "llama3", "llama4",  "mrope", "3d",   "proportional"};
+  if (k.rope.factor > 0 && std::find(known.begin(), known.end(), k.rope.type) == known.end())
+    warnings.push_back(
+        r.where(k.rope.key) + ": RoPE type '" + k.rope.type +
+        "' is not one vLLM's get_rope or transformers' ROPE_INIT_FUNCTIONS know (a misspelling?): "
+        "they refuse to load it; the context limits read its factor " +
+        format_shortest(k.rope.factor) + " as a plain scale");
   return k;
 }
 
