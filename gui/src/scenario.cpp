@@ -534,6 +534,8 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   }
 
   PlanInputs& in = s.inputs;
+  in.kv.k = r.dtype("k_dtype", in.kv.k);
+  in.kv.v = r.dtype("v_dtype", in.kv.v);
   // K and V together or neither, as the CLI's --k-dtype/--v-dtype: one alone left the other at the
   // model's type without a word.
   if ((r.get("k_dtype") == nullptr) != (r.get("v_dtype") == nullptr)) {
@@ -541,8 +543,6 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
     throw Error(r.at(k ? "v_dtype" : "k_dtype"),
                 std::string("missing (required with ") + (k ? "k_dtype" : "v_dtype") + ")");
   }
-  in.kv.k = r.dtype("k_dtype", in.kv.k);
-  in.kv.v = r.dtype("v_dtype", in.kv.v);
   // A state type for a model without recurrent layers would change nothing: refused, as the CLI's
   // --mamba-cache-dtype is (cli/options.cpp resolve_kv_dtypes).
   const bool recurrent = std::any_of(in.model.layers.begin(), in.model.layers.end(),
