@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
@@ -25,6 +27,28 @@ std::vector<std::string> split(const std::string& text) {
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
+}
+
+/// The --speculative-config JSON as the engine's line must carry it: a drafter given as a kvplan preset id
+/// ("llama-3.1-8b") becomes the preset's Hugging Face repo, which the engine can load (it passed the id
+/// unchanged; the target was already translated). A drafter given as a local file stays as given, and
+/// `note` says the engine needs the drafter's repo or weights folder there.
+std::string speculative_config_for_launch(const std::string& text, std::string& note) {
+  if (text.empty()) return text;
+  auto j = nlohmann::json::parse(text, nullptr, false);  // apply_speculative_config has checked it
+  const auto it = j.is_object() ? j.find("model") : j.end();
+  if (it == j.end() || !it->is_string()) return text;
+  const std::string model = it->get<std::string>();
+  for (const auto& p : presets::list_models())
+    if (p.id == model && !p.hf_repo.empty()) {
+      *it = p.hf_repo;
+      return j.dump();
+    }
+  std::error_code ec;
+  if (std::filesystem::exists(model, ec))
+    note =
+        "the drafter " + model + " is a local file: give the engine its Hugging Face repo or weights folder";
+  return text;
 }
 
 std::vector<std::uint64_t> counts(const std::string& text, const char* flag) {
@@ -185,7 +209,9 @@ FitRequest build_fit_request(const FitOptions& o) {
   // The launch line carries what was applied to the model: the engine must be told too.
   if (!o.weight_dtype.empty() && r.model.weight_dtype != checkpoint_weights)
     r.launch.weight_dtype = r.model.weight_dtype;
-  r.launch.speculative_config = o.engine.speculative_config;
+  std::string drafter_note;
+  r.launch.speculative_config = speculative_config_for_launch(o.engine.speculative_config, drafter_note);
+  r.launch.note = drafter_note;
   r.context = parse_tokens(o.context, "--context");
   r.users = parse_count(o.users, "--users");
   r.max_gpus = parse_count(o.max_gpus, "--max-gpus");

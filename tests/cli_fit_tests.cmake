@@ -162,6 +162,12 @@ kvplan_cli_bad("prefill overflow names --vs"
   prefill llama-3.1-8b --prompt 1000 --vs 18446744073709551615)
 # A drafter whose page vLLM cannot unify with the target's (tests/fixtures/eagle-3kv-draft.json: 24,576 B
 # against 65,536 B): --speculative-config caused it, not --engine.
+# A drafter given as a kvplan preset id goes to vLLM as the preset's Hugging Face repo
+# (presets/models/llama-3.1-8b.json hf_repo), as the target does; the id itself is no model vLLM can load.
+kvplan_cli_ok("fit: a drafter preset id becomes its repo on the launch line"
+  "vllm serve meta-llama/Llama-3.1-70B .*--speculative-config '\\{\"method\":\"draft_model\",\"model\":\"meta-llama/Llama-3.1-8B\",\"num_speculative_tokens\":3\\}'"
+  fit llama-3.1-70b --context 32768 --users 4 --engine vllm --gpu h100-sxm --top 1
+  "--speculative-config={\"method\": \"draft_model\", \"model\": \"llama-3.1-8b\", \"num_speculative_tokens\": 3}")
 kvplan_cli_bad("vllm drafter page size names --speculative-config"
   "^kvplan: error: --speculative-config: the drafter's layers under the engine: vLLM cannot unify the page sizes"
   size llama-3.1-8b --engine vllm "--speculative-config={\"method\": \"eagle\", \"model\": \"${KVPLAN_FIXTURES}/eagle-3kv-draft.json\"}")

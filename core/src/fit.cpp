@@ -319,6 +319,7 @@ std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comme
       comment += std::string(comment.empty() ? "" : "; ") + "speculative decoding " + x.speculative_config +
                  ": set the engine's own speculative options";
   }
+  if (!x.note.empty()) comment += std::string(comment.empty() ? "" : "; ") + x.note;
   return line;
 }
 }  // namespace

@@ -35,8 +35,11 @@ struct LaunchExtras {
   /// quantise a checkpoint online to fp8 only (`--quantization fp8`); other types need a checkpoint
   /// quantised so, which the line says.
   std::optional<DType> weight_dtype;
-  /// The speculative-decoding config as given (vLLM's --speculative-config JSON), empty when none.
+  /// The speculative-decoding config (vLLM's --speculative-config JSON) as the engine must be given it,
+  /// empty when none.
   std::string speculative_config;
+  /// A note for the line's comment (a drafter given as a local file), empty when none.
+  std::string note;
 };
 
 /// What to search.
