@@ -102,6 +102,10 @@ json row_json(const FitRow& r) {
          {"max_context_past_max_position_embeddings",
           p.max_context.has_value() &&
               past_max_position(p.inputs.model, *p.max_context, p.inputs.engine.engine)},
+         {"engine_max_context",  // the limit that flag is against (null: unknown)
+          engine_max_context(p.inputs.model, p.inputs.engine.engine)
+              ? json(engine_max_context(p.inputs.model, p.inputs.engine.engine)->value)
+              : json(nullptr)},
          {"weights_bytes_per_gpu", p.per_gpu.weights_bytes.value},
          {"kv_bytes_per_gpu", p.per_gpu.kv_bytes_total.value},
          {"available_kv_bytes_per_gpu", p.per_gpu.available_kv_bytes.value},

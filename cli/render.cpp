@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kvplan/context_limit.hpp"
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 
@@ -241,6 +242,10 @@ json plan_json(const Plan& p) {
     // The memory figure stays; this says it passes the limit the engine derives (context_limit).
     j["max_context_past_max_position_embeddings"] =
         p.max_context.has_value() && past_max_position(in.model, *p.max_context, in.engine.engine);
+    // The limit that flag is against: the engine's derived one, which may differ from the model's
+    // max_position_embeddings (RoPE scaling, model_max_length); null when unknown.
+    const auto limit = engine_max_context(in.model, in.engine.engine);
+    j["engine_max_context"] = limit ? json(limit->value) : json(nullptr);
     j["ideal"]["max_users"] = p.ideal_max_users;
     j["ideal"]["max_context"] = p.ideal_max_context ? json(p.ideal_max_context->value) : json(nullptr);
     if (p.engine.kv_cache_tokens) j["kv_cache_tokens"] = *p.engine.kv_cache_tokens;

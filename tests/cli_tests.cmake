@@ -349,6 +349,11 @@ kvplan_cli_warns("hostile: an unknown rope_type warns"
   "KV cache \\(1 user"
   "warning: rope-type-unknown.json: /rope_scaling: RoPE type 'yran' is not one vLLM's get_rope or transformers' ROPE_INIT_FUNCTIONS know"
   size ${KVPLAN_HOSTILE}/rope-type-unknown.json)
+# --json gives the limit its past-the-limit flag is held against: vLLM's 2,048 (no length key) x 4 = 8,192,
+# not a max_position_embeddings (the config has none).
+kvplan_cli_ok("size --json: the engine's derived limit"
+  "\"engine_max_context\": 8192"
+  size ${KVPLAN_HOSTILE}/no-length-key.json --engine vllm --kv-memory 1GiB --json)
 kvplan_cli_bad("hostile: a head_dim of 2^40"
   "^kvplan: error: huge-head-dim.json: /head_dim: 1,099,511,627,776 is past any real model's"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)

@@ -72,6 +72,13 @@ int main(int argc, char** argv) {
   // one "kvplan-gui: error:" line and exit 2, as the CLI's are.
   if (!parser.parse(QApplication::arguments())) {
     const QStringList unknown = parser.unknownOptionNames();
+    // Qt's "Missing value after '--screenshot'." in kvplan's words.
+    const auto missing =
+        QRegularExpression(QStringLiteral("^Missing value after '(-+[^']+)'")).match(parser.errorText());
+    if (missing.hasMatch()) {
+      fail(QStringLiteral("%1: needs a value (kvplan-gui --help)").arg(missing.captured(1)));
+      return 2;
+    }
     fail(unknown.isEmpty()
              ? parser.errorText()
              : QStringLiteral("%1%2: not an option of kvplan-gui (kvplan-gui --help)")
@@ -100,6 +107,11 @@ int main(int argc, char** argv) {
     fail(QStringLiteral("--size: only with --screenshot (the window remembers its own size)"));
     return 2;
   }
+  for (const QCommandLineOption* o : {&screenshot, &scenario})
+    if (parser.isSet(*o) && parser.value(*o).isEmpty()) {
+      fail(QStringLiteral("--%1: needs a file name, got ''").arg(o->names().front()));
+      return 2;
+    }
   if (parser.isSet(screenshot) &&
       !parser.value(screenshot).endsWith(QStringLiteral(".png"), Qt::CaseInsensitive)) {
     fail(QStringLiteral("--screenshot: %1: the image is PNG; give a name ending in .png")
