@@ -58,8 +58,14 @@ kvplan_cli_bad("sink tokens without a window" "^kvplan: error: --recent-window: 
 kvplan_cli_bad("recent window zero" "^kvplan: error: --recent-window: must be positive" compare llama-3.1-8b --sink-tokens 4 --recent-window 0)
 # A KV dtype the engine has no cache type for is the request's error (it was "no layout could be planned",
 # exit 0); under the exact layout a dtype vLLM lacks gets no vllm line rather than one vLLM would refuse.
-kvplan_cli_bad("fit: a KV dtype the engine lacks" "--kv-dtype: llama.cpp cache types are"
+kvplan_cli_bad("fit: a KV dtype the engine lacks"
+  "--kv-dtype: llama.cpp has no cache type fp8_e4m3 \\(its types: f32, f16, bf16, q8_0"
   fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --engine llamacpp --kv-dtype fp8_e4m3)
+# One llama-server process splits the layers over at most 16 CUDA devices (GGML_CUDA_MAX_DEVICES): fit
+# offered 40-42 stage splits of Llama 3.1 70B over L40S; size refuses pp 17 naming --pp.
+kvplan_cli_bad("llama.cpp over more than 16 devices"
+  "--pp: more than 16 stages: llama.cpp splits layers over the devices of one process, and ggml's CUDA backend drives at most 16"
+  size llama-3.1-70b --engine llamacpp --gpu l40s --gpus 17 --pp 17 --tp 1)
 kvplan_cli_ok("fit: no vllm line for a type vLLM lacks" "\\(no vllm line: vLLM has no KV cache type q8_0"
   fit llama-3.1-70b --context 4096 --users 16 --gpu h100-sxm --kv-dtype q8_0)
 # No engine keeps attention sinks plus a window: under an engine's rules the cap is refused, naming the flag

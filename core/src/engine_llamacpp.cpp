@@ -253,9 +253,20 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
   if (p.tp > 1)
     throw Error("tp",
                 "llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices");
-  if (t.k == DType::fp8_e4m3 || t.k == DType::fp8_e5m2 || t.k == DType::int4 || t.k == DType::int8 ||
-      t.v == DType::fp8_e4m3 || t.v == DType::fp8_e5m2 || t.v == DType::int4 || t.v == DType::int8)
-    throw Error("kv_dtype", "llama.cpp cache types are f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1");
+  // One llama-server process drives every device of its layer split; ggml's CUDA backend has at most 16
+  // (GGML_CUDA_MAX_DEVICES, ggml/include/ggml-cuda.h). fit offered 40-stage splits.
+  constexpr std::uint64_t kMaxDevices = 16;
+  if (p.pp > kMaxDevices)  // one text for every such pp: fit names the refusal once
+    throw Error(
+        "pp",
+        "more than 16 stages: llama.cpp splits layers over the devices of one process, and ggml's CUDA "
+        "backend drives at most 16 (GGML_CUDA_MAX_DEVICES)");
+  const auto unsupported = [](DType d) {
+    return d == DType::fp8_e4m3 || d == DType::fp8_e5m2 || d == DType::int4 || d == DType::int8;
+  };
+  if (unsupported(t.k) || unsupported(t.v))
+    throw Error("kv_dtype", "llama.cpp has no cache type " + std::string(name(unsupported(t.k) ? t.k : t.v)) +
+                                " (its types: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)");
   // llama-model.cpp create_memory: the recurrent cache's r and s rows are always GGML_TYPE_F32; llama.cpp
   // has no option for them, so an override would be a figure the engine never allocates.
   if (t.state || t.ssm_state)
