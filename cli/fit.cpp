@@ -209,7 +209,7 @@ FitRequest build_fit_request(const FitOptions& o) {
   DtypeOptions d;
   d.weight_dtype = o.weight_dtype;
   const DType checkpoint_weights = r.model.weight_dtype;
-  apply_weight_dtype(d, r.model);
+  apply_weight_dtype(d, r.model, r.engine.engine);
   // The launch line carries what was applied to the model: the engine must be told too.
   if (!o.weight_dtype.empty() && r.model.weight_dtype != checkpoint_weights)
     r.launch.weight_dtype = r.model.weight_dtype;

@@ -108,7 +108,7 @@ Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliO
   in.model = apply_speculative_config(e.speculative_config, resolve_model(mo, nullptr));
   in.engine = resolve_engine(e);
   in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
-  apply_weight_dtype(d, in.model);
+  apply_weight_dtype(d, in.model, in.engine.engine);
   in.context = context;
   return make_plan(in);
 }

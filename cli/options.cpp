@@ -310,8 +310,37 @@ void refuse_weights_with_weight_dtype(const std::string& weights, const std::str
         "give --weight-dtype or --weights SIZE, not both (--weights sets the bytes whatever the type)");
 }
 
-void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m) {
-  if (o.weight_dtype.empty()) return;
+void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine) {
+  if (o.weight_dtype.empty()) {
+    // An fp32 checkpoint, its weights from the architecture: the serving engines' --dtype auto loads them
+    // at their auto dtype (auto_serving_dtype), 2 B a parameter. llama.cpp reads a GGUF, whose types are
+    // its own; weights read from the files (weights_bytes) stay as stored.
+    if (m.dtype != DType::fp32 || engine == Engine::llamacpp || m.weights_bytes) return;
+    const DType served = auto_serving_dtype(m, engine);
+    bool changed = false;
+    for (DType* d : {&m.weight_dtype, &m.embedding_dtype, &m.expert_weight_dtype})
+      if (*d == DType::fp32) {
+        *d = served;
+        changed = true;
+      }
+    if (!changed) return;
+    std::string rule;
+    switch (engine) {
+      case Engine::sglang:
+        rule =
+            "SGLang's --dtype auto loads them in fp16, bf16 for Gemma (srt/configs/model_config.py "
+            "_get_and_verify_dtype)";
+        break;
+      case Engine::trtllm: rule = "TensorRT-LLM serves them in fp16"; break;
+      default:
+        rule =
+            "vLLM's --dtype auto loads them in bf16 on compute capability 8.0 and later, fp16 before "
+            "(vllm/config/model.py _resolve_auto_dtype)";
+    }
+    m.warnings.push_back("weights of the fp32 checkpoint " + m.name + ": " + rule + ", 2 B a parameter; " +
+                         "--weight-dtype fp32 counts 4 B");
+    return;
+  }
   m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
   m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
 }
@@ -388,7 +417,7 @@ PlanInputs build_inputs(const SizeOptions& o) {
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
-  apply_weight_dtype(o.dtypes, in.model);
+  apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;
   (void)resolve_units(d.units);
   in.context = parse_tokens(d.context, "--context");

@@ -194,7 +194,12 @@ std::optional<std::string> auto_dtype_note(const ModelSpec& m, Engine engine);
 KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOptions* engine = nullptr);
 /// The engine options.
 EngineOptions resolve_engine(const EngineCliOptions& o);
-void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m);
+/// --weight-dtype applied to the model (every weight type; the checkpoint's bytes dropped). Without it, an
+/// fp32 checkpoint whose weights come from the architecture takes the engine's auto dtype
+/// (auto_serving_dtype: vLLM bf16, SGLang fp16 or bf16 for Gemma, TensorRT-LLM fp16), 2 B a parameter,
+/// with a warning naming the rule; llama.cpp (a GGUF's own types) and weights read from files stay.
+/// Throws Error("--weight-dtype", ...) on an unknown type.
+void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine);
 /// --weights SIZE with --weight-dtype: the size would win silently, so the pair is refused
 /// (Error("--weight-dtype", ...) naming both flags); --weights auto goes with any --weight-dtype.
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype);

@@ -93,6 +93,25 @@ kvplan_cli_ok("engine vllm prints its two lines"
 kvplan_cli_ok("engine vllm json keys"
   "\"kv_cache_tokens\": 42656,.*\"max_concurrency\": 1.30[0-9]*,.*\"max_context\": 42656,"
   size Qwen/Qwen3-14B --engine vllm --kv-memory 6.51GiB --context 32768 --json)
+# Pipeline stages as the engine splits them. gemma-3-4b: 34 layers, full attention on 0-based 5, 11, 17,
+# 23, 29, sliding (1,024) on the rest, 4 KV heads x 256 x 2 (K, V) x 2 B = 4,096 B per token per layer.
+# vLLM's get_pp_indices over 11 stages: 3 each, the one extra to partitions[-2] (layers 27-30), which
+# holds full layer 29 and 3 sliding: 8,192 x 4,096 + 3 x 1,024 x 4,096 = 46,137,344 B at 8,192 tokens.
+# TensorRT-LLM gives the extra to the first stage (0-3, all sliding); its fullest, 4-6 or 28-30, holds
+# one full and 2 sliding: 33,554,432 + 8,388,608 = 41,943,040 B.
+kvplan_cli_ok("pp stages: vLLM's split, gemma-3-4b over 11"
+  "Per GPU \\(fullest of 11 stages.*exact layout \\(ideal\\) +44.0 MiB \\(46,137,344 B\\)"
+  size gemma-3-4b --engine vllm --pp 11 --tp 1 --gpus 11 --gpu h100-sxm --context 8192 --users 1)
+kvplan_cli_ok("pp stages: TensorRT-LLM's split, gemma-3-4b over 11"
+  "Per GPU \\(fullest of 11 stages.*exact layout \\(ideal\\) +40.0 MiB \\(41,943,040 B\\)"
+  size gemma-3-4b --engine trtllm --pp 11 --tp 1 --gpus 11 --gpu h100-sxm --context 8192 --users 1)
+# gemma-3-27b over 4 under vLLM: 15, 16, 16, 15 layers (get_pp_indices); the second (15-30) holds 3 full
+# (17, 23, 29) and 13 sliding: vLLM's hybrid groups of 3 layers, 1 full + 5 sliding = 6 groups. A block is
+# 16 tokens x 8,192 B x 3 layers = 393,216 B; 62,390,314,009 B available (the plan's line) make 158,665
+# blocks, 158,665 // 6 = 26,444 per group x 16 = 423,104 tokens.
+kvplan_cli_ok("pp stages: vLLM's split, gemma-3-27b over 4"
+  "GPU KV cache size: 423,104 tokens"
+  size gemma-3-27b --engine vllm --pp 4 --tp 1 --gpus 4 --gpu h100-sxm --context 8192 --users 1)
 # llama.cpp, gpt-oss-20b at 131,072 tokens: 3072 MiB full cache and a 768-cell SWA cache of 18 MiB.
 kvplan_cli_ok("engine llamacpp iswa lines"
   "size = 3072.00 MiB \\(131072 cells,  12 layers,  1/1 seqs\\).*768 cells.*size =   18.00 MiB"

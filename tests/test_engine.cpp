@@ -634,7 +634,7 @@ TEST_CASE("stage views: each stage's share of the groups, nothing copied", "[eng
   // Stage 2: group 2 (2).
   using test::gqa;
   const auto m = test::model({{gqa(8, 8, 64), 3}, {gqa(8, 2, 64), 1}, {gqa(8, 1, 64), 4}});
-  const auto v = stage_views(m, 3);
+  const auto v = stage_views(m, 3, PipelineSplit::first_stages);
   REQUIRE(v.size() == 3);
   REQUIRE(v[0].layers.size() == 1);
   CHECK(v[0].layers[0].count == 3);
@@ -652,7 +652,7 @@ TEST_CASE("stage views: each stage's share of the groups, nothing copied", "[eng
   ModelSpec big = m;
   big.layers = many;
   std::size_t views = 0;
-  for (const auto& s : stage_views(big, 4096)) views += s.layers.size();
+  for (const auto& s : stage_views(big, 4096, PipelineSplit::first_stages)) views += s.layers.size();
   CHECK(views == 4096);
 }
 
@@ -890,9 +890,10 @@ TEST_CASE("the engine option table: one record per option, keys worded at each e
 TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's sliding tokens",
           "[engine][sglang][plan]") {
   // gemma-3-27b (config.json: 62 layers, 16 KV heads, head_dim 128, sliding_window_pattern 6: layers
-  // 6, 12, ..., 60 full), bf16: 16 x (128 + 128) x 2 B = 8,192 B per token per layer. pp 3 splits the
-  // layers 21 / 21 / 20; the first stage (layers 1-21) is the fullest (the second has as many layers,
-  // not more): 3 full layers (6, 12, 18) = 24,576 B and 18 sliding = 147,456 B per token.
+  // 6, 12, ..., 60 full), bf16: 16 x (128 + 128) x 2 B = 8,192 B per token per layer. SGLang's
+  // get_pp_indices gives the last 62 mod 3 = 2 stages the extra layers: 20 / 21 / 21 (layers 1-20,
+  // 21-41, 42-62); the policy sizes the largest cell, the first of the two of 21 layers (21-41): 3 full
+  // layers (24, 30, 36) = 24,576 B and 18 sliding = 147,456 B per token.
   PlanInputs in;
   in.model = presets::find_model("gemma-3-27b");
   in.kv = KvDtypes{DType::bf16, DType::bf16};
@@ -911,6 +912,46 @@ TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's
   CHECK(p.fits);
   CHECK(p.per_gpu.kv_bytes_total <= p.per_gpu.available_kv_bytes);
   CHECK(p.per_gpu.free_bytes.value == p.per_gpu.available_kv_bytes.value - p.per_gpu.kv_bytes_total.value);
+}
+
+TEST_CASE("pipeline stages follow each engine's split: gemma-3-27b's 62 layers over 4 stages",
+          "[engine][vllm][sglang][plan][parallel]") {
+  // gemma-3-27b: 62 layers, full attention on every 6th (0-based 5, 11, 17, 23, 29, 35, 41, 47, 53, 59),
+  // sliding (window 1,024) on the others; 16 KV heads x 128 x 2 (K, V) x 2 B = 8,192 B per token per
+  // layer at tp 1. At 8,192 tokens a full layer holds 8,192 x 8,192 = 67,108,864 B, a sliding one
+  // 1,024 x 8,192 = 8,388,608 B. 62 = 4 x 15 + 2.
+  PlanInputs in;
+  in.model = presets::find_model("gemma-3-27b");
+  in.kv = KvDtypes{DType::bf16, DType::bf16};
+  in.context = Tokens{8192};
+  in.users = 1;
+  in.deployment.parallel = Parallelism{1, 4, 1};
+  in.gpu = presets::find_gpu("h100-sxm");
+  constexpr std::uint64_t full = 67108864, sliding = 8388608;
+  const auto check = [&](Engine e, std::vector<Stage> stages, std::vector<std::uint64_t> kv) {
+    in.engine = engine(e);
+    const Plan p = make_plan(in);
+    REQUIRE(p.stages.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+      CHECK(p.stages[i].stage == stages[i]);
+      CHECK(p.stages[i].kv_bytes.value == kv[i]);
+      CHECK(p.stages[i].bytes_per_token.value == stages[i].count * 8192);
+    }
+  };
+  // vLLM (get_pp_indices: the 2 extra layers to partitions[-2] and [-3]): 15, 16, 16, 15 = layers
+  // [0, 15) with 5, 11 full; [15, 31) with 17, 23, 29; [31, 47) with 35, 41; [47, 62) with 47, 53, 59.
+  check(Engine::vllm, {{0, 15}, {15, 16}, {31, 16}, {47, 15}},
+        {2 * full + 13 * sliding, 3 * full + 13 * sliding, 2 * full + 14 * sliding, 3 * full + 12 * sliding});
+  // SGLang (the last 2 stages take them): 15, 15, 16, 16 = [0, 15), [15, 30) with 17, 23, 29,
+  // [30, 46) with 35, 41, [46, 62) with 47, 53, 59.
+  check(Engine::sglang, {{0, 15}, {15, 15}, {30, 16}, {46, 16}},
+        {2 * full + 13 * sliding, 3 * full + 12 * sliding, 2 * full + 14 * sliding, 3 * full + 13 * sliding});
+  // TensorRT-LLM and ideal (the first 2): 16, 16, 15, 15 = [0, 16) with 5, 11, [16, 32) with 17, 23, 29,
+  // [32, 47) with 35, 41, [47, 62) with 47, 53, 59.
+  for (const Engine e : {Engine::ideal, Engine::trtllm})
+    check(
+        e, {{0, 16}, {16, 16}, {32, 15}, {47, 15}},
+        {2 * full + 14 * sliding, 3 * full + 13 * sliding, 2 * full + 13 * sliding, 3 * full + 12 * sliding});
 }
 
 TEST_CASE("recurrent-state types: only those the engine has", "[engine][vllm][llamacpp]") {

@@ -4,6 +4,8 @@
 #include "kvplan/kv.hpp"
 #include "test_support.hpp"
 
+#include <vector>
+
 using namespace kvplan;
 using namespace kvplan::test;
 
@@ -235,6 +237,39 @@ TEST_CASE("pipeline stages split layers; the fullest decides", "[kv][parallel]")
   CHECK(per[0].kv_bytes.value == 56320);
   CHECK(per[1].kv_bytes.value == 56320);
   CHECK(per[0].bytes_per_token.value == 1024);
+}
+
+TEST_CASE("pipeline splits: where each engine puts the layers pp does not divide", "[kv][parallel]") {
+  const auto counts = [](std::uint64_t layers, std::uint64_t pp, PipelineSplit split,
+                         std::uint64_t draft = 0) {
+    std::vector<std::uint64_t> out;
+    std::uint64_t next = 0;
+    for (const auto& s : pipeline_stages(layers, pp, draft, split)) {
+      CHECK(s.first == next);  // contiguous, in order
+      next = s.first + s.count;
+      out.push_back(s.count);
+    }
+    CHECK(next == layers);  // every layer once
+    return out;
+  };
+  using V = std::vector<std::uint64_t>;
+  // vLLM's get_pp_indices: partitions = [L // pp] * pp; partitions[-i] += 1 for i in 2 .. L % pp + 1.
+  CHECK(counts(22, 4, PipelineSplit::before_last) == V{5, 6, 6, 5});      // 22 % 4 = 2: [-2], [-3]
+  CHECK(counts(61, 4, PipelineSplit::before_last) == V{15, 15, 16, 15});  // 61 % 4 = 1: [-2]
+  CHECK(counts(7, 3, PipelineSplit::before_last) == V{2, 3, 2});
+  CHECK(counts(11, 4, PipelineSplit::before_last) == V{3, 3, 3, 2});  // 11 % 4 = 3: [-2], [-3], [-4]
+  CHECK(counts(8, 4, PipelineSplit::before_last) == V{2, 2, 2, 2});
+  CHECK(counts(5, 1, PipelineSplit::before_last) == V{5});
+  // SGLang's get_pp_indices: the last L % pp partitions take one more.
+  CHECK(counts(22, 4, PipelineSplit::last_stages) == V{5, 5, 6, 6});
+  CHECK(counts(7, 3, PipelineSplit::last_stages) == V{2, 2, 3});
+  // TensorRT-LLM's torch.tensor_split: the first L % pp.
+  CHECK(counts(22, 4, PipelineSplit::first_stages) == V{6, 6, 5, 5});
+  // A drafter's 2 layers join the last stage after vLLM splits the target's 22: 5, 6, 6, 5 + 2.
+  CHECK(counts(24, 4, PipelineSplit::before_last, 2) == V{5, 6, 6, 7});
+  // One stage alone: pipeline_stage agrees with pipeline_stages (stage 2 of 22 / 4 under vLLM: 11..16).
+  CHECK(pipeline_stage(22, 4, 2, 0, PipelineSplit::before_last) == Stage{11, 6});
+  CHECK(pipeline_stage(22, 4, 3, 0, PipelineSplit::last_stages) == Stage{16, 6});
 }
 
 TEST_CASE("overflow is an error, never a wrapped number", "[kv][overflow]") {

@@ -23,6 +23,17 @@ std::string_view name(Engine e) {
   return "?";
 }
 
+PipelineSplit pipeline_split(Engine e) {
+  switch (e) {
+    case Engine::vllm: return PipelineSplit::before_last;
+    case Engine::sglang: return PipelineSplit::last_stages;
+    case Engine::ideal:
+    case Engine::llamacpp:
+    case Engine::trtllm: return PipelineSplit::first_stages;
+  }
+  return PipelineSplit::first_stages;
+}
+
 Engine parse_engine(std::string_view text, std::string_view field) {
   std::string s(text);
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -90,7 +101,7 @@ std::string mib(Bytes b, int decimals) {
 std::string gib(Bytes b) { return format_fixed(static_cast<double>(b.value) / 1073741824.0, 2); }
 
 void engine_detail::for_each_group_stage(
-    const ModelSpec& m, std::uint64_t pp,
+    const ModelSpec& m, std::uint64_t pp, PipelineSplit split,
     const std::function<void(const Stage&, std::span<const StagePart>)>& f) {
   const std::uint64_t layers = num_layers(m);
   check_pipeline_stages(layers, pp, m.draft_layers);
@@ -99,7 +110,7 @@ void engine_detail::for_each_group_stage(
   std::size_t g = 0;
   std::uint64_t g_first = 0;
   for (std::uint64_t i = 0; i < pp; ++i) {
-    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers);
+    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers, split);
     const std::uint64_t s_end = s.first + s.count;
     parts.clear();
     while (g < m.layers.size()) {
@@ -133,13 +144,13 @@ std::vector<StageView> views_of(const ModelSpec& m, std::uint64_t pp, const Walk
 }
 }  // namespace
 
-std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp) {
-  return views_of(m, pp, [&](const auto& f) { engine_detail::for_each_group_stage(m, pp, f); });
+std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp, PipelineSplit split) {
+  return views_of(m, pp, [&](const auto& f) { engine_detail::for_each_group_stage(m, pp, split, f); });
 }
 
 std::vector<StageView> engine_detail::class_stage_views(const ModelSpec& m, std::uint64_t pp,
-                                                        const GroupClasses& c) {
-  return views_of(m, pp, [&](const auto& f) { for_each_class_stage(m, pp, c, f); });
+                                                        PipelineSplit split, const GroupClasses& c) {
+  return views_of(m, pp, [&](const auto& f) { for_each_class_stage(m, pp, split, c, f); });
 }
 
 namespace engine_detail {
@@ -209,7 +220,7 @@ class IdealPolicy final : public engine_detail::PolicyBase {
               const engine_detail::GroupClasses& c = {})
       : PolicyBase(m, t, p, o) {
     require_v_type_applies(m, t);
-    for (const auto& view : engine_detail::class_stage_views(m, p.pp, c)) {
+    for (const auto& view : engine_detail::class_stage_views(m, p.pp, p.split, c)) {
       StageData d;
       for (const auto& g : view.layers) {
         const auto& a = g.attention;
@@ -341,6 +352,7 @@ EngineResult IdealPolicy::report(Tokens context, std::uint64_t users, std::optio
 namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_ideal_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                                 const EngineOptions& o, const GroupClasses& c) {
+  // The caller's split: the stages of the deployment (make_plan's ideal figures beside an engine's).
   return std::make_unique<IdealPolicy>(m, t, p, o, c);
 }
 

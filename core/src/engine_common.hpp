@@ -145,22 +145,24 @@ struct StagePart {
   std::uint64_t count;
 };
 
-/// stage_views(m, pp) as parts: calls f(stage, parts) for each of the pp stages in order, parts a
+/// stage_views(m, pp, split) as parts: calls f(stage, parts) for each of the pp stages in order, parts a
 /// std::span<const StagePart> of the groups the stage holds (a group spanning stages split). Throws
 /// kvplan::Error("pp", ...) as pipeline_stages does, before calling f.
-void for_each_group_stage(const ModelSpec& m, std::uint64_t pp,
+void for_each_group_stage(const ModelSpec& m, std::uint64_t pp, PipelineSplit split,
                           const std::function<void(const Stage&, std::span<const StagePart>)>& f);
 
-/// class_stage_views(m, pp, c) without building it: calls f(stage, parts) for each of the pp stages in
+/// class_stage_views(m, pp, split, c) without building it: calls f(stage, parts) for each of the pp stages in
 /// order, parts a std::span<const StagePart> with one part per attention class that has layers in the
 /// stage (in class order; group: the class's first group). Allocates nothing when `c` has classes
 /// (a fixed array of PreparedModel::kMaxAttentionClasses parts); without classes, the group parts of
 /// for_each_group_stage. Throws kvplan::Error("pp", ...) as pipeline_stages does, before calling f.
 template <class F>
-void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClasses& c, const F& f) {
+void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, PipelineSplit split, const GroupClasses& c,
+                          const F& f) {
   const PreparedModel* pm = c.model;
   if (pm == nullptr || &pm->model() != &m || pm->attention_class_count() == 0) {
-    for_each_group_stage(m, pp, [&](const Stage& s, std::span<const StagePart> parts) { f(s, parts); });
+    for_each_group_stage(m, pp, split,
+                         [&](const Stage& s, std::span<const StagePart> parts) { f(s, parts); });
     return;
   }
   const std::uint64_t layers = pm->layers();
@@ -172,7 +174,7 @@ void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClass
   std::fill_n(before.begin(), classes, 0);
   std::array<StagePart, PreparedModel::kMaxAttentionClasses> parts;
   for (std::uint64_t i = 0; i < pp; ++i) {
-    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers);
+    const Stage s = pipeline_stage(layers, pp, i, m.draft_layers, split);
     pm->class_layers_before_all(s.first + s.count, upto.data());
     std::size_t n = 0;
     for (std::size_t k = 0; k < classes; ++k) {
@@ -184,13 +186,21 @@ void for_each_class_stage(const ModelSpec& m, std::uint64_t pp, const GroupClass
   }
 }
 
-/// stage_views(m, pp) with the layers of one attention class in a stage merged into one view, in the
+/// stage_views(m, pp, split) with the layers of one attention class in a stage merged into one view, in the
 /// order of the classes (of their first groups in the model): the class's attention and its first
 /// group's MLP (no policy reads the MLP), with the class's layers in the stage. Each policy's figures
 /// are sums over a stage's groups of (a figure of the attention) x layers, or maxima over them, so they
 /// are the same, in O(classes x log groups) per stage instead of O(groups) (gpt-oss-120b: 36 groups of
-/// 2 classes). Without classes: stage_views(m, pp).
-std::vector<StageView> class_stage_views(const ModelSpec& m, std::uint64_t pp, const GroupClasses& c);
+/// 2 classes). Without classes: stage_views(m, pp, split).
+std::vector<StageView> class_stage_views(const ModelSpec& m, std::uint64_t pp, PipelineSplit split,
+                                         const GroupClasses& c);
+
+/// `p` with engine `e`'s split (pipeline_split(e)): each make_<engine>_policy builds its policy with it, so
+/// an engine's stages follow its own rule whatever split the caller's parallelism had.
+inline Parallelism with_split(Parallelism p, Engine e) {
+  p.split = pipeline_split(e);
+  return p;
+}
 
 /// What every policy holds: the model (by reference) and the inputs it was made for.
 class PolicyBase : public EnginePolicy {

@@ -285,7 +285,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
         v2025_08_(!o_.version.empty() && version_ == "2025-08") {
     const bool mla_v = !o_.version.empty() && version_ != "2026";
     // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
-    engine_detail::for_each_class_stage(m, 1, c,
+    engine_detail::for_each_class_stage(m, 1, p.split, c,
                                         [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
                                           whole_.device = make_device(m, parts, t, mla_v);
                                         });
@@ -301,7 +301,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     std::array<Seen, 8> lists;
     std::size_t seen_size = 0, list_count = 0;
     engine_detail::for_each_class_stage(
-        m, p.pp, c, [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
+        m, p.pp, p.split, c, [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
           if (stages_.empty()) stages_.reserve(p.pp);  // pp checked by now
           const auto same_part = [](const engine_detail::StagePart& x, const engine_detail::StagePart& y) {
             return x.group == y.group && x.count == y.count;
@@ -508,7 +508,7 @@ std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvD
                                                    const Parallelism& p, const EngineOptions& o,
                                                    const GroupClasses& c) {
   llamacpp_checks(t, p);
-  return std::make_unique<LlamacppPolicy>(m, t, p, o, c);
+  return std::make_unique<LlamacppPolicy>(m, t, with_split(p, Engine::llamacpp), o, c);
 }
 }  // namespace engine_detail
 

@@ -44,7 +44,7 @@ struct Cells {
 
 Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const GroupClasses& c) {
   Cells out;
-  for (const auto& stage : class_stage_views(m, p.pp, c)) {
+  for (const auto& stage : class_stage_views(m, p.pp, p.split, c)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     std::uint64_t window = 0;
     for (const auto& g : stage.layers) {
@@ -217,7 +217,7 @@ std::unique_ptr<EnginePolicy> make_sglang_policy(const ModelSpec& m, const KvDty
                                                  const EngineOptions& o, const GroupClasses& c) {
   require_plain_dtypes(t, "SGLang", false);
   if (!o.version.empty()) throw Error("engine_version", "sglang has one version of its rules (2025)");
-  return std::make_unique<SglangPolicy>(m, t, p, o, c);
+  return std::make_unique<SglangPolicy>(m, t, with_split(p, Engine::sglang), o, c);
 }
 }  // namespace engine_detail
 

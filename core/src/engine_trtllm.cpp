@@ -22,7 +22,7 @@ using namespace engine_detail;
 std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                       const GroupClasses& c, bool* windowed) {
   std::vector<Bytes> out;
-  for (const auto& stage : class_stage_views(m, p.pp, c)) {
+  for (const auto& stage : class_stage_views(m, p.pp, p.split, c)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
       const auto& a = g.attention;
@@ -134,7 +134,7 @@ std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDty
     throw Error("engine_version", "trtllm has one version of its rules (PyTorch backend, 2025)");
   if (has_recurrent(m, c))
     throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
-  return std::make_unique<TrtllmPolicy>(m, t, p, o, c);
+  return std::make_unique<TrtllmPolicy>(m, t, with_split(p, Engine::trtllm), o, c);
 }
 }  // namespace engine_detail
 

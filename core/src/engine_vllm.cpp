@@ -245,7 +245,7 @@ EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
   const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
   r.block_size = bs;
   Bytes block{0};
-  for (const auto& stage : stage_views(m, p.pp)) {
+  for (const auto& stage : stage_views(m, p.pp, p.split)) {
     Bytes per_token{0};
     for (const auto& g : stage.layers)
       if (has_attention(g.attention.kind) && !g.attention.kv_shared)
@@ -328,7 +328,7 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
               100.0 * static_cast<double>((mamba_page - state).value) / static_cast<double>(state.value), 2) +
           "% to ensure that mamba page size and attention page size are exactly equal.");
   }
-  for (const auto& s : class_stage_views(m, p.pp, c))
+  for (const auto& s : class_stage_views(m, p.pp, p.split, c))
     l.stages.push_back(group_stage(s, t, p.tp, o, l.block, mamba_page));
   // The reported figures follow the stage with the fewest blocks; with equal memory that is the one
   // with the most layers per group (ties: the first).
@@ -489,7 +489,7 @@ class VllmV0Policy final : public PolicyBase {
  public:
   VllmV0Policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
       : PolicyBase(m, t, p, o), bs_(o.block_size ? o.block_size : kDefaultBlockSize) {
-    for (const auto& stage : stage_views(m, p.pp)) {
+    for (const auto& stage : stage_views(m, p.pp, p.split)) {
       Bytes per_token{0};
       for (const auto& g : stage.layers)
         if (has_attention(g.attention.kind) && !g.attention.kv_shared)
@@ -531,8 +531,9 @@ namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_vllm_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                                const EngineOptions& o, const GroupClasses& c) {
   vllm_checks(m, t, o);
-  if (o.version == "v0") return std::make_unique<VllmV0Policy>(m, t, p, o);
-  return std::make_unique<VllmPolicy>(m, t, p, o, c);
+  const Parallelism q = with_split(p, Engine::vllm);
+  if (o.version == "v0") return std::make_unique<VllmV0Policy>(m, t, q, o);
+  return std::make_unique<VllmPolicy>(m, t, q, o, c);
 }
 }  // namespace engine_detail
 

@@ -145,20 +145,29 @@ void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t
                                             " join the last stage: vLLM splits the target's alone)"));
 }
 
-std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft) {
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft,
+                                   PipelineSplit split) {
   check_pipeline_stages(layers, pp, draft);
   std::vector<Stage> out;
   out.reserve(pp);
-  for (std::uint64_t s = 0; s < pp; ++s) out.push_back(pipeline_stage(layers, pp, s, draft));
+  for (std::uint64_t s = 0; s < pp; ++s) out.push_back(pipeline_stage(layers, pp, s, draft, split));
   return out;
 }
 
-Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft) {
-  // Every stage before s has floor(T / pp) of the target's T layers, and the first T mod pp of them one
-  // more; the drafter's layers, after the target's, all go to the last stage.
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft,
+                     PipelineSplit split) {
+  // Every stage has floor(T / pp) of the target's T layers, and the stages [lo, lo + T mod pp) one more:
+  // lo = 0 (first_stages), pp - 1 - T mod pp (before_last: vLLM's partitions[-i] += 1 for i in
+  // 2 .. T mod pp + 1) or pp - T mod pp (last_stages). Stage s starts after s x floor(T / pp) layers and
+  // the extra ones of the stages before it. The drafter's layers, after the target's, go to the last.
   const std::uint64_t target = layers - draft;
   const std::uint64_t base = target / pp, extra = target % pp;
-  return {s * base + std::min(s, extra), base + (s < extra ? 1 : 0) + (s + 1 == pp ? draft : 0)};
+  std::uint64_t lo = 0;
+  if (split == PipelineSplit::before_last) lo = pp - 1 - extra;
+  if (split == PipelineSplit::last_stages) lo = pp - extra;
+  const std::uint64_t extra_before = std::min(s, lo + extra) - std::min(s, lo);
+  const bool has_extra = s >= lo && s < lo + extra;
+  return {s * base + extra_before, base + (has_extra ? 1 : 0) + (s + 1 == pp ? draft : 0)};
 }
 
 void validate_parallelism(const ModelSpec& m, const Parallelism& p) {
@@ -194,7 +203,7 @@ void validate_tp(const AttentionLayer& a, std::uint64_t tp) {
 
 std::vector<StageBytes> per_gpu_sequence_bytes(const ModelSpec& m, const KvDtypes& t, Tokens context,
                                                const Parallelism& p) {
-  const auto stages = pipeline_stages(num_layers(m), p.pp, m.draft_layers);
+  const auto stages = pipeline_stages(num_layers(m), p.pp, m.draft_layers, p.split);
   std::vector<StageBytes> out;
   out.reserve(stages.size());
   for (const auto& s : stages) out.push_back({s, Bytes{0}, Bytes{0}, Bytes{0}});

@@ -44,7 +44,10 @@ Parallelism attention_parallelism(const Deployment& d) {
   if (d.parallel.tp % n != 0)
     throw Error("dp_attention", std::to_string(n) + " does not divide tp " + std::to_string(d.parallel.tp) +
                                     " (attention tp = tp / dp-attention)");
-  return Parallelism{d.parallel.tp / n, d.parallel.pp, checked_mul(d.parallel.dp, n, "gpus")};
+  Parallelism a = d.parallel;
+  a.tp = d.parallel.tp / n;
+  a.dp = checked_mul(d.parallel.dp, n, "gpus");
+  return a;
 }
 
 Bytes dp_attention_weight_bytes(const Deployment& d, Bytes total, Bytes experts) {
@@ -214,7 +217,8 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   const ModelSpec& m = pm.model();
   // Under DP attention, dp x N attention ranks of tp / N GPUs, each with its own sequences; the rest of
   // the plan is generic over it.
-  const Parallelism par = attention_parallelism(in.deployment);
+  Parallelism par = attention_parallelism(in.deployment);
+  par.split = pipeline_split(in.engine.engine);  // the stages as the engine splits them
   if (par.tp == 0 || par.pp == 0 || par.dp == 0 || pm.attention_class_count() == 0) {
     validate_parallelism(m, par);
   } else {
@@ -300,7 +304,7 @@ std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm
       per_layer[c] = {bpt, *kv, layer_state_bytes(a, in.kv, par.tp).value};
     }
     engine_detail::for_each_class_stage(
-        pm.model(), par.pp, group_classes(pm),
+        pm.model(), par.pp, par.split, group_classes(pm),
         [&](const Stage& stage, std::span<const engine_detail::StagePart> parts) {
           if (!ok) return;
           if (out.empty()) out.reserve(par.pp);

@@ -62,7 +62,8 @@ CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> con
     const Plan first = make_plan(prepared, at, false);
     s.per_gpu.push_back(first.per_gpu.kv_bytes_total);
     s.max_users.push_back(first.max_users);
-    const Parallelism par = attention_parallelism(at.deployment);
+    Parallelism par = attention_parallelism(at.deployment);
+    par.split = pipeline_split(at.engine.engine);  // as make_plan's check_inputs
     const auto policy = engine_detail::make_validated_policy(at.model, at.kv, par, at.engine);
     // make_plan's capacity step runs only with KV memory left after the weights (else max users is 0).
     const bool capacity = first.has_gpu && first.limit.kind != Limit::Kind::weights;

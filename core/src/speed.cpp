@@ -84,7 +84,8 @@ SpeedFigures estimate_speed(const PlanInputs& in, const SpeedEfficiency& e) {
   if (!in.model.weights_unknown.empty())
     throw Error("model", "the model's parameters are unknown (" + in.model.weights_unknown +
                              "): prefill FLOPs and speed need them");
-  const Parallelism& p = in.deployment.parallel;
+  Parallelism p = in.deployment.parallel;
+  p.split = pipeline_split(in.engine.engine);  // each stage's KV as the engine splits the layers
   SpeedFigures f;
   f.efficiency = e;
   const std::uint64_t batch = ceil_div(in.users, p.dp);

@@ -22,6 +22,12 @@ enum class Engine { ideal, vllm, sglang, llamacpp, trtllm };
 
 /// "ideal", "vllm", "sglang", "llamacpp", "trtllm".
 std::string_view name(Engine e);
+/// Where engine `e` puts the layers that pp stages do not divide evenly (Parallelism::split): vLLM on the
+/// stages before the last (get_pp_indices), SGLang on the last stages (its get_pp_indices), TensorRT-LLM
+/// on the first (Mapping.pp_layers: torch.tensor_split); llama.cpp and ideal as kvplan always split
+/// (the first). The engines' manual overrides (VLLM_PP_LAYER_PARTITION, ...) are not modelled.
+PipelineSplit pipeline_split(Engine e);
+
 /// Parses an engine name (case-insensitive; "llama.cpp", "tensorrt-llm" accepted).
 /// Throws kvplan::Error(field, ...) naming the known engines.
 Engine parse_engine(std::string_view text, std::string_view field = "engine");
@@ -45,9 +51,9 @@ struct EngineOptions {
   bool operator==(const EngineOptions&) const = default;
 };
 
-/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.26", "v0"; llamacpp:
-/// "2026", "2025-11", "2025-08"); empty for an engine with one version. EngineOptions::version takes
-/// one of them (or stays empty for the default).
+/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.26", "v0";
+/// llamacpp: "2026", "2025-11", "2025-08"); empty for an engine with one version. EngineOptions::version
+/// takes one of them (or stays empty for the default).
 std::vector<std::string_view> engine_versions(Engine e);
 
 /// Largest values validate_engine_options accepts (tokens): no engine's page, batch or budget comes
@@ -175,10 +181,11 @@ struct StageView {
   std::vector<StageGroup> layers;
 };
 
-/// The pp stages of pipeline_stages(num_layers(m), pp), each with the parts of the groups it holds.
-/// Nothing of the model is copied: all stages together hold groups + pp - 1 views, so engines can walk
-/// them on every probe of a capacity search. Throws kvplan::Error("pp", ...) as pipeline_stages does.
-std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp);
+/// The pp stages of pipeline_stages(num_layers(m), pp, m.draft_layers, split), each with the parts of the
+/// groups it holds. Nothing of the model is copied: all stages together hold groups + pp - 1 views, so
+/// engines can walk them on every probe of a capacity search. Throws kvplan::Error("pp", ...) as
+/// pipeline_stages does.
+std::vector<StageView> stage_views(const ModelSpec& m, std::uint64_t pp, PipelineSplit split);
 
 /// "1,234.56 MiB"-style helpers for engine log lines: value / 2^20 with `decimals` decimals.
 std::string mib(Bytes b, int decimals = 2);

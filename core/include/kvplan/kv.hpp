@@ -25,12 +25,28 @@ struct KvDtypes {
   bool operator==(const KvDtypes&) const = default;
 };
 
+/// Where an engine puts the layers left over when pp stages do not divide the T layers evenly (each
+/// stage has floor(T / pp), and T mod pp stages one more). See pipeline_stage.
+enum class PipelineSplit {
+  /// The first T mod pp stages (TensorRT-LLM's Mapping.pp_layers: torch.tensor_split; llama.cpp, ideal).
+  first_stages,
+  /// The T mod pp stages before the last, counting back from the second-to-last; the last never gets
+  /// one (vLLM's get_pp_indices, vllm/distributed/utils.py: 22 layers / 4 -> 5, 6, 6, 5).
+  before_last,
+  /// The last T mod pp stages (SGLang's get_pp_indices, python/sglang/srt/distributed/utils.py:
+  /// 22 layers / 4 -> 5, 5, 6, 6; its older copies gave the whole remainder to the last stage).
+  last_stages,
+};
+
 /// How the model is split over GPUs: tp ranks share each layer's heads, pp stages own
-/// consecutive layers, and `dp` whole replicas (tp x pp GPUs each) share the users.
+/// consecutive layers, and `dp` whole replicas (tp x pp GPUs each) share the users. `split`: where the
+/// engine puts the layers pp does not divide evenly (pipeline_split(Engine) in engine.hpp; the plan and
+/// the engine policies set it from the engine).
 struct Parallelism {
   std::uint64_t tp = 1;
   std::uint64_t pp = 1;
   std::uint64_t dp = 1;
+  PipelineSplit split = PipelineSplit::first_stages;
   bool operator==(const Parallelism&) const = default;
 };
 
@@ -112,15 +128,18 @@ inline constexpr std::uint64_t kMaxPipelineStages = 4096;
 
 /// Splits `layers` into `pp` contiguous stages. The last `draft` layers (a speculative drafter's,
 /// ModelSpec::draft_layers) stay out of the split and join the last stage, as vLLM loads the drafter on
-/// the last rank only; the other T = layers - draft are split into stages of floor(T / pp) layers, the
-/// first T mod pp stages taking one more (an even split; engines may place the remainder elsewhere).
-/// Throws kvplan::Error("pp", ...) when pp is 0, exceeds T (a stage without a layer of the target: vLLM's
-/// get_pp_indices would leave it empty) or kMaxPipelineStages.
-std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft = 0);
+/// the last rank only; the other T = layers - draft are split into stages of floor(T / pp) layers, T mod
+/// pp of them taking one more, which ones as `split` says (the engine's rule; first_stages by default).
+/// The engines' manual overrides (VLLM_PP_LAYER_PARTITION, SGLANG_PP_LAYER_PARTITION, TensorRT-LLM's
+/// pp_partition) are not modelled. Throws kvplan::Error("pp", ...) when pp is 0, exceeds T (a stage
+/// without a layer of the target: vLLM's get_pp_indices would leave it empty) or kMaxPipelineStages.
+std::vector<Stage> pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft = 0,
+                                   PipelineSplit split = PipelineSplit::first_stages);
 
-/// Stage s (0-based) of pipeline_stages(layers, pp, draft), without building the others; pp must be
-/// positive, s < pp and draft < layers (check_pipeline_stages first).
-Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft = 0);
+/// Stage s (0-based) of pipeline_stages(layers, pp, draft, split), without building the others; pp must
+/// be positive, s < pp and draft < layers (check_pipeline_stages first). O(1), allocates nothing.
+Stage pipeline_stage(std::uint64_t layers, std::uint64_t pp, std::uint64_t s, std::uint64_t draft = 0,
+                     PipelineSplit split = PipelineSplit::first_stages);
 
 /// The checks of pipeline_stages alone, with its errors, building nothing.
 void check_pipeline_stages(std::uint64_t layers, std::uint64_t pp, std::uint64_t draft = 0);
