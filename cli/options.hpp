@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kvplan/plan.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
 
 namespace kvplan::cli {
@@ -181,11 +182,6 @@ auto blaming_drafter(const std::string& speculative_config, F&& f) -> decltype(f
   }
 }
 
-/// The dtype `engine` serves the model in with --dtype auto, which its KV cache "auto" takes: the
-/// checkpoint's, except for fp32 checkpoints: vLLM (and ideal, whose line is vLLM's) bf16 (fp16 on GPUs
-/// before compute capability 8.0, which no preset is), SGLang fp16 (bf16 for Gemma), TensorRT-LLM and
-/// llama.cpp fp16. Every one is 2 B a value: only the label depends on it.
-DType auto_serving_dtype(const ModelSpec& m, Engine engine);
 /// The warning for an fp32 checkpoint whose "auto" KV type the GPU decides (vLLM: bf16 from compute
 /// capability 8.0, fp16 before), nullopt otherwise.
 std::optional<std::string> auto_dtype_note(const ModelSpec& m, Engine engine);

@@ -13,6 +13,7 @@
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/hub_fetch.hpp"
 #include "kvplan/options.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
 
 namespace kvplan::gui {
@@ -177,17 +178,21 @@ QString Controller::modelTitle() const {
 }
 
 Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
+  // What the CLI plans for the same inputs: an fp32 checkpoint's weights at the engine's auto dtype
+  // unless a weight dtype was chosen (cli/options.cpp apply_weight_dtype).
+  PlanInputs in = s.inputs;
+  if (!weight_dtype_overridden(s)) serve_fp32_weights(in.model, in.engine.engine);
   Figures f;
   try {
-    f.plan = make_plan(s.inputs);
+    f.plan = make_plan(in);
   } catch (const Error& e) {
     // An overflow names the field and its value, as the CLI names its flag (it said
     // "kv_bytes_per_sequence: overflows 64-bit arithmetic").
-    rethrow_naming_input(e, s.inputs, InputNames{"context", "users"});
+    rethrow_naming_input(e, in, InputNames{"context", "users"});
   }
 
   // Everything but the context decides the series; a moving context slider reuses them.
-  PlanInputs key = s.inputs;
+  PlanInputs key = in;
   key.context = Tokens{0};
   const bool series_hit = series_key_ && *series_key_ == key;
   if (series_hit) {
@@ -195,33 +200,32 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     f.users = users_cache_;
     f.streaming = streaming_cache_;
   } else {
-    f.kv = kv_memory_series(s.inputs, contexts_);
-    const bool rules = s.inputs.engine.engine != Engine::ideal && f.plan.has_gpu;
+    f.kv = kv_memory_series(in, contexts_);
+    const bool rules = in.engine.engine != Engine::ideal && f.plan.has_gpu;
     if (rules) {
       // Under an engine's rules the model's KV per GPU is the engine's (whole pages, vLLM's window
       // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one
       // capacity_series (one engine policy for every context) gives that curve and max users both. The
       // variants stay the exact layout's.
       KvCurve& model = f.kv.curves.front();
-      CapacitySeries cs = capacity_series(s.inputs, contexts_);
+      CapacitySeries cs = capacity_series(in, contexts_);
       model.per_gpu = std::move(cs.per_gpu);
       // A longer context overflows, or the engine refuses it: the curve stops.
       model.error = cs.error ? error_text(*cs.error).toStdString() : std::string();
       f.users = UsersSeries{};
       f.users.contexts = contexts_;
       f.users.max_users = std::move(cs.max_users);
-    } else if (s.inputs.gpu) {
-      f.users = max_users_series(s.inputs, contexts_);
+    } else if (in.gpu) {
+      f.users = max_users_series(in, contexts_);
     }
-    f.streaming = streaming_curve(s.inputs, contexts_, streaming_sink_, streaming_recent_);
+    f.streaming = streaming_curve(in, contexts_, streaming_sink_, streaming_recent_);
   }
-  const bool prefill_hit = prefill_key_ && *prefill_key_ == s.inputs.model;
-  f.prefill =
-      prefill_hit ? prefill_cache_ : prefill_series(s.inputs.model, prompts_, kPrefillReferenceTokens);
+  const bool prefill_hit = prefill_key_ && *prefill_key_ == in.model;
+  f.prefill = prefill_hit ? prefill_cache_ : prefill_series(in.model, prompts_, kPrefillReferenceTokens);
   f.measured = measured;
   if (!measured.points.empty())
     f.measured_relative =
-        relative_measured(s.inputs.model, measured.points, kPrefillReferenceTokens, measured.attention_only);
+        relative_measured(in.model, measured.points, kPrefillReferenceTokens, measured.attention_only);
 
   // Only now, with nothing left to throw, remember the series.
   if (!series_hit) {
@@ -231,7 +235,7 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
     streaming_cache_ = f.streaming;
   }
   if (!prefill_hit) {
-    prefill_key_ = s.inputs.model;
+    prefill_key_ = in.model;
     prefill_cache_ = f.prefill;
   }
   return f;

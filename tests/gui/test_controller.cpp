@@ -244,6 +244,22 @@ class ControllerTest : public QObject {
     QVERIFY2(!row.contains(QStringLiteral("fp8")), qPrintable(row));
   }
 
+  // An fp32 checkpoint's weights at the engine's auto dtype, as the CLI counts them (the GUI counted 4 B a
+  // parameter): tests/fixtures/fp32-llama-tiny.json has 89,134,080 parameters, 178,268,160 B at 2 B.
+  void anFp32CheckpointsWeightsAreServedAtTheAutoDtype() {
+    Controller c;
+    QVERIFY2(c.openFile(QStringLiteral(KVPLAN_TEST_FIXTURES "/fp32-llama-tiny.json")),
+             qPrintable(c.errorMessage()));
+    QCOMPARE(c.plan().parameters, 89134080ULL);
+    QCOMPARE(c.plan().weights_bytes, Bytes{178268160});
+    bool warned = false;
+    for (const auto& w : c.plan().warnings) warned = warned || w.find("fp32 checkpoint") != std::string::npos;
+    QVERIFY(warned);
+    // A weight dtype chosen is kept: fp8, 1 B a parameter.
+    QVERIFY(c.setWeightDtype(DType::fp8_e4m3));
+    QCOMPARE(c.plan().weights_bytes, Bytes{89134080});
+  }
+
   void resultsTableShowsThePlan() {
     Controller c;
     ResultsModel results(&c);

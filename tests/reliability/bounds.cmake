@@ -76,11 +76,15 @@ kvplan_bounded("10,000 layers refused" ${kvplan} 2
   "^kvplan: error: layers10000.json: /num_hidden_layers: 10,000 layers: kvplan plans at most 4,096\n$"
   ARGS size ${KVPLAN_REL_GEN}/layers10000.json --pp 4096 --engine vllm --gpu h100-sxm)
 # 4,096 layers on 4,096 stages: one layer per GPU, every engine, each capacity search probing them all.
-foreach(engine ideal vllm sglang trtllm llamacpp)
+# llama.cpp runs at most 16 devices in its one process (GGML_CUDA_MAX_DEVICES): refused at once, naming --pp.
+foreach(engine ideal vllm sglang trtllm)
   kvplan_bounded("4,096 layers on 4,096 stages, ${engine}" ${kvplan} 0 ""
     OPTIONS "-DOUT_RE=\"pp\": 4096" ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine ${engine}
             --gpu h100-sxm --json)
 endforeach()
+kvplan_bounded("4,096 layers on 4,096 stages, llamacpp" ${kvplan} 2
+  "^kvplan: error: --pp: more than 16 stages: llama.cpp splits layers"
+  ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine llamacpp --gpu h100-sxm --json)
 
 # --- Files that are not regular files: a FIFO used to block forever (json_file.cpp require_regular_file).
 set(fifo ${KVPLAN_REL_GEN}/fifo.json)
