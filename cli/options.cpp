@@ -312,7 +312,12 @@ double parse_positive(const std::string& text, std::string_view flag, bool at_mo
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   const std::string got = ", got '" + text + "'";
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+  // strtod also reads hex ("0x10" was $16), "inf" and leading blanks ("  2" passed, "2 " did not): only a
+  // plain decimal, digits with an optional point and exponent, is a number here.
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+                       (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.' ||
+                        text.front() == '-' || text.front() == '+');
+  if (!decimal || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
     throw Error(std::string(flag),
                 (at_most_one ? "must be a number in (0, 1]" : "must be a positive number") + got);
   if (v <= 0.0 || (at_most_one && v > 1.0))

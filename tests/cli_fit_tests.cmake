@@ -144,6 +144,12 @@ kvplan_cli_bad("fit price zero" "^kvplan: error: --price-per-gpu-hour: must be a
   fit llama-3.1-8b --price-per-gpu-hour 0)
 kvplan_cli_bad("fit price not a number" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '2.5usd'\n$"
   fit llama-3.1-8b --price-per-gpu-hour 2.5usd)
+# strtod read hex: "0x10" was taken as 16 USD; a plain decimal only (the shared parse_positive, so
+# --gpu-util, --ttft and the others alike).
+kvplan_cli_bad("fit price in hex" "^kvplan: error: --price-per-gpu-hour: must be a price in USD per GPU-hour, more than 0 and at most 1,000,000, got '0x10'\n$"
+  fit llama-3.1-8b --price-per-gpu-hour 0x10)
+kvplan_cli_bad("--gpu-util in hex" "^kvplan: error: --gpu-util: must be a number in \\(0, 1\\], got '0x0.8p0'\n$"
+  size llama-3.1-8b --gpu h100-sxm --gpu-util 0x0.8p0)
 # At 1,000 USD per GPU-hour one H100 serving one Llama-3.1-8B user costs 1,000 x 10^6 / (tok/s x 3600)
 # per Mtok: thousands at a decode rate in the tens to hundreds of tokens/s, printed "2,345.678".
 kvplan_cli_ok("fit cost with thousands separators" "\n +1  h100-sxm +1  .* +[1-9][0-9]?,[0-9][0-9][0-9]\\.[0-9][0-9][0-9]\n"
