@@ -11,6 +11,7 @@
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/speed.hpp"
+#include "kvplan/weights.hpp"
 #include "render.hpp"
 
 namespace kvplan::cli {
@@ -124,6 +125,13 @@ json row_json(const FitRow& r) {
   return j;
 }
 
+/// The weight dtype column: the dtype, or "ckpt" where the checkpoint mixes types (the line under the
+/// table names them: weight_dtype_label).
+std::string weight_cell(const ModelSpec& m) {
+  const std::string label = weight_dtype_label(m);
+  return label == name(m.weight_dtype) ? label : std::string("ckpt");
+}
+
 /// One row of the table: the headers and every layout.
 constexpr const char* kRow =
     "  {:>2}  {:<10} {:>4}  {:<13} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
@@ -142,9 +150,9 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
     out += fmt::format(
         fmt::runtime(kRow), ++i, p.inputs.gpu->id, p.gpus,
         fmt::format("{} x {} x {}", par.tp, par.pp, par.dp), kv_name(p.inputs.kv),
-        name(p.inputs.model.weight_dtype), format_bytes(g.weights_bytes, u),
-        format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
-        context_cell(p), r.speed ? format_seconds(r.speed->tpot_s) : "?",
+        weight_cell(p.inputs.model), format_bytes(g.weights_bytes, u), format_bytes(g.kv_bytes_total, u),
+        format_bytes(g.free_bytes, u), format_count(p.max_users), context_cell(p),
+        r.speed ? format_seconds(r.speed->tpot_s) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_gpu, 0) : "?",
         r.speed ? format_seconds(r.speed->ttft_s) : "?",
@@ -156,6 +164,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
   }
   const ModelSpec& m = rows.front().plan.inputs.model;
   const Engine engine = rows.front().plan.inputs.engine.engine;
+  if (weight_cell(m) == "ckpt") out += "  wts ckpt: as in the checkpoint (" + weight_dtype_label(m) + ")\n";
   if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
         return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
       })) {

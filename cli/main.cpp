@@ -127,10 +127,11 @@ int run_show(const ShowOptions& o) {
 
 int run_size(const SizeOptions& o) {
   const UnitSystem u = resolve_units(o.deploy.units);
+  std::optional<presets::EngineLogFigures> log;
   const Plan p = blaming_drafter(o.engine.speculative_config, [&](bool drafter) {
     SizeOptions asked = o;
     if (!drafter) asked.engine.speculative_config.clear();
-    const PlanInputs in = build_inputs(asked);
+    const PlanInputs in = build_inputs(asked, &log);
     return naming_overflow(in, [&] { return make_plan(in); });
   });
   warn(p.warnings);
@@ -142,9 +143,11 @@ int run_size(const SizeOptions& o) {
   if (o.deploy.json) {
     nlohmann::json j = plan_json(p);
     if (speed) j["speed"] = speed_json(p.inputs);
+    if (log) j["from_log"] = log_json(*log);
     print(dump(j) + "\n");
   } else {
-    print(plan_text(p, u) + (speed ? speed_text(p.inputs) : std::string()));
+    print(plan_text(p, u) + (speed ? speed_text(p.inputs) : std::string()) +
+          (log ? log_text(*log, p, u) : std::string()));
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/budget.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
@@ -195,7 +196,10 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
     versions += (versions.empty() ? "" : "; ") + std::string(name(e)) + ":";
     for (const auto v : engine_versions(e)) versions += " " + std::string(v);
   }
-  app.add_option("--engine-version", o.version, versions + " (the first is the default)");
+  app.add_option("--engine-version", o.version,
+                 versions +
+                     " (the first is the default); vllm also takes a release number, 0.11 to 0.26 "
+                     "(e.g. 0.19.0)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {
     if (spec.capacity_only && !capacity) continue;
@@ -211,7 +215,12 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
       "(eagle, eagle3, draft_model with \"model\"; mtp from the config's num_nextn_predict_layers)");
   if (capacity) {
     app.add_option("--kv-memory", o.kv_memory,
-                   "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...)");
+                   "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...), replacing the "
+                   "engine's budget; with pp, the smallest stage's figure (vLLM's log line is rank 0's, "
+                   "but every stage takes the smallest stage's pool)");
+    app.add_option("--from-log", o.from_log,
+                   "a real start-up log (vLLM, SGLang, llama.cpp, TensorRT-LLM): plan against the KV memory "
+                   "it logged, under its engine's rules");
   }
 }
 
@@ -220,7 +229,9 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
   app.add_option("--users", o.users, "concurrent sequences (default 1)");
   app.add_option("--gpu-util", o.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
-  app.add_option("--overhead", o.overhead, "runtime reserve per GPU (default 1 GiB)");
+  app.add_option("--overhead", o.overhead,
+                 "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's "
+                 "modelled activation, non-torch and CUDA graph memory; 1 GiB for the other engines)");
   app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
   app.add_flag("--json", o.json, "one JSON object");
 }
@@ -261,6 +272,8 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   EngineOptions e;
   e.engine = parse_engine(o.engine, "--engine");
   e.version = lowercase(o.version);  // as every enum-like value: case-insensitive ("V1" is v1)
+  // A vLLM release number ("0.19.0") takes the rule set kvplan models for it.
+  if (e.engine == Engine::vllm && !e.version.empty()) e.version = vllm_rules_for_release(e.version);
   if (e.engine == Engine::ideal && !o.version.empty())
     throw Error("--engine-version", "applies to an engine other than ideal");
   // Each option given: parsed by its kind, and refused unless it applies to the engine (core's rule).
@@ -361,10 +374,28 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 
 bool is_overflow(const Error& e) { return e.reason() == "overflows 64-bit arithmetic"; }
 
-PlanInputs build_inputs(const SizeOptions& o) {
+PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFigures>* log) {
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
-  in.engine = resolve_engine(o.engine);
+  EngineCliOptions engine = o.engine;
+  std::optional<presets::EngineLogFigures> figures;
+  if (!o.engine.from_log.empty()) {
+    if (!o.engine.kv_memory.empty()) throw Error("--from-log", "give --from-log or --kv-memory, not both");
+    try {
+      figures = presets::read_engine_log(o.engine.from_log);
+    } catch (const Error& e) {
+      throw Error("--from-log " + o.engine.from_log, e.reason());
+    }
+    // The log's engine unless another was asked for (the default is ideal).
+    const Engine asked = parse_engine(engine.engine, "--engine");
+    if (asked == Engine::ideal) {
+      engine.engine = std::string(name(figures->engine));
+    } else if (asked != figures->engine) {
+      throw Error("--from-log", "is a " + std::string(name(figures->engine)) + " log, but --engine is " +
+                                    std::string(name(asked)));
+    }
+  }
+  in.engine = resolve_engine(engine);
   apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   // "auto" (given, or the default) on an fp32 checkpoint: where the GPU picks the type, say which.
@@ -377,6 +408,8 @@ PlanInputs build_inputs(const SizeOptions& o) {
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
+  if (figures) in.kv_memory = figures->kv_memory;
+  if (log != nullptr) *log = std::move(figures);
   apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;
   (void)resolve_units(d.units);
@@ -419,7 +452,7 @@ PlanInputs build_inputs(const SizeOptions& o) {
   if (!d.weights.empty() && !is_auto(d.weights)) {
     in.deployment.weights = parse_bytes(d.weights, "--weights");
     // Each GPU holds its weights and the reserve: the sum must exist for any split.
-    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value,
+    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value_or(kDefaultReserve).value,
                       d.overhead.empty() ? "--weights" : "--weights plus --overhead");
   }
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "kvplan/engine_log.hpp"
 #include "kvplan/plan.hpp"
 #include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
@@ -33,6 +34,7 @@ struct DtypeOptions {
 /// Engine policy and the engine's own options (strings: parsed with kvplan's errors).
 struct EngineCliOptions {
   std::string engine = "ideal", version, kv_memory, speculative_config;
+  std::string from_log;  ///< --from-log FILE: a real start-up log's KV memory (presets/engine_log.hpp)
   /// The engine options of core's table (kvplan/options.hpp) as given, by key: the text of a valued
   /// option, and whether a flag was given.
   std::map<std::string, std::string, std::less<>> values;
@@ -200,7 +202,8 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine);
 /// (Error("--weight-dtype", ...) naming both flags); --weights auto goes with any --weight-dtype.
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype);
 UnitSystem resolve_units(const std::string& units);
-/// Everything `size` needs.
-PlanInputs build_inputs(const SizeOptions& o);
+/// Everything `size` needs. With --from-log, the log's engine (unless another was asked for, which is an
+/// error when it differs) and its KV memory; the log's figures go to *log when log is not null.
+PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFigures>* log = nullptr);
 
 }  // namespace kvplan::cli

@@ -7,6 +7,7 @@
 #include "kvplan/context_limit.hpp"
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::cli {
 
@@ -182,20 +183,58 @@ std::string layout_text(const Plan& p, UnitSystem u) {
   return out;
 }
 
+namespace {
+json budget_json(const MemoryBudget& b) {
+  return {{"modelled", b.modelled},
+          {"rules", b.modelled ? json(b.rules) : json(nullptr)},
+          {"total", b.total.value},
+          {"runtime_total", b.runtime_total},
+          {"requested", b.requested.value},
+          {"weights", b.weights.value},
+          {"activation", b.activation.value},
+          {"non_torch", b.non_torch.value},
+          {"cuda_graphs", b.cuda_graphs.value},
+          {"kv", b.kv.value},
+          {"first_stage_kv", b.first_stage_kv.value},
+          {"max_num_seqs", b.modelled ? json(b.max_num_seqs) : json(nullptr)},
+          {"max_num_batched_tokens", b.modelled ? json(b.max_num_batched_tokens) : json(nullptr)},
+          {"lines", b.lines},
+          {"notes", b.notes}};
+}
+
+std::string budget_text(const MemoryBudget& b, UnitSystem u) {
+  if (!b.modelled) return "";
+  std::string out = "\nMemory budget per GPU (" + b.rules + ")\n";
+  out += row(b.runtime_total ? "GPU memory (runtime total)" : "GPU memory (nvidia-smi)",
+             format_bytes(b.total, u));
+  out += row("requested (x utilisation)", format_bytes(b.requested, u));
+  out += row("weights", format_bytes(b.weights, u));
+  out += row("activation peak (profile run)", format_bytes(b.activation, u));
+  out += row("non-torch memory", format_bytes(b.non_torch, u));
+  out += row("CUDA graphs (subtracted)", format_bytes(b.cuda_graphs, u));
+  out += row("KV cache", format_bytes(b.kv, u));
+  out += "  as vLLM logs it:\n";
+  for (const auto& l : b.lines) out += "    " + l + "\n";
+  for (const auto& n : b.notes) out += "  note: " + n + "\n";
+  return out;
+}
+}  // namespace
+
 json plan_json(const Plan& p) {
   const auto& in = p.inputs;
   const auto& g = p.per_gpu;
   json j = layout_json(p);
-  j["inputs"] = {{"context", in.context.value},
-                 {"users", in.users},
-                 {"tp", in.deployment.parallel.tp},
-                 {"pp", in.deployment.parallel.pp},
-                 {"dp", in.deployment.parallel.dp},
-                 {"dp_attention", in.deployment.dp_attention},
-                 {"gpus", p.gpus},
-                 {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
-                 {"reserve_bytes", in.deployment.reserve.value},
-                 {"weight_dtype", std::string(name(in.model.weight_dtype))}};
+  j["inputs"] = {
+      {"context", in.context.value},
+      {"users", in.users},
+      {"tp", in.deployment.parallel.tp},
+      {"pp", in.deployment.parallel.pp},
+      {"dp", in.deployment.parallel.dp},
+      {"dp_attention", in.deployment.dp_attention},
+      {"gpus", p.gpus},
+      {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
+      {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
+      {"weight_dtype", std::string(name(in.model.weight_dtype))}};
   if (in.deployment.dp_attention > 1) {  // the KV's attention ranks, the experts' EP group
     j["inputs"]["attention_tp"] = in.deployment.parallel.tp / in.deployment.dp_attention;
     j["inputs"]["expert_parallel"] = in.deployment.parallel.tp;
@@ -219,6 +258,7 @@ json plan_json(const Plan& p) {
     per_gpu["usable_bytes"] = g.usable_bytes.value;
     per_gpu["available_kv_bytes"] = g.available_kv_bytes.value;
     per_gpu["free_bytes"] = g.free_bytes.value;
+    if (!in.kv_memory) per_gpu["budget"] = budget_json(p.budget);
   } else {
     per_gpu["available_kv_bytes"] = nullptr;
   }
@@ -257,6 +297,30 @@ json plan_json(const Plan& p) {
   return j;
 }
 
+json log_json(const presets::EngineLogFigures& f) {
+  std::vector<std::string> lines;
+  for (const auto& l : f.lines) lines.push_back(printable(l));
+  return {{"engine", std::string(name(f.engine))},
+          {"version", f.version.empty() ? json(nullptr) : json(f.version)},
+          {"kv_memory_bytes", f.kv_memory.value},
+          {"kv_cache_tokens", f.kv_cache_tokens ? json(*f.kv_cache_tokens) : json(nullptr)},
+          {"lines", lines}};
+}
+
+std::string log_text(const presets::EngineLogFigures& f, const Plan& p, UnitSystem u) {
+  std::string out = fmt::format("\nFrom the start-up log ({}{})\n", name(f.engine),
+                                f.version.empty() ? std::string() : " " + printable(f.version));
+  out += row("KV memory per GPU (logged)", both(f.kv_memory, u));
+  if (f.kv_cache_tokens) {
+    out += row("KV cache tokens (logged)", format_count(*f.kv_cache_tokens));
+    if (p.engine.kv_cache_tokens)
+      out += row("  kvplan from the logged memory",
+                 format_count(*p.engine.kv_cache_tokens) + " (the log's memory is rounded to 0.01)");
+  }
+  for (const auto& l : f.lines) out += "    " + printable(l) + "\n";
+  return out;
+}
+
 std::string plan_text(const Plan& p, UnitSystem u) {
   const auto& in = p.inputs;
   const auto& m = in.model;
@@ -272,7 +336,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   out += row("weights", p.weights_from_architecture && p.parameters == 0
                             ? std::string("unknown, counted as 0 B (pass --weights)")
                         : p.weights_from_architecture
-                            ? fmt::format("{}, {} parameters (from the architecture)", name(m.weight_dtype),
+                            ? fmt::format("{}, {} parameters (from the architecture)", weight_dtype_label(m),
                                           format_count(p.parameters))
                         : !in.deployment.weights && m.weights_bytes
                             ? fmt::format("{}, {} parameters ({})", format_bytes(p.weights_bytes, u),
@@ -290,8 +354,10 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                            in.deployment.dp_attention, par.tp / in.deployment.dp_attention, par.tp));
   if (in.gpu)
     out += row("utilisation, reserve",
-               fmt::format("{}, {} per GPU", format_fixed(in.deployment.gpu_memory_utilization, 2),
-                           format_bytes(in.deployment.reserve, u)));
+               fmt::format("{}, {}", format_fixed(in.deployment.gpu_memory_utilization, 2),
+                           in.deployment.reserve ? format_bytes(*in.deployment.reserve, u) + " per GPU"
+                           : p.budget.modelled   ? std::string("the engine's budget (below)")
+                                                 : format_bytes(kDefaultReserve, u) + " per GPU (default)"));
 
   out += "\nKV cache\n";
   out += row(fmt::format("bytes per token ({} layers)", p.layers), both(p.bytes_per_token, u));
@@ -330,6 +396,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                p.max_context ? max_context_text(in.model, *p.max_context, in.engine.engine)
                              : "unbounded (every layer windowed)");
   }
+  if (p.has_gpu && !in.kv_memory) out += budget_text(p.budget, u);
   out += engine_text(p.engine, u);
   out += "\n" + describe_limit(p.limit, u) + "\n";
   return out;

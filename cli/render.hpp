@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/engine_log.hpp"
 #include "kvplan/plan.hpp"
 #include "kvplan/prefill.hpp"
 #include "kvplan/variants.hpp"
@@ -14,6 +15,10 @@ namespace kvplan::cli {
 
 nlohmann::json plan_json(const Plan& p);
 std::string plan_text(const Plan& p, UnitSystem u);
+/// --from-log's figures: the engine, its version, the KV memory and tokens it logged, the lines read.
+nlohmann::json log_json(const presets::EngineLogFigures& f);
+/// The same for people, beside the plan's own token count.
+std::string log_text(const presets::EngineLogFigures& f, const Plan& p, UnitSystem u);
 
 nlohmann::json layout_json(const Plan& p);
 std::string layout_text(const Plan& p, UnitSystem u);

@@ -226,9 +226,11 @@ kvplan_cli_ok("fp32 checkpoint, KV auto under SGLang: fp16"
 # = 3,145,728, MLP 3 x 1,024 x 2,816 = 8,650,752, 2 norms of 1,024: 11,798,528 x 2 layers = 23,597,056;
 # embeddings and LM head 2 x 32,000 x 1,024 = 65,536,000; final norm 1,024: 89,134,080 parameters. The
 # engines load an fp32 checkpoint at their auto dtype: 2 B each = 178,268,160 B (170 MiB), not 4 B
-# (356,536,320 B, 340 MiB, which --weight-dtype fp32 still asks for). It counted 4 B.
+# (356,536,320 B, 340 MiB, which --weight-dtype fp32 still asks for). It counted 4 B. vLLM's weights as
+# loaded per GPU add its RoPE cos/sin cache, 4,096 positions x 64 x 2 B = 524,288 B: 178,792,448 B,
+# 170.5 MiB, shown as 171 MiB (and 357,060,608 B, 340.5 MiB, shown as 341 MiB, at fp32).
 kvplan_cli_warns("fp32 checkpoint's weights under vLLM: bf16, 2 B a parameter"
-  "weights +bf16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +170 MiB\n"
+  "weights +bf16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +171 MiB\n"
   "kvplan: warning: weights of the fp32 checkpoint fp32-llama-tiny: vLLM's --dtype auto loads them in bf16 on compute capability 8.0 and later, fp16 before \\(vllm/config/model.py _resolve_auto_dtype\\), 2 B a parameter; --weight-dtype fp32 counts 4 B"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm)
 kvplan_cli_warns("fp32 checkpoint's weights under SGLang: fp16"
@@ -236,5 +238,5 @@ kvplan_cli_warns("fp32 checkpoint's weights under SGLang: fp16"
   "weights of the fp32 checkpoint fp32-llama-tiny: SGLang's --dtype auto loads them in fp16"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine sglang --gpu h100-sxm)
 kvplan_cli_ok("fp32 checkpoint's weights at --weight-dtype fp32: 4 B a parameter"
-  "weights +fp32, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +340 MiB\n"
+  "weights +fp32, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +341 MiB\n"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm --weight-dtype fp32)

@@ -25,7 +25,7 @@ kvplan_cli_ok("size with no model plans the default" "Llama 3.1 8B" size)
 # The issue's example. Per GPU: 80 layers * 2 KV heads (8 / tp 4) * 128 * 2 (K, V) * 2 B = 81,920 B per token;
 # * 32,768 tokens * 16 users = 42,949,672,960 B. Whole model per sequence: 327,680 * 32,768 = 10,737,418,240 B.
 kvplan_cli_ok("size llama-3.1-70b tp4 json"
-  "\"bytes_per_token\": 327680.*\"kv_bytes_per_sequence\": 10737418240.*\"kv_bytes_total\": 171798691840.*\"per_gpu\": [{][^}]*\"kv_bytes_total\": 42949672960"
+  "\"bytes_per_token\": 327680.*\"kv_bytes_per_sequence\": 10737418240.*\"kv_bytes_total\": 171798691840.*\"per_gpu\": [{].*\"kv_bytes_total\": 42949672960"
   size meta-llama/Llama-3.1-70B --context 32768 --users 16 --gpu h100-sxm --tp 4 --json)
 # usable floor(81,559 MiB * 0.9) = 76,968,728,985 B; weights 141,107,412,992 / 4 = 35,276,853,248 B; reserve 2^30:
 # available 40,618,133,913 B; / (81,920 * 32,768) = 15.1 -> 15 users; / 16 / 81,920 = 30,989.2 -> 30,989 tokens.
@@ -67,7 +67,7 @@ kvplan_cli_bad("dp-attention on a dense model" "--dp-attention: needs a mixture-
 kvplan_cli_bad("dp-attention under llama.cpp" "--dp-attention: applies to --engine ideal, vllm, sglang or trtllm" size deepseek-v3 --tp 8 --dp-attention 8 --engine llamacpp)
 # DeepSeek-V3, 8 x H200, 64 users x 32,768 tokens: 8 users per attention rank, 8 x 2,302,672,896 B;
 # weights 18,970,991,616 B (non-expert) + 653,908,770,816 / 8 B (experts) (tests/test_plan.cpp).
-kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 8.*\"per_gpu\": {[^}]*\"kv_bytes_total\": 18421383168[^}]*\"weights_bytes\": 100709587968"
+kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 8.*\"per_gpu\": {.*\"kv_bytes_total\": 18421383168[^}]*\"weights_bytes\": 100709587968"
   size deepseek-v3 --gpu h200 --tp 8 --dp-attention 8 --context 32768 --users 64 --json)
 kvplan_cli_bad("more stages than layers" "--pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
@@ -107,10 +107,14 @@ kvplan_cli_ok("pp stages: TensorRT-LLM's split, gemma-3-4b over 11"
   size gemma-3-4b --engine trtllm --pp 11 --tp 1 --gpus 11 --gpu h100-sxm --context 8192 --users 1)
 # gemma-3-27b over 4 under vLLM: 15, 16, 16, 15 layers (get_pp_indices); the second (15-30) holds 3 full
 # (17, 23, 29) and 13 sliding: vLLM's hybrid groups of 3 layers, 1 full + 5 sliding = 6 groups. A block is
-# 16 tokens x 8,192 B x 3 layers = 393,216 B; 62,390,314,009 B available (the plan's line) make 158,665
-# blocks, 158,665 // 6 = 26,444 per group x 16 = 423,104 tokens.
+# 16 tokens x 8,192 B x 3 layers = 393,216 B. vLLM's budget (budget.cpp): torch's 85,029,027,840 B x 0.9 =
+# 76,526,125,056; weights 13,504,673,152 (a quarter of the architecture's) + the SigLIP tower and projector,
+# 423,060,336 x 2 B = 846,120,672, + the RoPE caches, (131,072 x 8 + 131,072) x 128 x 2 B = 301,989,888:
+# 14,652,783,712; the last stage's sampler 14 x 1,024 x 262,208 = 3,758,751,744 + hidden states 8,192 x
+# 5,376 x 2 = 88,080,384 + 134,217,728 = 3,981,049,856; non-torch at pp 4, tp 1: 75,497,472. Left:
+# 57,816,794,016 B, 147,035 blocks, 147,035 // 6 = 24,505 per group x 16 = 392,080 tokens.
 kvplan_cli_ok("pp stages: vLLM's split, gemma-3-27b over 4"
-  "GPU KV cache size: 423,104 tokens"
+  "GPU KV cache size: 392,080 tokens"
   size gemma-3-27b --engine vllm --pp 4 --tp 1 --gpus 4 --gpu h100-sxm --context 8192 --users 1)
 # llama.cpp, gpt-oss-20b at 131,072 tokens: 3072 MiB full cache and a 768-cell SWA cache of 18 MiB.
 kvplan_cli_ok("engine llamacpp iswa lines"
@@ -405,3 +409,32 @@ kvplan_cli_warns("hostile: sliding_window on llama warns"
   "\"kv_bytes_per_sequence\": 536870912,"
   "kvplan: warning: llama-sliding-window.json: /sliding_window 4096: model_type 'llama' does not use it in transformers or llama.cpp"
   size ${KVPLAN_HOSTILE}/llama-sliding-window.json --context 32768 --json)
+
+# The engine's memory budget (docs/engines/vllm-budget.md). vLLM 0.19.0, Llama-3.1-8B on one H100 at 0.95:
+# torch's 79.19 GiB x 0.95 = 75.23 GiB requested; weights 14.99 GiB as loaded (16,060,522,496 B of parameters
+# + the 33,554,432 B RoPE cache); the sampler 14 x 1,024 x 128,256 + 8,192 x 4,096 x 2 + 128 MiB = 1.90 GiB;
+# non-torch 0.25 GiB; 58.09 GiB left (the real start-up logged 58.11).
+kvplan_cli_ok("budget: vLLM's components in its words"
+  "Memory budget per GPU \\(vLLM V1.*total_gpu_memory \\(79.19GiB\\) x gpu_memory_utilization \\(0.95\\) = 75.23GiB\n    model weights take 14.99GiB\n    non_torch_memory takes 0.25GiB\n    PyTorch activation peak memory takes 1.90GiB\n    the rest of the memory reserved for KV Cache is 58.09GiB"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --gpu-util 0.95 --engine vllm)
+kvplan_cli_ok("budget: per_gpu.budget in json"
+  "\"budget\": [{].*\"activation\": 2040004608,.*\"cuda_graphs\": 0,.*\"modelled\": true,.*\"non_torch\": 268435456,.*\"requested\": 80777576447,.*\"total\": 85029027840"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --gpu-util 0.95 --engine vllm --json)
+kvplan_cli_ok("budget: --engine-version takes a release number (0.21 subtracts CUDA graphs)"
+  "CUDA graphs \\(subtracted\\) +1.00 GiB"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine vllm --engine-version 0.23.1)
+kvplan_cli_bad("budget: an unknown vLLM release" "--engine-version: '0.9.2' is not a vLLM release kvplan models: releases 0.11 to 0.26"
+  size llama-3.1-8b --gpu h100-sxm --engine vllm --engine-version 0.9.2)
+kvplan_cli_bad("budget: --max-num-seqs is vLLM's" "max-num-seqs.*applies to --engine vllm"
+  size llama-3.1-8b --gpu h100-sxm --engine sglang --max-num-seqs 64)
+# --from-log: the log's 58.11 GiB is 62,395,137,393 B; a block of 16 tokens x 131,072 B = 2,097,152 B:
+# 29,752 blocks, 476,032 tokens (the log's own 476,016 came from the unrounded memory).
+kvplan_cli_ok("from-log: a vLLM start-up's KV memory under vLLM's rules"
+  "\"from_log\": [{].*\"engine\": \"vllm\".*\"kv_cache_tokens\": 476016.*\"version\": \"0.19.0\".*\"kv_cache_tokens\": 476032"
+  size llama-3.1-8b --context 8192 --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log --json)
+kvplan_cli_bad("from-log: not a log" "--from-log .*not-a-log.txt: is not an engine start-up log kvplan reads"
+  size llama-3.1-8b --from-log ${KVPLAN_FIXTURES}/logs/not-a-log.txt)
+kvplan_cli_bad("from-log: another engine's log" "--from-log: is a sglang log, but --engine is vllm"
+  size llama-3.1-8b --engine vllm --from-log ${KVPLAN_FIXTURES}/logs/sglang-qwen3-235b-fp8-tp4.log)
+kvplan_cli_bad("from-log: with --kv-memory" "--from-log: give --from-log or --kv-memory, not both"
+  size llama-3.1-8b --kv-memory 10GiB --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)

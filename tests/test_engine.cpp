@@ -404,7 +404,7 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
     return apply_engine(m, f16, Parallelism{}, Tokens{1024}, 1, o, std::nullopt);
   };
   // Every listed version is accepted (the policies check their own lists), and nothing else is.
-  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "0.26", "v0"});
+  CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "0.21", "0.26", "v0"});
   CHECK(engine_versions(Engine::llamacpp) == std::vector<std::string_view>{"2026", "2025-11", "2025-08"});
   CHECK(engine_versions(Engine::sglang).empty());
   for (const Engine e : {Engine::vllm, Engine::llamacpp})

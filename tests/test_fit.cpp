@@ -187,11 +187,15 @@ TEST_CASE("fit: the launch line carries every engine option and extra the row wa
   r.launch.speculative_config = R"({"method":"ngram","prompt_lookup_max":4})";
   const FitResult v = fit(r);
   REQUIRE(!v.rows.empty());
+  // The pool the row planned is pinned (--kv-cache-memory-bytes): the server holds what the row promises.
+  CHECK(v.rows.front().plan.budget.modelled);
   CHECK(v.rows.front().launch ==
         "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8 --pipeline-parallel-size 1 "
         "--max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype auto --gpu-memory-utilization 0.90 "
-        "--block-size 32 --max-num-batched-tokens 4096 "
-        "--speculative-config '{\"method\":\"ngram\",\"prompt_lookup_max\":4}'");
+        "--kv-cache-memory-bytes " +
+            std::to_string(v.rows.front().plan.per_gpu.available_kv_bytes.value) +
+            " --block-size 32 --max-num-batched-tokens 4096 "
+            "--speculative-config '{\"method\":\"ngram\",\"prompt_lookup_max\":4}'");
   // Weights asked as fp8 over a bf16 checkpoint: vLLM quantises online with --quantization fp8; a q4_0
   // override has no online path, and the line says so.
   r = readme_job(DType::bf16);

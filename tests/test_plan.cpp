@@ -21,7 +21,7 @@ PlanInputs small(std::uint64_t memory) {
   in.deployment.gpu_memory_utilization = 1.0;
   in.deployment.reserve = Bytes{0};
   in.deployment.weights = Bytes{0};
-  in.gpu = Gpu{"g", "test GPU", Bytes{memory}, 0, 0, ""};
+  in.gpu = Gpu{"g", "test GPU", Bytes{memory}, 0, 0, "", 0, false, std::nullopt, ""};
   return in;
 }
 }  // namespace
@@ -312,7 +312,7 @@ TEST_CASE("make_plan with PlanDetail::figures: the same figures, no groups, warn
 TEST_CASE("make_plan with PlanDetail::figures keeps the GPU's id and figures, not its name or source",
           "[plan]") {
   PlanInputs in = small(1000000);
-  in.gpu = Gpu{"g", "test GPU", Bytes{1000000}, 7, 11, "a datasheet", 13, true};
+  in.gpu = Gpu{"g", "test GPU", Bytes{1000000}, 7, 11, "a datasheet", 13, true, Bytes{900000}, "a print"};
   const PreparedModel prepared(in.model);
   const Plan f = make_plan(prepared, in, false, PlanDetail::figures);
   REQUIRE(f.inputs.gpu);
@@ -322,6 +322,7 @@ TEST_CASE("make_plan with PlanDetail::figures keeps the GPU's id and figures, no
   CHECK(f.inputs.gpu->bf16_dense_flops == 11);
   CHECK(f.inputs.gpu->link_bandwidth_bytes_per_s == 13);
   CHECK(f.inputs.gpu->fp8);
+  CHECK(f.inputs.gpu->runtime_memory == Bytes{900000});  // vLLM's budget reads it
   CHECK(f.inputs.gpu->name.empty());
   CHECK(f.inputs.gpu->source.empty());
   // The full plan keeps the GPU as given.

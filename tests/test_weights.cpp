@@ -83,3 +83,12 @@ TEST_CASE("quantised checkpoints: mxfp4 experts, fp8 linear layers", "[weights][
   CHECK(ds.weight_dtype == DType::fp8_e4m3);  // quantization_config: fp8, e4m3
   CHECK(ds.embedding_dtype == DType::bf16);   // torch_dtype
 }
+
+TEST_CASE("weight_dtype_label names each part of a mixed checkpoint", "[weights]") {
+  // gpt-oss: MXFP4 routed experts (its quantization_config), everything else bf16: never "bf16" alone.
+  CHECK(weight_dtype_label(presets::find_model("gpt-oss-20b")) == "mxfp4 experts, bf16 rest");
+  CHECK(weight_dtype_label(presets::find_model("llama-3.1-8b")) == "bf16");
+  ModelSpec m = presets::find_model("llama-3.1-8b");
+  m.weight_dtype = DType::fp8_e4m3;  // an fp8 checkpoint keeps bf16 embeddings and LM head
+  CHECK(weight_dtype_label(m) == "fp8_e4m3, bf16 embeddings");
+}

@@ -12,7 +12,8 @@
 //  - get_num_blocks: available // page_size // group_size; get_max_concurrency_for_kv_cache_config:
 //    num_blocks / sum over groups of cdiv(max_memory_usage_bytes, page_size).
 //  - GPU KV cache size (_report_kv_cache_config), version "v1" (the default; vLLM up to at least v0.19.0):
-//    num_blocks // groups * min block_size tokens. Versions "0.20" and "0.26" (vLLM v0.20 and later;
+//    num_blocks // groups * min block_size tokens. Versions "0.20", "0.21" and "0.26" (vLLM v0.20 and later;
+//    "0.21" differs from "0.20" only in its memory budget, budget.cpp;
 //    changed after v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len),
 //    in Python floats.
 //  - max_memory_usage_bytes: full cdiv(max_model_len, bs) pages; SlidingWindowSpec
@@ -416,10 +417,11 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
   EngineResult r;
   r.engine = Engine::vllm;
   // vLLM v0.20 and later report the size as max_concurrency x max_model_len (see concurrency_tokens).
-  const bool concurrency_report = o_.version == "0.20" || o_.version == "0.26";
-  r.rules = std::string(o_.version == "0.26" ? "vLLM V1 (v0.26 and later)"
-                        : concurrency_report ? "vLLM V1 (v0.20 to v0.25)"
-                                             : "vLLM V1") +
+  const bool concurrency_report = o_.version == "0.20" || o_.version == "0.21" || o_.version == "0.26";
+  r.rules = std::string(o_.version == "0.26"   ? "vLLM V1 (v0.26 and later)"
+                        : o_.version == "0.21" ? "vLLM V1 (v0.21 to v0.25)"
+                        : concurrency_report   ? "vLLM V1 (v0.20)"
+                                               : "vLLM V1") +
             ": vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
             "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
   r.block_size = block;

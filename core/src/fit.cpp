@@ -442,6 +442,11 @@ std::string layout_line(const Plan& p) {
           " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
           " --max-num-seqs " + std::to_string(seqs) + " --kv-cache-dtype " + vllm_kv(p) +
           " --gpu-memory-utilization " + util;
+      // The pool the plan predicted, pinned: vLLM then skips its profile-based sizing
+      // (CacheConfig.kv_cache_memory_bytes, vllm/v1/worker/gpu_worker.py), so the server cannot hold a
+      // different pool than the row promises.
+      if (p.budget.modelled && p.has_gpu && !in.kv_memory)
+        s += " --kv-cache-memory-bytes " + std::to_string(p.per_gpu.available_kv_bytes.value);
       if (par.dp > 1) s += " --data-parallel-size " + std::to_string(par.dp);
       return s;
   }

@@ -34,7 +34,7 @@ constexpr std::array<std::string_view, 5> flags(
 
 // One record per engine option; the engines' own defaults come from engine_defaults.hpp, which the
 // policies use too (engine_default, for the front ends to show), and are named in each help text.
-const std::array<EngineOptionSpec, 8> kEngineOptions{{
+const std::array<EngineOptionSpec, 9> kEngineOptions{{
     {"block_size", "--block-size", "Block / page size",
      "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)", OptionKind::count,
      &EngineOptions::block_size, kMaxEngineBlockSize,
@@ -51,6 +51,11 @@ const std::array<EngineOptionSpec, 8> kEngineOptions{{
      &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0",
      defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens}}), false,
      flags({{Engine::vllm, "--max-num-batched-tokens"}})},
+    {"max_num_seqs", "--max-num-seqs", "Max sequences",
+     "vLLM: sequences of the profile run's sampler, in the memory budget (default 1024 on GPUs of 70 GiB or "
+     "more but A100, else 256)",
+     OptionKind::count, &EngineOptions::max_num_seqs, kMaxEngineMaxNumSeqs, bit(Engine::vllm), "v0",
+     defaults({{Engine::vllm, 1024}}), false, flags({{Engine::vllm, "--max-num-seqs"}})},
     {"ubatch", "--ubatch", "Micro-batch (n_ubatch)", "llama.cpp n_ubatch (default 512)", OptionKind::count,
      &EngineOptions::ubatch, kMaxEngineUbatch, bit(Engine::llamacpp), "",
      defaults({{Engine::llamacpp, engine_defaults::kLlamacppUbatch}}), false,

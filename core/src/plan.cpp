@@ -445,7 +445,7 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
                                       format_bytes(p.weights_bytes, UnitSystem::iec) + ")");
     g.weights_bytes = dp_attention_weight_bytes(in.deployment, p.weights_bytes, experts);
   }
-  g.reserve_bytes = in.deployment.reserve;
+  g.reserve_bytes = in.deployment.reserve.value_or(kDefaultReserve);
   if (detail == PlanDetail::full)
     if (auto w = context_warning(m, in.context, in.engine.engine)) p.warnings.push_back(std::move(*w));
 }
@@ -465,14 +465,48 @@ void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, co
   p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
 }
 
-/// The KV memory per GPU: the engine's logged figure when given, else usable memory less weights and
-/// reserve. Sets has_gpu and the per-GPU memory figures; nullopt (the plan marked as limited by the
-/// weights) when weights and reserve exceed the usable memory.
-std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in) {
+/// Whether the engine's budget is modelled component by component (vLLM V1 without a reserve given).
+bool modelled_budget(const PlanInputs& in) {
+  return in.engine.engine == Engine::vllm && in.engine.version != "v0" && !in.deployment.reserve;
+}
+
+/// The memory budget per GPU (budget.hpp): vLLM V1's when modelled_budget, else the flat reserve's. Its
+/// requested and fixed costs become per_gpu's usable and reserve bytes. Lines and notes only in full.
+void memory_budget(Plan& p, const PlanInputs& in, bool full) {
+  PerGpu& g = p.per_gpu;
+  if (modelled_budget(in)) {
+    const Gpu& gpu = *in.gpu;
+    BudgetInputs b{in.model,
+                   in.deployment.parallel,
+                   {gpu.memory, gpu.runtime_memory, gpu.id},
+                   in.deployment.gpu_memory_utilization,
+                   g.weights_bytes,
+                   in.engine,
+                   in.deployment.weights.has_value()};
+    if (full) b.gpu.name += " " + gpu.name;  // vLLM's defaults read the device name ("a100")
+    p.budget = figure("per_gpu.budget", [&] { return vllm_budget(b); });
+    if (!full) {
+      p.budget.lines.clear();
+      p.budget.notes.clear();
+    }
+    g.usable_bytes = p.budget.requested;
+    g.weights_bytes = p.budget.weights;  // as vLLM loads them (MXFP4 padding)
+    g.reserve_bytes = p.budget.activation + p.budget.non_torch + p.budget.cuda_graphs;
+  } else {
+    p.budget =
+        flat_budget(in.gpu->memory, in.deployment.gpu_memory_utilization, g.weights_bytes, g.reserve_bytes);
+    g.usable_bytes = p.budget.requested;
+  }
+}
+
+/// The KV memory per GPU: the engine's logged figure when given, else the budget's requested memory less
+/// weights and reserve. Sets has_gpu and the per-GPU memory figures; nullopt (the plan marked as limited
+/// by the weights) when weights and reserve exceed the usable memory.
+std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   p.has_gpu = true;
   if (in.kv_memory) return g.available_kv_bytes = *in.kv_memory;  // weights and reserve already out
-  g.usable_bytes = usable_memory(in.gpu->memory, in.deployment.gpu_memory_utilization);
+  memory_budget(p, in, full);
   const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
   if (fixed > g.usable_bytes) {
     g.available_kv_bytes = Bytes{0};
@@ -535,6 +569,7 @@ Gpu gpu_figures(const Gpu& g) {
   out.bf16_dense_flops = g.bf16_dense_flops;
   out.link_bandwidth_bytes_per_s = g.link_bandwidth_bytes_per_s;
   out.fp8 = g.fp8;
+  out.runtime_memory = g.runtime_memory;
   return out;
 }
 }  // namespace
@@ -574,7 +609,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   p.limit.users = in.users;
   p.limit.context = in.context;
   p.limit.kv_memory_given = in.kv_memory.has_value();
-  const auto memory = in.gpu || in.kv_memory ? kv_memory(p, in) : std::nullopt;
+  const auto memory = in.gpu || in.kv_memory ? kv_memory(p, in, full) : std::nullopt;
   // Each replica runs its own server: the engine gets the users of one replica as its sequences.
   if (full)
     p.engine = policy->report(in.context, p.per_gpu.users, memory);

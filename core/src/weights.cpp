@@ -161,4 +161,18 @@ Bytes routed_expert_weight_bytes(const ModelSpec& m) {
   return weight_bytes(parameter_breakdown(m).experts, m.expert_weight_dtype);
 }
 
+std::string weight_dtype_label(const ModelSpec& m) {
+  bool experts = false;
+  for (const auto& g : m.layers) experts = experts || g.mlp.num_experts > 0;
+  const std::string rest(name(m.weight_dtype));
+  if (experts && m.expert_weight_dtype != m.weight_dtype)
+    return std::string(name(m.expert_weight_dtype)) + " experts, " +
+           (m.embedding_dtype != m.weight_dtype
+                ? rest + " rest, " + std::string(name(m.embedding_dtype)) + " embeddings"
+                : rest + " rest");
+  if (m.embedding_dtype != m.weight_dtype)
+    return rest + ", " + std::string(name(m.embedding_dtype)) + " embeddings";
+  return rest;
+}
+
 }  // namespace kvplan

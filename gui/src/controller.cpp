@@ -515,7 +515,11 @@ bool Controller::setUtilization(double fraction) {
 
 bool Controller::setReserve(const QString& size) {
   return apply([&](Scenario& s) {
-    s.inputs.deployment.reserve = parse_bytes(size.trimmed().toStdString(), "reserve");
+    const QString t = size.trimmed();
+    if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
+      s.inputs.deployment.reserve.reset();
+    else
+      s.inputs.deployment.reserve = parse_bytes(t.toStdString(), "reserve");
   });
 }
 

@@ -491,6 +491,7 @@ QWidget* MainWindow::buildInputs() {
   reserve_ = new QLineEdit;
   reserve_->setObjectName(QStringLiteral("reserve"));
   reserve_->setToolTip(QStringLiteral("runtime reserve per GPU: CUDA context, activations, CUDA graphs"));
+  reserve_->setPlaceholderText(QStringLiteral("auto (the engine's budget)"));
   weights_ = new QLineEdit;
   weights_->setObjectName(QStringLiteral("weights"));
   weights_->setPlaceholderText(QStringLiteral("auto (from the architecture)"));
@@ -543,7 +544,8 @@ QWidget* MainWindow::buildInputs() {
                      "gpu_memory_utilization; 0.9 = 90%)."));
   reserve_->setToolTip(
       QStringLiteral("Memory per GPU the runtime keeps outside the KV cache: CUDA context, "
-                     "activations and CUDA graphs."));
+                     "activations and CUDA graphs (\"auto\": vLLM's modelled budget, 1 GiB for the "
+                     "other engines)."));
   weights_->setToolTip(
       QStringLiteral("The whole model's weights in bytes (\"auto\": from the architecture "
                      "and the weight dtype), split over tp x pp."));
@@ -811,7 +813,7 @@ void MainWindow::syncInputs() {
     edit->setText(text);
   };
   set_text(gpu_memory_, in.gpu ? size_input_text(in.gpu->memory) : QString());
-  set_text(reserve_, size_input_text(in.deployment.reserve));
+  set_text(reserve_, in.deployment.reserve ? size_input_text(*in.deployment.reserve) : QString());
   set_text(weights_, in.deployment.weights ? size_input_text(*in.deployment.weights) : QString());
   const auto set_spin = [](QSpinBox* box, std::uint64_t v) {
     const QSignalBlocker block(box);

@@ -341,6 +341,8 @@ json model_to_json(const ModelSpec& m) {
           {"expert_weight_dtype", std::string(name(m.expert_weight_dtype))},
           {"published_params", m.published_params},
           {"weights_unknown", m.weights_unknown},
+          {"encoder_parameters", m.encoder_parameters},
+          {"encoder_unknown", m.encoder_unknown},
           {"mtp_layers", m.mtp_layers},
           {"warnings", m.warnings}};
 }
@@ -365,6 +367,8 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
           "expert_weight_dtype",
           "published_params",
           "weights_unknown",
+          "encoder_parameters",
+          "encoder_unknown",
           "mtp_layers",
           "warnings"});
   ModelSpec m;
@@ -417,6 +421,8 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.expert_weight_dtype = r.dtype("expert_weight_dtype", m.weight_dtype);
   m.published_params = r.u64("published_params", 0);
   m.weights_unknown = r.str("weights_unknown", "");
+  m.encoder_parameters = r.u64("encoder_parameters", 0);  // the vision tower vLLM's budget loads
+  m.encoder_unknown = r.str("encoder_unknown", "");
   m.mtp_layers = r.u64("mtp_layers", 0);
   if (const json* w = r.get("warnings")) {
     if (!w->is_array()) throw Error(r.at("warnings"), "must be an array of strings");
@@ -460,7 +466,7 @@ json scenario_to_json(const Scenario& s) {
                 {"tp", p.tp},
                 {"pp", p.pp},
                 {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
-                {"reserve_bytes", in.deployment.reserve.value},
+                {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
                 {"weights_bytes", in.deployment.weights ? json(in.deployment.weights->value) : json(nullptr)},
                 {"engine", std::string(name(in.engine.engine))}});
   // Only the options away from their defaults, under the names of kvplan::EngineOptions.
@@ -494,7 +500,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   r.only({"kvplan_scenario", "model", "k_dtype", "v_dtype", "state_dtype", "ssm_state_dtype", "weight_dtype",
           "context", "users", "gpu", "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes",
           "weights_bytes", "engine", "engine_options", "kv_memory_bytes"},
-         {"weights_bytes"});
+         {"weights_bytes", "reserve_bytes"});
   const std::uint64_t version = r.positive("kvplan_scenario", 1);
   if (version > static_cast<std::uint64_t>(kScenarioVersion))
     throw Error(r.at("kvplan_scenario"), "version " + std::to_string(version) +
@@ -583,11 +589,13 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   in.deployment.gpu_memory_utilization = r.number("gpu_memory_utilization", kDefaultGpuUtilization);
   if (!(in.deployment.gpu_memory_utilization > 0.0 && in.deployment.gpu_memory_utilization <= 1.0))
     throw Error(r.at("gpu_memory_utilization"), "must be a number in (0, 1]");
-  in.deployment.reserve = Bytes{r.u64("reserve_bytes", kDefaultReserve.value)};
+  // null or absent: the engine's own budget (vLLM V1's components, the others' 1 GiB).
+  if (r.get("reserve_bytes") != nullptr) in.deployment.reserve = Bytes{r.u64("reserve_bytes", 0)};
   if (r.get("weights_bytes") != nullptr) {
     in.deployment.weights = Bytes{r.u64("weights_bytes", 0)};
     // Each GPU holds its weights and the reserve: the sum must exist for any split.
-    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value, r.at("weights_bytes"));
+    (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value_or(kDefaultReserve).value,
+                      r.at("weights_bytes"));
   }
   in.engine.engine = parse_engine(r.str("engine", "ideal"), r.at("engine"));
   if (const json* options = r.get("engine_options")) {
@@ -718,7 +726,7 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
   if (p.pp > 1) opt("--pp", num(p.pp));
   if (in.deployment.gpu_memory_utilization != kDefaultGpuUtilization)
     opt("--gpu-util", shortest(in.deployment.gpu_memory_utilization));
-  if (in.deployment.reserve != kDefaultReserve) opt("--overhead", num(in.deployment.reserve.value));
+  if (in.deployment.reserve) opt("--overhead", num(in.deployment.reserve->value));
   if (in.deployment.weights)
     opt("--weights", num(in.deployment.weights->value));
   else if (by_flags)

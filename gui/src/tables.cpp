@@ -156,14 +156,30 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
                            QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
                      : QStringLiteral(", as given (the weight dtype does not apply)")),
             Quantity::of_bytes(g.weights_bytes)});
-  add("per_gpu.reserve_bytes", QStringLiteral("reserve per GPU"), shown_bytes(g.reserve_bytes));
+  const bool budget = p.has_gpu && !in.kv_memory && p.budget.modelled;
+  add("per_gpu.reserve_bytes",
+      budget ? QStringLiteral("activation + non-torch + CUDA graphs per GPU (vLLM's budget)")
+             : QStringLiteral("reserve per GPU"),
+      shown_bytes(g.reserve_bytes));
+  if (budget) {  // vLLM's budget, component by component, in its own words (core/budget.hpp)
+    add("per_gpu.budget.total",
+        p.budget.runtime_total ? QStringLiteral("  total_gpu_memory (torch's)")
+                               : QStringLiteral("  total_gpu_memory (nvidia-smi's; torch's unknown)"),
+        shown_bytes(p.budget.total));
+    add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
+        shown_bytes(p.budget.activation));
+    add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), shown_bytes(p.budget.non_torch));
+    add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
+        shown_bytes(p.budget.cuda_graphs));
+  }
   if (p.has_gpu) {
     if (in.kv_memory) {
       add("per_gpu.available_kv_bytes", QStringLiteral("KV memory per GPU (given)"),
           shown_bytes(g.available_kv_bytes));
     } else {
       add("per_gpu.usable_bytes",
-          QStringLiteral("usable per GPU (memory x %1)")
+          (budget ? QStringLiteral("requested per GPU (total_gpu_memory x %1)")
+                  : QStringLiteral("usable per GPU (memory x %1)"))
               .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
           shown_bytes(g.usable_bytes));
       add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),

@@ -24,6 +24,57 @@ void check_unread_cache_keys(const Reader& r, std::string_view family) {
                     " rules do not model it: no figure rather than a wrong one");
   }
 }
+/// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
+/// ViT encoders as transformers builds them (modeling_siglip.py SiglipVisionTransformer: patch embedding
+/// c x p x p x h + h, position embedding (image / patch)^2 x h, per layer two LayerNorms, q/k/v/o with
+/// biases and the fc1/fc2 MLP with biases, the post LayerNorm, and the attention-pooling head when
+/// vision_use_head; modeling_clip.py CLIPVisionTransformer: the class embedding, one more position, a
+/// pre LayerNorm), and the projector of the families whose one is known (modeling_gemma3.py
+/// Gemma3MultiModalProjector: a vision x text matrix and an RMSNorm; modeling_llava.py
+/// LlavaMultiModalProjector: two linears with biases). Sets encoder_unknown for any other vision model
+/// or projector.
+void count_vision_tower(const json& root, const std::string& origin, std::uint64_t text_hidden,
+                        ModelSpec& m) {
+  const auto it = root.find("vision_config");
+  if (it == root.end() || it->is_null()) return;
+  if (!it->is_object()) throw Error(origin + ": /vision_config", "must be an object");
+  const Reader v(*it, origin, "/vision_config");
+  const std::string type = v.string("model_type").value_or("");
+  const bool siglip = type == "siglip_vision_model", clip = type == "clip_vision_model";
+  if (!siglip && !clip) {
+    m.encoder_unknown = "the vision encoder (vision_config model_type '" + type + "')";
+    return;
+  }
+  const auto need = [&](std::string_view key) {
+    const auto value = v.u64(key);
+    if (!value || *value == 0) v.fail(key, "must be a positive integer (the vision encoder's size)");
+    return *value;
+  };
+  const std::uint64_t h = need("hidden_size"), i = need("intermediate_size"),
+                      layers = need("num_hidden_layers"), patch = need("patch_size"),
+                      image = need("image_size");
+  const std::uint64_t channels = v.u64("num_channels").value_or(3);
+  const auto mul = [](std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "vision_config"); };
+  const auto add = [](std::uint64_t a, std::uint64_t b) { return checked_add(a, b, "vision_config"); };
+  const std::uint64_t positions = mul(image / patch, image / patch) + (clip ? 1 : 0);
+  const std::uint64_t mlp = add(add(mul(h, i), i), add(mul(i, h), h));
+  const std::uint64_t layer = add(add(mul(4, add(mul(h, h), h)), mlp), 4 * h);
+  std::uint64_t n = add(mul(mul(channels, mul(patch, patch)), h), clip ? 0 : h);  // CLIP's conv has no bias
+  n = add(n, mul(positions, h));
+  n = add(n, mul(layers, layer));
+  n = add(n, 2 * h);                    // post LayerNorm
+  if (clip) n = add(n, add(h, 2 * h));  // class embedding, pre LayerNorm
+  if (siglip && v.boolean("vision_use_head").value_or(true))
+    n = add(n, add(add(h, add(mul(3 * h, h), 3 * h)), add(add(mul(h, h), h), add(2 * h, mlp))));
+  const std::string family = root.value("model_type", std::string());
+  if (family == "gemma3")
+    n = add(n, add(mul(h, text_hidden), h));
+  else if (family == "llava")
+    n = add(n, add(add(mul(h, text_hidden), text_hidden), add(mul(text_hidden, text_hidden), text_hidden)));
+  else
+    m.encoder_unknown = "the multimodal projector of model_type '" + family + "'";
+  m.encoder_parameters = n;
+}
 }  // namespace
 
 ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
@@ -60,6 +111,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   const hf::Adapter* adapter = hf::find_adapter(family_type);
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
+  if (text != nullptr) count_vision_tower(root, origin, m.hidden_size, m);
   if (adapter == nullptr)
     m.warnings.push_back(
         "model_type '" + (model_type.empty() ? std::string("(none)") : model_type) +

@@ -99,13 +99,16 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
                                                "link_source",
                                                "fp8",
                                                "fp8_source",
+                                               "runtime_memory_bytes",
+                                               "runtime_memory_source",
                                                "notes"};
   for (const auto& [key, value] : g.items())
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(origin + ": " + at + "/" + printable(key),
                   "unknown key (a GPU preset has id, name, memory_bytes, memory_source, "
                   "memory_bandwidth_bytes_per_s, bf16_dense_flops, datasheet_source, "
-                  "link_bandwidth_bytes_per_s, link_source, fp8, fp8_source, notes)");
+                  "link_bandwidth_bytes_per_s, link_source, fp8, fp8_source, runtime_memory_bytes, "
+                  "runtime_memory_source, notes)");
   Gpu gpu;
   gpu.id = text("id");
   // --gpu a,b and fit's --gpus split on commas, and a shell splits on whitespace: such an id could never be
@@ -134,6 +137,14 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
   }
   if (const auto src = g.find("datasheet_source"); src != g.end() && src->is_string())
     gpu.source = src->get<std::string>();
+  // The CUDA runtime's total (torch's total_memory), what vLLM budgets from: never above nvidia-smi's, and
+  // never without its source.
+  if (const std::uint64_t runtime = opt("runtime_memory_bytes"); runtime != 0) {
+    if (runtime > gpu.memory.value)
+      throw Error(where("runtime_memory_bytes"), "must not exceed memory_bytes (the runtime sees less)");
+    gpu.runtime_memory = Bytes{runtime};
+    gpu.runtime_memory_source = text("runtime_memory_source");
+  }
   return gpu;
 }
 

@@ -167,8 +167,10 @@ class EditingTest : public QObject {
         {"ideal", "", {}, {}},
         {"vllm",
          "",
-         {"block_size", "max_num_batched_tokens", "disable_hybrid_kv_cache_manager"},
-         {{"block_size", "engine default (16)"}, {"max_num_batched_tokens", "engine default (8,192)"}}},
+         {"block_size", "max_num_batched_tokens", "max_num_seqs", "disable_hybrid_kv_cache_manager"},
+         {{"block_size", "engine default (16)"},
+          {"max_num_batched_tokens", "engine default (8,192)"},
+          {"max_num_seqs", "engine default (1,024)"}}},
         {"vllm", "v0", {"block_size"}, {{"block_size", "engine default (16)"}}},
         {"sglang", "", {"block_size", "swa_full_tokens_ratio"}, {{"block_size", "engine default (1)"}}},
         {"llamacpp", "", {"ubatch", "swa_full", "kv_unified"}, {{"ubatch", "engine default (512)"}}},
@@ -251,7 +253,7 @@ class EditingTest : public QObject {
           QVERIFY2(unset_plan.max_context == set_plan.max_context, qPrintable(what));
           ++checked;
         }
-      QCOMPARE(checked, 5);  // block_size x 3 engines, max_num_batched_tokens, ubatch
+      QCOMPARE(checked, 6);  // block_size x 3 engines, max_num_batched_tokens, max_num_seqs, ubatch
     }
   }
 

@@ -137,7 +137,7 @@ class WindowTest : public QObject {
     k->setCurrentText(QStringLiteral("fp8_e4m3"));
     QCOMPARE(c.inputs().kv.k, DType::fp8_e4m3);
     set_line(reserve, QStringLiteral("2GiB"));
-    QCOMPARE(c.inputs().deployment.reserve, Bytes{2ULL << 30});
+    QCOMPARE(c.inputs().deployment.reserve.value_or(Bytes{0}), Bytes{2ULL << 30});
     set_line(weights, QStringLiteral("100GiB"));
     QCOMPARE(c.inputs().deployment.weights, std::optional<Bytes>(Bytes{100ULL << 30}));
     set_line(weights, QString());
@@ -183,7 +183,7 @@ class WindowTest : public QObject {
     engine->setCurrentText(QStringLiteral("vllm"));
     QVERIFY(block->isVisibleTo(&w));
     QVERIFY(!ubatch->isVisibleTo(&w));
-    QCOMPARE(version->count(), 4);  // v1 (default), 0.20, 0.26, v0
+    QCOMPARE(version->count(), 5);  // v1 (default), 0.20, 0.21, 0.26, v0
     block->setValue(32);
     QCOMPARE(c.inputs().engine.block_size, 32ULL);
     version->setCurrentIndex(version->findData(QStringLiteral("v0")));

@@ -35,15 +35,19 @@ Engine parse_engine(std::string_view text, std::string_view field = "engine");
 /// Engine options, each defaulting to the engine's own default (0 or empty = that default).
 struct EngineOptions {
   Engine engine = Engine::ideal;
-  /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default), "0.20", "0.26", "v0";
+  /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default, 0.11 to 0.19), "0.20",
+  /// "0.21" (0.21 to 0.25), "0.26", "v0" (a release number maps to one: vllm_rules_for_release);
   /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed).
   std::string version;
   std::uint64_t block_size =
       0;  ///< vLLM block_size (16), TRT-LLM tokens_per_block (32), SGLang page_size (1)
   std::uint64_t max_num_batched_tokens = 0;  ///< vLLM sliding-window / chunk reserve (default 8192)
-  std::uint64_t ubatch = 0;                  ///< llama.cpp n_ubatch (512)
-  bool swa_full = false;                     ///< llama.cpp --swa-full: sliding layers get a full-size cache
-  bool kv_unified = false;                   ///< llama.cpp --kv-unified: one stream shared by all sequences
+  /// vLLM max_num_seqs: the sequences of the profile run's sampler (budget.hpp vllm_budget); default 1,024
+  /// on GPUs of 70 GiB or more but A100, else 256 (vllm_default_max_num_seqs).
+  std::uint64_t max_num_seqs = 0;
+  std::uint64_t ubatch = 0;  ///< llama.cpp n_ubatch (512)
+  bool swa_full = false;     ///< llama.cpp --swa-full: sliding layers get a full-size cache
+  bool kv_unified = false;   ///< llama.cpp --kv-unified: one stream shared by all sequences
   bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
   bool fp8_ds_mla = false;             ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
   std::uint64_t max_tokens = 0;        ///< TRT-LLM KvCacheConfig.max_tokens (0: none)
@@ -51,15 +55,16 @@ struct EngineOptions {
   bool operator==(const EngineOptions&) const = default;
 };
 
-/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.26", "v0";
-/// llamacpp: "2026", "2025-11", "2025-08"); empty for an engine with one version. EngineOptions::version
-/// takes one of them (or stays empty for the default).
+/// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.21", "0.26",
+/// "v0"; llamacpp: "2026", "2025-11", "2025-08"); empty for an engine with one version.
+/// EngineOptions::version takes one of them (or stays empty for the default).
 std::vector<std::string_view> engine_versions(Engine e);
 
 /// Largest values validate_engine_options accepts (tokens): no engine's page, batch or budget comes
 /// near them, and past them the byte figures could overflow.
 inline constexpr std::uint64_t kMaxEngineBlockSize = 1ULL << 20;
 inline constexpr std::uint64_t kMaxEngineBatchedTokens = 1ULL << 30;
+inline constexpr std::uint64_t kMaxEngineMaxNumSeqs = 1ULL << 20;
 inline constexpr std::uint64_t kMaxEngineUbatch = 1ULL << 20;
 inline constexpr std::uint64_t kMaxEngineMaxTokens = (1ULL << 31) - 1;  ///< TRT-LLM's int32 SizeType32
 

@@ -186,7 +186,13 @@ struct ModelSpec {
   /// plan's weights unless --weights is given. nullopt: from the architecture.
   std::optional<Bytes> weights_bytes;
   std::uint64_t weights_parameters = 0;  ///< the stored tensors' elements, with weights_bytes
-  std::string weights_origin;            ///< where weights_bytes came from ("GGUF tensors (exact)")
+  /// Parameters of the vision (or audio) encoder and its projector that a multimodal checkpoint carries
+  /// beside the language model (config.json vision_config), stored in `dtype`; 0: none, or not counted
+  /// (then a warning says so). The engines load them unless told the model is text-only.
+  std::uint64_t encoder_parameters = 0;
+  /// A vision_config kvplan cannot count (its model_type), in words; empty when counted or absent.
+  std::string encoder_unknown;
+  std::string weights_origin;  ///< where weights_bytes came from ("GGUF tensors (exact)")
   /// Non-empty when the architecture lacks what the weights need (a config without
   /// intermediate_size or vocab_size, or a layer kvplan has no weight formula for): why, in words. KV figures
   /// are exact regardless; a figure that needs the weights asks for --weights.

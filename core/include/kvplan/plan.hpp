@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/budget.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
@@ -27,6 +28,10 @@ struct Gpu {
   /// figure halved): what a tensor-parallel all-reduce runs over. 0: unknown.
   std::uint64_t link_bandwidth_bytes_per_s = 0;
   bool fp8 = false;  ///< fp8 (e4m3/e5m2) tensor cores: fit tries an fp8 KV cache by default
+  /// The memory the CUDA runtime reports (torch.cuda.mem_get_info's total, what vLLM budgets from): below
+  /// nvidia-smi's figure (H100 80GB: 81,090 against 81,559 MiB). nullopt: unknown.
+  std::optional<Bytes> runtime_memory;
+  std::string runtime_memory_source;
   bool operator==(const Gpu&) const = default;
 };
 
@@ -34,10 +39,11 @@ struct Gpu {
 /// name "custom GPU", no bandwidth or FLOP figures.
 Gpu custom_gpu(Bytes memory);
 
-/// Default runtime reserve per GPU: 1 GiB for the CUDA context, activations of the forward
-/// pass and CUDA graphs, which the engine keeps outside weights and KV cache. Engines report
-/// theirs at start-up (vLLM: "non-torch memory", "activation peak", "CUDA graph"); override it
-/// with the figure your engine logs.
+/// Default runtime reserve per GPU for the engines whose budget kvplan does not model component by
+/// component (all but vLLM V1, whose budget is vllm_budget's): 1 GiB for the CUDA context, activations of
+/// the forward pass and CUDA graphs, which the engine keeps outside weights and KV cache. Engines report
+/// theirs at start-up (vLLM: "non-torch memory", "activation peak", "CUDA graph"); override it with the
+/// figure your engine logs (Deployment::reserve).
 inline constexpr Bytes kDefaultReserve{1ULL << 30};
 
 /// Default share of GPU memory the engine may use (vLLM's gpu_memory_utilization default).
@@ -47,7 +53,10 @@ inline constexpr double kDefaultGpuUtilization = 0.90;
 struct Deployment {
   Parallelism parallel;
   double gpu_memory_utilization = kDefaultGpuUtilization;  ///< in (0, 1]
-  Bytes reserve = kDefaultReserve;                         ///< per GPU
+  /// Runtime reserve per GPU given by the user (--overhead): replaces the engine's modelled budget
+  /// components (activation, non-torch, CUDA graphs). nullopt: the engine's (vLLM V1: vllm_budget; the
+  /// others: kDefaultReserve).
+  std::optional<Bytes> reserve;
   std::optional<Bytes> weights;  ///< whole-model weights; default: from the architecture
   /// Data-parallel attention with expert parallel (SGLang `--tp T --dp N --enable-dp-attention`; vLLM
   /// `--tensor-parallel-size T/N --data-parallel-size N --enable-expert-parallel`): each replica's tp
@@ -163,7 +172,10 @@ struct Plan {
   std::uint64_t ideal_max_users = 0;  ///< the exact layout's figures, whatever the engine
   std::optional<Tokens> ideal_max_context;
   EngineResult engine;  ///< what the engine allocates and logs (ideal: the exact layout)
-  Limit limit;          ///< what limits the plan (describe_limit words it)
+  /// The memory budget per GPU, component by component (with a GPU and no kv_memory): per_gpu's
+  /// usable_bytes is its requested, reserve_bytes its activation + non-torch + CUDA graphs.
+  MemoryBudget budget;
+  Limit limit;  ///< what limits the plan (describe_limit words it)
   std::vector<std::string> warnings;
 };
 

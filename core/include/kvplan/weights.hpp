@@ -49,4 +49,9 @@ Bytes model_weight_bytes(const ModelSpec& m);
 /// expert_weight_dtype (0 for a dense model). What expert parallelism splits over its ranks.
 Bytes routed_expert_weight_bytes(const ModelSpec& m);
 
+/// What the weights are stored as, in words: the linear layers' dtype ("bf16"), or, where the routed
+/// experts or the embeddings differ, each part named ("mxfp4 experts, bf16 rest"; "fp8, bf16
+/// embeddings"), so that a label never calls a checkpoint bf16 that is not.
+std::string weight_dtype_label(const ModelSpec& m);
+
 }  // namespace kvplan

@@ -52,10 +52,10 @@ inline constexpr int kScenarioVersion = 1;
 /// The scenario as JSON: {"kvplan_scenario": 1, "model": {"preset"|"file"|"custom", "architecture"
 /// when edited}, "k_dtype", "v_dtype", "state_dtype", "weight_dtype" (only when chosen for a model as
 /// loaded: it sets every weight dtype), "context", "users", "gpu": {"preset"} or {"memory_bytes"},
-/// "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes", "weights_bytes" (null: from the
-/// architecture), "engine" (a kvplan::Engine name), "engine_options" (only those away from their
-/// defaults, named as in kvplan::EngineOptions: "version", "block_size", "max_num_batched_tokens",
-/// "ubatch", "swa_full", "kv_unified", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens",
+/// "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes" (null: the engine's budget),
+/// "weights_bytes" (null: from the architecture), "engine" (a kvplan::Engine name), "engine_options" (only
+/// those away from their defaults, named as in kvplan::EngineOptions: "version", "block_size",
+/// "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens",
 /// "swa_full_tokens_ratio"), "kv_memory_bytes" (only when given)}. Bytes are integers.
 nlohmann::json scenario_to_json(const Scenario& s);
 

@@ -1,0 +1,98 @@
+#pragma once
+/// @file budget.hpp
+/// The engine's memory budget per GPU: what the engine leaves for its KV cache once the weights, the
+/// activations of its profile run and its memory outside the allocator are counted, component by
+/// component, as the engine itself works it out and logs it. Each component's source is cited beside
+/// its formula (core/src/budget.cpp); the fitted constants are few and named after what they hold.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvplan/engine.hpp"
+#include "kvplan/model.hpp"
+#include "kvplan/units.hpp"
+
+namespace kvplan {
+
+/// One GPU's budget (the stage whose pool is smallest: every stage gets that stage's pool).
+/// kv = requested - weights - activation - non_torch - cuda_graphs (0 when negative, fits_weights false).
+struct MemoryBudget {
+  bool modelled = false;       ///< false: a flat reserve (--overhead, or the 1 GiB of unmodelled engines)
+  std::string rules;           ///< whose rules, with the engine's source file and function
+  Bytes total;                 ///< GPU memory as the engine sees it (torch's total_memory where known)
+  bool runtime_total = false;  ///< total is the runtime-visible figure, not nvidia-smi's
+  Bytes requested;             ///< floor(total x gpu_memory_utilization)
+  Bytes weights;               ///< weights per GPU as loaded
+  Bytes activation;            ///< peak of the profile run (sampler, forward, MoE workspace)
+  Bytes non_torch;             ///< memory outside torch's allocator (CUDA context, NCCL buffers)
+  Bytes cuda_graphs;           ///< CUDA graph memory subtracted (0 where the version does not)
+  Bytes kv;                    ///< what is left for the KV cache on the binding stage
+  bool fits_weights = true;    ///< requested covers the fixed costs
+  /// pp > 1: the first stage's KV memory (vLLM logs rank 0's "Available KV cache memory"); else = kv.
+  Bytes first_stage_kv;
+  std::uint64_t max_num_seqs = 0;            ///< the sequences the sampler was profiled with
+  std::uint64_t max_num_batched_tokens = 0;  ///< the tokens of the profile run's forward pass
+  std::vector<std::string> lines;            ///< the figures as the engine words them
+  std::vector<std::string> notes;            ///< what is assumed or not modelled, said plainly
+};
+
+/// The GPU a budget is made for: its memory as the driver reports it, the runtime-visible total where
+/// known (torch.cuda.mem_get_info's total), and its name (vLLM's defaults look for "a100").
+struct BudgetGpu {
+  Bytes memory;                         ///< nvidia-smi's total
+  std::optional<Bytes> runtime_memory;  ///< torch's total_memory; nullopt: unknown (memory used)
+  std::string name;
+};
+
+/// Per-GPU fixed costs a budget needs from the plan.
+struct BudgetInputs {
+  const ModelSpec& model;
+  Parallelism parallel;
+  BudgetGpu gpu;
+  double gpu_memory_utilization = 0.9;
+  Bytes weights_per_gpu;  ///< the plan's weights per GPU (fullest stage)
+  EngineOptions engine;
+  bool weights_given = false;  ///< the user gave the weights' size: taken as loaded, nothing added
+};
+
+/// The bytes vLLM's Marlin MXFP4 MoE kernel adds per GPU to MXFP4 routed experts (gpt-oss) by padding
+/// them: the expert width on the rank rounded up to a multiple of 128 and the hidden size to 256 ("the moe
+/// marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0", vllm/model_executor/
+/// layers/quantization/mxfp4.py Mxfp4MoEMethod.create_weights, Mxfp4Backend.MARLIN, the backend below
+/// Blackwell), at 17 B per 32 values, over the layers of the fullest of pp stages. 0 for other experts.
+Bytes vllm_mxfp4_padding_bytes(const ModelSpec& m, std::uint64_t tp, std::uint64_t pp);
+
+/// The RoPE cos/sin cache vLLM keeps as a buffer of the model (vllm/model_executor/layers/
+/// rotary_embedding: RotaryEmbedding.cos_sin_cache, [max_position, rotary_dim] in the model dtype;
+/// LinearScalingRotaryEmbedding over max_position x factor positions), one per distinct rotary config:
+/// the scaled one, and an unscaled one for sliding layers when the scaling makes them differ (Gemma 3's
+/// local base). Rotary dim: head_dim (MLA: qk_rope_head_dim), the widest layer's.
+Bytes vllm_rope_cache_bytes(const ModelSpec& m);
+
+/// vLLM V1's default max_num_seqs for `vllm serve` on a GPU of `total` bytes named `name`: 1,024 on GPUs
+/// of at least 70 GiB whose name does not contain "a100", else 256 (vllm/engine/arg_utils.py,
+/// EngineArgs.get_batch_defaults, UsageContext.OPENAI_API_SERVER), capped at max_num_batched_tokens.
+std::uint64_t vllm_default_max_num_seqs(Bytes total, std::string_view name);
+/// The same function's max_num_batched_tokens: 8,192 on those GPUs, else 2,048.
+std::uint64_t vllm_default_max_num_batched_tokens(Bytes total, std::string_view name);
+
+/// vLLM V1's budget (vllm/v1/worker/gpu_worker.py determine_available_memory, vllm/utils/mem_utils.py
+/// memory_profiling): requested = total x utilisation; kv = requested - weights - torch peak increase of
+/// the profile run - non-torch increase. The activation peak is the sampler's dummy run at max_num_seqs
+/// x vocabulary on the last stage, or the forward pass at max_num_batched_tokens elsewhere, plus the
+/// fused-MoE workspace; calibrated on vLLM 0.19.0 start-ups (docs/engines/vllm-budget.md).
+/// Throws kvplan::Error("gpu_util", ...) on a utilisation outside (0, 1].
+MemoryBudget vllm_budget(const BudgetInputs& in);
+
+/// The flat budget of an engine kvplan does not model, or of a reserve the user gave: requested =
+/// floor(memory x utilisation), one reserve, kv = requested - weights - reserve.
+MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu, Bytes reserve);
+
+/// Maps a vLLM release number ("0.19.0", "0.11.2", "0.26") to the rule set kvplan models for it ("v1"
+/// for 0.11 to 0.19, "0.20" for 0.20 to 0.25, "0.26" for 0.26); a rule-set name (engine_versions) is
+/// returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range otherwise.
+std::string vllm_rules_for_release(std::string_view release);
+
+}  // namespace kvplan

@@ -1,0 +1,305 @@
+// The engines' memory budgets (budget.hpp).
+//
+// vLLM V1, after vllm/v1/worker/gpu_worker.py (Worker.determine_available_memory) and
+// vllm/utils/mem_utils.py (memory_profiling, MemoryProfilingResult), as vLLM 0.19.0 logs it at start-up
+// ("total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.95) = 75.23GiB; model weights take 14.99GiB;
+// non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 1.89GiB; the rest of the memory
+// reserved for KV Cache is 58.11GiB"):
+//   requested  = total_memory (torch.cuda.mem_get_info) x gpu_memory_utilization
+//   kv         = requested - weights - torch peak increase of profile_run - non-torch increase
+// The CUDA graph estimate is printed but not subtracted up to 0.19 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+// off by default). The profile run (GPUModelRunner.profile_run) runs one forward pass of
+// max_num_batched_tokens tokens and, on the last pipeline stage, the sampler's dummy run over max_num_seqs
+// sequences (_dummy_sampler_run: logits of max_num_seqs x vocabulary, cast to fp32 and sorted for top-k /
+// top-p). The constants below were fitted on the nine vLLM 0.19.0 start-ups on H100 of
+// llm-d-incubation/llm-d-planner PR #205 (accuracy/results/v0.19.0/logs); docs/engines/vllm-budget.md
+// lists every run, predicted against logged.
+#include "kvplan/budget.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "kvplan/dtype.hpp"
+#include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/serving_dtype.hpp"
+
+namespace kvplan {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ULL << 20;
+constexpr std::uint64_t kGiB = 1ULL << 30;
+
+/// Bytes the sampler's dummy run holds per logit (one sequence x one vocabulary entry) at its peak: the
+/// logits in the model dtype (2 B), their fp32 copy (4 B) and the int64 indices of the top-k/top-p sort
+/// (8 B). Fitted: the slope of the activation peak over vocabulary in the 0.19.0 logs is 14.1 B at 1,024
+/// sequences (Llama-3.1-8B 1.89 GiB at 128,256 entries, Qwen2.5-7B 2.21 GiB at 152,064).
+constexpr std::uint64_t kSamplerBytesPerLogit = 14;
+/// What the profile run holds beyond the logits and the hidden states: sampling metadata, the dummy
+/// run's input buffers and allocator rounding. Fitted: the mean residual of the five dense and MXFP4 runs
+/// of the 0.19.0 logs once logits and hidden states are counted (0.11 to 0.14 GiB).
+constexpr std::uint64_t kProfileRunBaseBytes = 128 * kMiB;
+/// Non-torch memory (CUDA context, cuBLAS workspaces) of one GPU without tensor or pipeline parallelism:
+/// 0.24 to 0.26 GiB in the four tp 1 pp 1 runs of the 0.19.0 logs.
+constexpr std::uint64_t kNonTorchSingleGpu = 256 * kMiB;
+/// Non-torch memory with tp >= 2: NCCL's and the custom all-reduce's buffers besides the context; 2.07 to
+/// 2.13 GiB in the four tp 2 and tp 4 runs of the 0.19.0 logs, whatever the model.
+constexpr std::uint64_t kNonTorchTensorParallel = 2150 * kMiB;
+/// Non-torch memory with pp >= 2 and tp 1 (rank 0): 0.07 GiB in the one such run of the 0.19.0 logs.
+constexpr std::uint64_t kNonTorchPipelineOnly = 72 * kMiB;
+/// CUDA graph memory as vLLM estimates it at start-up: 0.54 to 1.69 GiB over the nine 0.19.0 runs (mean
+/// 1.06 GiB), with no simple dependence on the model or tp that they show. Subtracted from v0.21 on.
+constexpr std::uint64_t kCudaGraphEstimate = 1 * kGiB;
+
+bool name_has_a100(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("a100") != std::string::npos;
+}
+
+bool large_gpu(Bytes total, std::string_view name) {
+  return total.value >= 70 * kGiB && !name_has_a100(name);
+}
+
+Bytes mul(std::uint64_t a, std::uint64_t b) { return Bytes{checked_mul(a, b, "bytes")}; }
+
+/// Widest dense MLP (or shared expert) one tp rank runs, in values per token.
+std::uint64_t dense_width(const ModelSpec& m, std::uint64_t tp) {
+  std::uint64_t w = 0;
+  for (const auto& g : m.layers) {
+    w = std::max(w, g.mlp.num_experts == 0 ? g.mlp.intermediate_size : 0);
+    w = std::max(w, g.mlp.num_shared_experts * g.mlp.shared_intermediate_size);
+  }
+  return ceil_div(w, tp);
+}
+
+/// The fused-MoE workspace the Triton experts keep for a batch of `tokens` (vllm/model_executor/layers/
+/// fused_moe/fused_moe.py TritonExperts.workspace_shapes: (M, topk, max(N, K)) and (M, topk, N / 2) in the
+/// activation dtype, N = 2 x the expert width on the rank, K = hidden, plus the (M, K) output). MXFP4
+/// experts run other kernels (triton_kernels matmul_ogs, Marlin) that keep none: 0 for them. The widest
+/// MoE layer decides.
+Bytes moe_workspace(const ModelSpec& m, std::uint64_t tp, std::uint64_t tokens, std::uint64_t act_bytes) {
+  if (m.expert_weight_dtype == DType::mxfp4) return Bytes{0};
+  Bytes most{0};
+  for (const auto& g : m.layers) {
+    if (g.mlp.num_experts == 0) continue;
+    const std::uint64_t n = 2 * ceil_div(g.mlp.expert_intermediate_size, tp);
+    const std::uint64_t per_token_slot = std::max(n, m.hidden_size) + n / 2;
+    const Bytes ws = mul(checked_mul(tokens, g.mlp.experts_per_token, "bytes"),
+                         checked_mul(per_token_slot, act_bytes, "bytes")) +
+                     mul(tokens, checked_mul(m.hidden_size, act_bytes, "bytes"));
+    most = std::max(most, ws);
+  }
+  return most;
+}
+
+std::string gib_text(Bytes b) { return format_bytes(b, UnitSystem::iec); }
+
+/// Whether a vLLM rule set subtracts CUDA graph memory (v0.21.0 on).
+bool graphs_rule(std::string_view version) { return version == "0.21" || version == "0.26"; }
+
+constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return ceil_div(v, to) * to; }
+
+}  // namespace
+
+Bytes vllm_rope_cache_bytes(const ModelSpec& m) {
+  std::uint64_t head_dim = 0;
+  bool sliding = false;
+  for (const auto& g : m.layers) {
+    const AttentionLayer& a = g.attention;
+    if (a.kind == AttentionKind::mla) head_dim = std::max(head_dim, a.qk_rope_head_dim);
+    if (a.kind == AttentionKind::full || a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked)
+      head_dim = std::max(head_dim, a.head_dim_k);
+    sliding = sliding || a.kind == AttentionKind::sliding;
+  }
+  const RopeScaling& rope = m.context_keys.rope;
+  std::uint64_t positions = m.max_position_embeddings;
+  if (rope.type == "linear" && rope.factor > 1.0 && rope.factor < 1e6)
+    positions = static_cast<std::uint64_t>(static_cast<double>(positions) * rope.factor);
+  const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;  // the model dtype
+  Bytes b = mul(positions, checked_mul(head_dim, act, "bytes"));
+  // Sliding layers with their own (unscaled) rotary base, as Gemma 3's rope_local_base_freq: a second cache.
+  if (sliding && positions != m.max_position_embeddings)
+    b += mul(m.max_position_embeddings, checked_mul(head_dim, act, "bytes"));
+  return b;
+}
+
+Bytes vllm_mxfp4_padding_bytes(const ModelSpec& m, std::uint64_t tp, std::uint64_t pp) {
+  if (m.expert_weight_dtype != DType::mxfp4) return Bytes{0};
+  std::uint64_t values = 0;  // padded values per rank over the whole model, all three matrices
+  for (const auto& g : m.layers) {
+    if (g.mlp.num_experts == 0) continue;
+    const std::uint64_t width = ceil_div(g.mlp.expert_intermediate_size, tp);
+    const std::uint64_t padded = checked_mul(round_up(width, 128), round_up(m.hidden_size, 256), "bytes");
+    const std::uint64_t plain = checked_mul(width, m.hidden_size, "bytes");
+    values = checked_add(values,
+                         checked_mul(checked_mul(g.count, g.mlp.num_experts, "bytes"),
+                                     checked_mul(3, padded - plain, "bytes"), "bytes"),
+                         "bytes");
+  }
+  // MXFP4: 16 B of values and one E8M0 scale per block of 32 (dtype.cpp's 17 B per 32).
+  return Bytes{ceil_div(ceil_div(checked_mul(values, 17, "bytes"), 32), pp)};
+}
+
+std::uint64_t vllm_default_max_num_seqs(Bytes total, std::string_view name) {
+  return large_gpu(total, name) ? 1024 : 256;
+}
+
+std::uint64_t vllm_default_max_num_batched_tokens(Bytes total, std::string_view name) {
+  return large_gpu(total, name) ? 8192 : 2048;
+}
+
+MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu, Bytes reserve) {
+  MemoryBudget b;
+  b.total = memory;
+  b.requested = usable_memory(memory, utilization);
+  b.weights = weights_per_gpu;
+  b.activation = reserve;  // the reserve stands for every runtime cost
+  const Bytes fixed = weights_per_gpu + reserve;
+  b.fits_weights = fixed <= b.requested;
+  b.kv = b.fits_weights ? b.requested - fixed : Bytes{0};
+  b.first_stage_kv = b.kv;
+  return b;
+}
+
+MemoryBudget vllm_budget(const BudgetInputs& in) {
+  const ModelSpec& m = in.model;
+  const Parallelism& p = in.parallel;
+  const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
+  const Bytes padding = in.weights_given ? Bytes{0} : vllm_mxfp4_padding_bytes(m, p.tp, p.pp);
+  // The vision tower's linear layers are split over tp as the language model's (vllm/model_executor/models/
+  // siglip.py: QKVParallelLinear, ColumnParallelLinear, RowParallelLinear); counted on every stage (vLLM
+  // puts it on the first).
+  const std::uint64_t serving_bytes = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
+  const Bytes encoder =
+      in.weights_given ? Bytes{0} : Bytes{ceil_div(mul(m.encoder_parameters, serving_bytes).value, p.tp)};
+  const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
+  MemoryBudget b =
+      flat_budget(total, in.gpu_memory_utilization, in.weights_per_gpu + padding + encoder + rope, Bytes{0});
+  b.modelled = true;
+  b.runtime_total = in.gpu.runtime_memory.has_value();
+  b.rules = "vLLM V1 (" + std::string(graphs_rule(in.engine.version) ? "0.21 and later" : "0.11 to 0.20") +
+            ": vllm/v1/worker/gpu_worker.py determine_available_memory)";
+
+  b.max_num_batched_tokens = in.engine.max_num_batched_tokens != 0
+                                 ? in.engine.max_num_batched_tokens
+                                 : vllm_default_max_num_batched_tokens(total, in.gpu.name);
+  // EngineArgs: max_num_seqs = min(max_num_seqs, max_num_batched_tokens).
+  b.max_num_seqs = std::min(
+      in.engine.max_num_seqs != 0 ? in.engine.max_num_seqs : vllm_default_max_num_seqs(total, in.gpu.name),
+      b.max_num_batched_tokens);
+  // Activations in the dtype vLLM serves at (an fp32 checkpoint's auto dtype is bf16 or fp16: 2 B).
+  const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
+  const std::uint64_t tokens = b.max_num_batched_tokens;
+
+  // The forward pass at max_num_batched_tokens: the MLP's gate/up output (2 x width) and its activation
+  // (1 x width), and four hidden-size tensors (input, residual, attention and MLP outputs).
+  const Bytes forward = mul(tokens, checked_mul(checked_add(checked_mul(3, dense_width(m, p.tp), "bytes"),
+                                                            checked_mul(4, m.hidden_size, "bytes"), "bytes"),
+                                                act, "bytes"));
+  // The sampler's dummy run on the last stage, with the hidden states of the forward pass still held.
+  const Bytes sampler = mul(checked_mul(b.max_num_seqs, m.vocab_size, "bytes"), kSamplerBytesPerLogit) +
+                        mul(tokens, checked_mul(m.hidden_size, act, "bytes")) + Bytes{kProfileRunBaseBytes};
+  const Bytes moe = moe_workspace(m, p.tp, tokens, act);
+  const Bytes last = std::max(forward, sampler) + moe;
+  const Bytes first = p.pp > 1 ? forward + moe : last;
+  b.activation = last;  // the last stage's pool is the smallest: every stage gets it
+  b.non_torch = Bytes{p.tp >= 2   ? kNonTorchTensorParallel
+                      : p.pp >= 2 ? kNonTorchPipelineOnly
+                                  : kNonTorchSingleGpu};
+  // From v0.21.0 the profile counts CUDA graph memory and subtracts it (vllm/v1/worker/gpu_worker.py,
+  // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default).
+  const bool graphs = graphs_rule(in.engine.version);
+  b.cuda_graphs = Bytes{graphs ? kCudaGraphEstimate : 0};
+  const Bytes fixed = b.weights + b.activation + b.non_torch + b.cuda_graphs;
+  b.fits_weights = fixed <= b.requested;
+  b.kv = b.fits_weights ? b.requested - fixed : Bytes{0};
+  const Bytes first_fixed = b.weights + first + b.non_torch + b.cuda_graphs;
+  b.first_stage_kv = first_fixed <= b.requested ? b.requested - first_fixed : Bytes{0};
+
+  const std::string util = format_shortest(in.gpu_memory_utilization);
+  b.lines.push_back("total_gpu_memory (" + gib(total) + "GiB) x gpu_memory_utilization (" + util +
+                    ") = " + gib(b.requested) + "GiB");
+  b.lines.push_back("model weights take " + gib(b.weights) + "GiB");
+  b.lines.push_back("non_torch_memory takes " + gib(b.non_torch) + "GiB");
+  b.lines.push_back(
+      "PyTorch activation peak memory takes " + gib(p.pp > 1 ? first : last) + "GiB" +
+      (p.pp > 1 ? " (rank 0; the last stage's, with the sampler: " + gib_text(last) + ")" : ""));
+  b.lines.push_back(
+      "the rest of the memory reserved for KV Cache is " + gib(p.pp > 1 ? b.first_stage_kv : b.kv) + "GiB" +
+      (p.pp > 1 ? " (rank 0; every stage takes the smallest stage's pool: " + gib_text(b.kv) + ")" : ""));
+
+  if (encoder.value != 0)
+    b.notes.push_back("weights as loaded: the vision encoder and projector (" +
+                      format_count(m.encoder_parameters) + " parameters, " + gib_text(encoder) +
+                      " per GPU); vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not "
+                      "modelled");
+  if (!m.encoder_unknown.empty())
+    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
+  if (rope.value != 0)
+    b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(rope) + ")");
+  if (padding.value != 0)
+    b.notes.push_back(
+        "weights as loaded: the MXFP4 experts padded for vLLM's Marlin MoE kernel (width to a "
+        "multiple of 128, hidden to 256) add " +
+        gib_text(padding) + " per GPU (Blackwell's FlashInfer path pads otherwise: not modelled)");
+  if (!b.runtime_total)
+    b.notes.push_back("the GPU's runtime-visible memory (torch's total_memory) is not known: nvidia-smi's " +
+                      gib_text(total) + " used, which is larger (H100 80GB: 79.65 against 79.19 GiB)");
+  b.notes.push_back("activation peak: the sampler over " + format_count(b.max_num_seqs) + " sequences x " +
+                    format_count(m.vocab_size) + " vocabulary (" + gib_text(sampler) +
+                    " with the held hidden states), the forward pass of " + format_count(tokens) +
+                    " tokens (" + gib_text(forward) + ")" +
+                    (moe.value != 0 ? ", the fused-MoE workspace (" + gib_text(moe) + ")" : "") +
+                    "; calibrated on vLLM 0.19.0 (earlier releases peaked higher: one model 5.6 GiB in 0.16, "
+                    "2.2 GiB in 0.17)");
+  if (p.tp >= 2 && p.pp >= 2)
+    b.notes.push_back("non-torch memory with both tp and pp is taken as tp's (" + gib_text(b.non_torch) +
+                      "): no log of that layout was checked");
+  if (graphs)
+    b.notes.push_back("CUDA graph memory: vLLM 0.21 and later subtract their estimate; taken as " +
+                      gib_text(b.cuda_graphs) + " (0.54 to 1.69 GiB in the 0.19.0 logs)");
+  else
+    b.notes.push_back(
+        "CUDA graph memory is not subtracted (vLLM up to 0.20 prints its estimate only; "
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts it)");
+  if (!in.engine.version.empty() && in.engine.version != "v1")
+    b.notes.push_back(
+        "the activation and non-torch figures follow vLLM 0.19's profile run; later releases "
+        "were not checked against start-up logs");
+  return b;
+}
+
+std::string vllm_rules_for_release(std::string_view release) {
+  for (const auto v : engine_versions(Engine::vllm))
+    if (v == release) return std::string(release);
+  // "0.MINOR" or "0.MINOR.PATCH", digits only.
+  const auto bad = [&] {
+    return Error("engine_version", "'" + std::string(release) +
+                                       "' is not a vLLM release kvplan models: releases 0.11 to 0.26 "
+                                       "(e.g. 0.19.0), or the rule sets v1, 0.20, 0.21, 0.26, v0");
+  };
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 4 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const auto dot = release.find('.');
+  if (dot == std::string_view::npos || release.substr(0, dot) != "0") throw bad();
+  std::string_view rest = release.substr(dot + 1);
+  const auto dot2 = rest.find('.');
+  const std::string_view minor_text = rest.substr(0, dot2);
+  if (!digits(minor_text) || (dot2 != std::string_view::npos && !digits(rest.substr(dot2 + 1)))) throw bad();
+  unsigned minor = 0;
+  std::from_chars(minor_text.data(), minor_text.data() + minor_text.size(), minor);
+  if (minor >= 11 && minor <= 19) return "v1";
+  if (minor == 20) return "0.20";
+  if (minor >= 21 && minor <= 25) return "0.21";
+  if (minor == 26) return "0.26";
+  throw bad();
+}
+
+}  // namespace kvplan

@@ -1,0 +1,206 @@
+// The engines' memory budgets (budget.hpp) against real start-ups: the nine vLLM 0.19.0 runs on H100 80GB
+// HBM3 of ../shared/cases/engine-budget.json (llm-d-incubation/llm-d-planner PR #205,
+// accuracy/results/v0.19.0/logs), each planned from what the user typed: model, GPU, tp, pp, utilisation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "kvplan/budget.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/presets.hpp"
+
+using namespace kvplan;
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+
+PlanInputs vllm_inputs(const char* model, std::uint64_t tp, std::uint64_t pp, double util) {
+  PlanInputs in;
+  in.model = presets::find_model(model);
+  in.context = Tokens{8192};
+  in.deployment.parallel.tp = tp;
+  in.deployment.parallel.pp = pp;
+  in.deployment.gpu_memory_utilization = util;
+  in.gpu = presets::find_gpu("h100-sxm");
+  in.engine.engine = Engine::vllm;
+  return in;
+}
+
+/// One start-up: what the user typed and what vLLM logged (GiB, two decimals, as printed).
+struct Run {
+  const char* model;
+  std::uint64_t tp, pp;
+  double util;
+  double weights, activation, non_torch, kv;  // logged
+  std::uint64_t kv_cache_tokens;              // logged "GPU KV cache size"
+};
+
+// engine-budget.json, every case (max_model_len 8192, max_num_seqs 1024, max_num_batched_tokens 8192).
+const Run kRuns[] = {
+    {"deepseek-v2-lite", 1, 1, 0.95, 29.43, 1.93, 0.26, 43.61, 1505552},
+    {"gemma-3-27b", 1, 1, 0.95, 51.45, 3.99, 0.26, 19.53, 36560},
+    {"llama-3.1-8b", 1, 1, 0.95, 14.99, 1.89, 0.25, 58.11, 476016},
+    {"llama-3.1-8b", 1, 2, 0.95, 7.51, 1.10, 0.07, 66.54, 1075312},
+    {"llama-3.1-8b", 2, 1, 0.95, 7.51, 1.89, 2.07, 63.76, 1044688},
+    {"gpt-oss-20b", 2, 1, 0.90, 7.01, 2.87, 2.07, 59.32, 2591776},
+    {"qwen2.5-72b", 2, 1, 0.95, 67.80, 2.29, 2.09, 3.04, 19920},
+    {"qwen2.5-7b", 1, 1, 0.95, 14.25, 2.21, 0.24, 58.53, 1096000},
+    {"qwen2.5-7b", 4, 1, 0.95, 3.55, 2.21, 2.13, 67.34, 5043280},
+};
+}  // namespace
+
+TEST_CASE("vLLM budget: Llama-3.1-8B on one H100, component by component", "[budget][vllm]") {
+  const Plan p = make_plan(vllm_inputs("llama-3.1-8b", 1, 1, 0.95));
+  const MemoryBudget& b = p.budget;
+  REQUIRE(b.modelled);
+  CHECK(b.runtime_total);
+  // torch's total 81,090 MiB, x 0.95 floored as usable_memory does: the double nearest 0.95 is
+  // 0.94999999999999995559, so 85,029,027,840 x it = 80,777,576,447.9999962 -> 80,777,576,447.
+  CHECK(b.total.value == 85029027840ULL);
+  CHECK(b.requested.value == 80777576447ULL);
+  // H100 (>= 70 GiB, not an A100): vllm serve's defaults 1,024 sequences, 8,192 batched tokens.
+  CHECK(b.max_num_seqs == 1024);
+  CHECK(b.max_num_batched_tokens == 8192);
+  // Sampler: 14 B x 1,024 x 128,256 = 1,838,678,016; hidden states held 8,192 x 4,096 x 2 = 67,108,864;
+  // base 134,217,728: 2,040,004,608 B. The forward pass (8,192 x (3 x 14,336 + 4 x 4,096) x 2 =
+  // 973,078,528) is smaller; no experts.
+  CHECK(b.activation.value == 2040004608ULL);
+  CHECK(b.non_torch.value == 268435456ULL);  // one GPU
+  CHECK(b.cuda_graphs.value == 0);           // 0.19 prints its estimate only
+  CHECK(b.weights == p.per_gpu.weights_bytes);
+  CHECK(b.kv.value == b.requested.value - b.weights.value - b.activation.value - b.non_torch.value);
+  // The plan's per-GPU figures are the budget's.
+  CHECK(p.per_gpu.usable_bytes == b.requested);
+  CHECK(p.per_gpu.reserve_bytes == b.activation + b.non_torch);
+  CHECK(p.per_gpu.available_kv_bytes == b.kv);
+  REQUIRE(b.lines.size() == 5);
+  CHECK(b.lines[0] == "total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.95) = 75.23GiB");
+}
+
+TEST_CASE("vLLM budget: every 0.19.0 start-up within 0.5 GiB of the logged KV memory", "[budget][vllm]") {
+  for (const Run& r : kRuns) {
+    INFO(r.model << " tp " << r.tp << " pp " << r.pp);
+    const Plan p = make_plan(vllm_inputs(r.model, r.tp, r.pp, r.util));
+    const MemoryBudget& b = p.budget;
+    // vLLM logs rank 0's figure; with pp every stage then takes the smallest stage's pool.
+    const double predicted = static_cast<double>(b.first_stage_kv.value) / kGiB;
+    CHECK(std::abs(predicted - r.kv) <= 0.5);
+    CHECK(std::abs(static_cast<double>(b.non_torch.value) / kGiB - r.non_torch) <= 0.1);
+    CHECK(std::abs(static_cast<double>((r.pp > 1 ? b.first_stage_kv : b.kv).value) / kGiB - r.kv) <= 0.5);
+    // The tokens follow from the pool: within the pool's error (0.5 GiB of KV) of the logged count.
+    REQUIRE(p.engine.kv_cache_tokens.has_value());
+    const double tokens = static_cast<double>(*p.engine.kv_cache_tokens);
+    const double per_token = static_cast<double>(b.kv.value) / tokens;  // bytes per token on the GPU
+    CHECK(std::abs(tokens - static_cast<double>(r.kv_cache_tokens)) * per_token <= 0.5 * kGiB);
+  }
+}
+
+TEST_CASE("vLLM budget: the old flat guess over-predicted every run", "[budget][vllm]") {
+  // nvidia-smi's 79.65 GiB x utilisation - weights - 1 GiB: the pool kvplan promised before. Each run's
+  // error shrinks under the modelled budget (the 1.6 to 7.7 GiB over 33 runs).
+  for (const Run& r : kRuns) {
+    if (r.pp > 1) continue;
+    INFO(r.model << " tp " << r.tp);
+    PlanInputs in = vllm_inputs(r.model, r.tp, r.pp, r.util);
+    const Plan modelled = make_plan(in);
+    in.deployment.reserve = kDefaultReserve;
+    const Plan flat = make_plan(in);
+    CHECK_FALSE(flat.budget.modelled);
+    const double flat_error =
+        std::abs(static_cast<double>(flat.per_gpu.available_kv_bytes.value) / kGiB - r.kv);
+    const double error =
+        std::abs(static_cast<double>(modelled.per_gpu.available_kv_bytes.value) / kGiB - r.kv);
+    CHECK(error < flat_error);
+  }
+}
+
+TEST_CASE("vLLM budget: defaults by GPU, --max-num-seqs, overrides", "[budget][vllm]") {
+  // vllm/engine/arg_utils.py get_batch_defaults: >= 70 GiB and not "a100" -> 1,024 / 8,192, else 256 / 2,048.
+  CHECK(vllm_default_max_num_seqs(Bytes{85029027840ULL}, "h100-sxm NVIDIA H100 SXM5 80GB") == 1024);
+  CHECK(vllm_default_max_num_seqs(Bytes{85899345920ULL}, "a100-80gb NVIDIA A100 80GB") == 256);
+  CHECK(vllm_default_max_num_seqs(Bytes{48305799168ULL}, "l40s") == 256);
+  CHECK(vllm_default_max_num_batched_tokens(Bytes{85029027840ULL}, "h100-sxm") == 8192);
+  CHECK(vllm_default_max_num_batched_tokens(Bytes{85899345920ULL}, "A100-SXM4-80GB") == 2048);
+
+  PlanInputs in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
+  in.engine.max_num_seqs = 512;
+  const Plan fewer = make_plan(in);
+  // 512 fewer sequences x 128,256 entries x 14 B = 919,339,008 B less activation.
+  const Plan base = make_plan(vllm_inputs("llama-3.1-8b", 1, 1, 0.95));
+  CHECK(base.budget.activation.value - fewer.budget.activation.value == 919339008ULL);
+  CHECK(fewer.budget.kv.value - base.budget.kv.value == 919339008ULL);
+  // At 256 sequences the sampler (459,669,504 + 201,326,592 B) falls below the forward pass of 8,192
+  // tokens, 8,192 x (3 x 14,336 + 4 x 4,096) x 2 = 973,078,528 B, which then sets the peak.
+  in.engine.max_num_seqs = 256;
+  CHECK(make_plan(in).budget.activation.value == 973078528ULL);
+
+  // --overhead replaces the modelled components; --kv-memory replaces the whole budget.
+  in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
+  in.deployment.reserve = Bytes{3ULL << 30};
+  const Plan given = make_plan(in);
+  CHECK_FALSE(given.budget.modelled);
+  CHECK(given.per_gpu.reserve_bytes.value == 3ULL << 30);
+  // The flat budget stays on nvidia-smi's size (85,520,809,984 x 0.95, floored).
+  CHECK(given.per_gpu.usable_bytes.value == 81244769484ULL);
+
+  // The other engines keep the flat 1 GiB reserve.
+  in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
+  in.engine.engine = Engine::sglang;
+  const Plan sglang = make_plan(in);
+  CHECK_FALSE(sglang.budget.modelled);
+  CHECK(sglang.per_gpu.reserve_bytes == kDefaultReserve);
+}
+
+TEST_CASE("vLLM budget: a model that leaves no room is refused by the budget", "[budget][vllm]") {
+  // Qwen2.5-72B at tp 2, utilisation 0.9: 71.27 GiB requested, 67.8 GiB of weights, 2.3 GiB activation,
+  // 2.1 GiB non-torch: nothing is left.
+  const Plan p = make_plan(vllm_inputs("qwen2.5-72b", 2, 1, 0.90));
+  CHECK_FALSE(p.budget.fits_weights);
+  CHECK(p.limit.kind == Limit::Kind::weights);
+  CHECK_FALSE(p.fits);
+}
+
+TEST_CASE("vLLM release numbers map to the rule sets", "[budget][vllm]") {
+  CHECK(vllm_rules_for_release("0.19.0") == "v1");
+  CHECK(vllm_rules_for_release("0.11.2") == "v1");
+  CHECK(vllm_rules_for_release("0.20") == "0.20");
+  CHECK(vllm_rules_for_release("0.20.1") == "0.20");
+  CHECK(vllm_rules_for_release("0.21.0") == "0.21");
+  CHECK(vllm_rules_for_release("0.25.1") == "0.21");
+  CHECK(vllm_rules_for_release("0.26.0") == "0.26");
+  CHECK(vllm_rules_for_release("v0") == "v0");
+  for (const char* bad : {"0.10.2", "0.27.0", "1.0.0", "0.19.x", "0.", "", "0.19.0.1", "latest"})
+    CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.26"));
+}
+
+TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.21 on", "[budget][vllm]") {
+  PlanInputs in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
+  const Plan v019 = make_plan(in);
+  in.engine.version = "0.20";
+  const Plan v020 = make_plan(in);
+  in.engine.version = "0.21";
+  const Plan v021 = make_plan(in);
+  CHECK(v019.budget.cuda_graphs.value == 0);
+  CHECK(v020.budget.cuda_graphs.value == 0);
+  CHECK(v021.budget.cuda_graphs.value == 1ULL << 30);
+  CHECK(v019.budget.kv.value - v021.budget.kv.value == 1ULL << 30);
+}
+
+TEST_CASE("vLLM budget: weights as vLLM loads them", "[budget][vllm]") {
+  // gpt-oss-20b at tp 2: 24 layers x 32 experts, width 2,880 / 2 = 1,440 -> 1,536 (x128), hidden 2,880 ->
+  // 3,072 (x256): 3 x (1,536 x 3,072 - 1,440 x 2,880) = 3 x 571,392 = 1,714,176 values per expert;
+  // x 768 = 1,316,487,168 values x 17 / 32 = 699,383,808 B more per GPU.
+  const ModelSpec oss = presets::find_model("gpt-oss-20b");
+  CHECK(vllm_mxfp4_padding_bytes(oss, 2, 1).value == 699383808ULL);
+  CHECK(vllm_mxfp4_padding_bytes(presets::find_model("llama-3.1-8b"), 1, 1).value == 0);
+  // Llama-3.1-8B's RoPE cache: 131,072 positions x 128 x 2 B = 33,554,432 B (llama3 scaling keeps the
+  // positions).
+  CHECK(vllm_rope_cache_bytes(presets::find_model("llama-3.1-8b")).value == 33554432ULL);
+  // Gemma 3 27B: linear factor 8 over 131,072 positions, x 128 x 2 B = 268,435,456, and the sliding
+  // layers' unscaled one, 33,554,432: 301,989,888 B.
+  const ModelSpec gemma = presets::find_model("gemma-3-27b");
+  CHECK(vllm_rope_cache_bytes(gemma).value == 301989888ULL);
+  // Its SigLIP tower (27 layers of 1,152 / 4,304, 896 / 14 = 64 x 64 patches, no head) and the
+  // 1,152 x 5,376 projector: 423,060,336 parameters worked from modeling_siglip.py / modeling_gemma3.py.
+  CHECK(gemma.encoder_parameters == 423060336ULL);
+}
