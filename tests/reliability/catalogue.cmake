@@ -207,7 +207,8 @@ if(TARGET kvplan_gui_lib)
            COMMAND kvplan_replay_scenario ${kvplan_fuzz_dir}/corpus/scenario
                    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/scenario)
 endif()
-target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
+target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/aliases.cpp
+                                         ${PROJECT_SOURCE_DIR}/cli/launch.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
 target_include_directories(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 target_link_libraries(kvplan_replay_size PRIVATE fmt::fmt CLI11::CLI11)
 

@@ -1,0 +1,29 @@
+#pragma once
+// `kvplan size --from-launch "vllm serve org/model --tensor-parallel-size 4 ..."`: an engine's launch line
+// read as kvplan's own arguments, flag by flag, with each engine's meaning.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvplan::cli {
+
+/// The words of `line` as a POSIX shell splits them: blanks separate words; '...' is literal; in "..."
+/// a backslash escapes only $ ` " \ and a newline; outside quotes a backslash escapes the next character,
+/// and a backslash-newline joins lines; a word starting with # starts a comment to the end of the line.
+/// What only a shell could do is refused: an unquoted ; | & < > or ( ), and $ or ` outside single quotes.
+/// Throws kvplan::Error("--from-launch", reason) naming the character or the unterminated quote.
+std::vector<std::string> shell_words(std::string_view line);
+
+/// kvplan's `size` arguments for an engine's launch line: "--engine vllm", the model, then each flag as
+/// kvplan's own ("--tensor-parallel-size 4" -> "--tp 4"), with its spelling noted for typed_flag so an
+/// error names the launch line's flag. Reads `vllm serve MODEL`, `python -m
+/// vllm.entrypoints.openai.api_server --model MODEL`, `python -m sglang.launch_server --model-path MODEL`,
+/// `llama-server -m FILE` and `trtllm-serve [serve] MODEL`, after any NAME=value environment words. Flags
+/// that change no memory (--host, --port, --served-model-name ...) are skipped. Throws
+/// kvplan::Error("--from-launch", ...) for another program, and naming the flag for one kvplan does not
+/// model ("--from-launch: --quantization (vllm serve): not modelled by kvplan; ...") or one without its
+/// value.
+std::vector<std::string> launch_arguments(std::string_view line);
+
+}  // namespace kvplan::cli
