@@ -8,6 +8,7 @@
 #include "aliases.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/units.hpp"
 
 namespace kvplan::cli {
 
@@ -18,10 +19,13 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /// What a launch flag becomes.
 enum class Kind {
-  value,  ///< kvplan's flag with the launch line's value
-  flag,   ///< kvplan's flag, no value
-  model,  ///< the model (MODEL)
-  skip,   ///< changes no memory: read and dropped (with its value when `takes_value`)
+  value,          ///< kvplan's flag with the launch line's value
+  flag,           ///< kvplan's flag, no value
+  model,          ///< the model (MODEL)
+  skip,           ///< changes no memory: read and dropped (with its value when `takes_value`)
+  data_parallel,  ///< N data-parallel ranks: replicas, or DP attention with `dp_attention`
+                  ///< (add_data_parallel)
+  dp_attention,   ///< DP attention with expert parallel on the data-parallel ranks
 };
 
 /// One launch flag of one engine.
@@ -34,8 +38,11 @@ struct LaunchFlag {
 
 // vllm/engine/arg_utils.py (EngineArgs.add_cli_args) and vllm/entrypoints/openai/cli_args.py.
 // TODO(lead): --max-num-seqs -> kvplan's --max-num-seqs once it is in.
-constexpr std::array<LaunchFlag, 19> kVllm{{
+constexpr std::array<LaunchFlag, 22> kVllm{{
     {"--model", "", Kind::model},
+    {"-dp,--data-parallel-size", "", Kind::data_parallel},
+    {"--enable-expert-parallel", "", Kind::dp_attention, false},
+    {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
     {"--max-model-len", "--context"},
     {"-tp,--tensor-parallel-size", "--tp"},
     {"-pp,--pipeline-parallel-size", "--pp"},
@@ -59,8 +66,11 @@ constexpr std::array<LaunchFlag, 19> kVllm{{
 
 // sglang/srt/server_args.py (ServerArgs.add_cli_args).
 // TODO(lead): --max-running-requests -> kvplan's --max-num-seqs once it is in.
-constexpr std::array<LaunchFlag, 11> kSglang{{
+constexpr std::array<LaunchFlag, 14> kSglang{{
     {"--model-path,--model", "", Kind::model},
+    {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel},
+    {"--enable-dp-attention", "", Kind::dp_attention, false},
+    {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
     {"--context-length", "--context"},
     {"--tp,--tp-size,--tensor-parallel-size", "--tp"},
     {"--pp-size,--pipeline-parallel-size", "--pp"},
@@ -188,6 +198,45 @@ void check_flash_attention(std::string_view flag, std::string_view value) {
   throw Error(std::string(flag), "'" + printable(std::string(value)) +
                                      "': kvplan's llama.cpp rules are flash attention's (-fa on or auto)");
 }
+
+/// --dtype: kvplan plans the checkpoint's dtype, as "auto" does; another casts weights and the KV cache.
+void check_auto_dtype(std::string_view flag, std::string_view value) {
+  if (value == "auto") return;
+  throw Error(std::string(flag), "'" + printable(std::string(value)) +
+                                     "': kvplan plans the checkpoint's dtype (auto); give --weight-dtype and "
+                                     "--kv-dtype for another");
+}
+
+/// The value after kvplan flag `flag` in `out`, or `fallback` when it is not there.
+std::uint64_t count_in(const std::vector<std::string>& out, std::string_view flag, std::uint64_t fallback) {
+  const auto it = std::find(out.begin(), out.end(), flag);
+  return it == out.end() || it + 1 == out.end() ? fallback : parse_count(*(it + 1), typed_flag(flag));
+}
+
+/// N data-parallel ranks (`flag` N). With DP attention (SGLang --enable-dp-attention, vLLM
+/// --enable-expert-parallel), kvplan's --dp-attention N over every GPU of the replica: SGLang's --tp already
+/// counts them all (--tp 8 --dp 8), vLLM's is per rank (-tp 1 -dp 8 is kvplan's --tp 8). Without, N replicas
+/// of tp x pp GPUs: kvplan's --gpus.
+void add_data_parallel(std::string_view engine, const std::string& flag, const std::string& value,
+                       bool attention, std::vector<std::string>& out) {
+  const std::uint64_t n = parse_count(value, flag);
+  const std::uint64_t tp = count_in(out, "--tp", 1), pp = count_in(out, "--pp", 1);
+  if (!attention) {
+    note_typed("--gpus", flag);
+    out.insert(out.end(), {"--gpus", std::to_string(checked_mul(checked_mul(tp, pp, flag), n, flag))});
+    return;
+  }
+  note_typed("--dp-attention", flag);
+  out.insert(out.end(), {"--dp-attention", std::to_string(n)});
+  if (engine != "vllm") return;
+  const std::string all = std::to_string(checked_mul(tp, n, flag));
+  if (const auto it = std::find(out.begin(), out.end(), "--tp"); it != out.end()) {
+    *(it + 1) = all;
+  } else {
+    note_typed("--tp", flag);
+    out.insert(out.end(), {"--tp", all});
+  }
+}
 }  // namespace
 
 std::vector<std::string> shell_words(std::string_view line) {
@@ -247,6 +296,8 @@ std::vector<std::string> launch_arguments(std::string_view line) {
   std::vector<std::string> out{"--engine", std::string(p.engine)};
   note_typed("--engine", kField);
   std::optional<std::string> model = p.model;
+  std::optional<std::pair<std::string, std::string>> data_parallel;  // the flag and its value
+  bool dp_attention = false;
   const auto flags = flags_of(p.engine);
   for (std::size_t i = p.first; i < w.size(); ++i) {
     const std::string& word = w[i];
@@ -260,8 +311,8 @@ std::vector<std::string> launch_arguments(std::string_view line) {
     if (f == flags.end())
       throw Error(kField, printable(name) + " (" + std::string(p.command) +
                               "): not modelled by kvplan; remove it to plan without it");
-    const bool wants_value =
-        f->kind == Kind::value || f->kind == Kind::model || (f->kind == Kind::skip && f->takes_value);
+    const bool wants_value = f->kind == Kind::value || f->kind == Kind::model ||
+                             f->kind == Kind::data_parallel || (f->kind == Kind::skip && f->takes_value);
     std::string value;
     if (eq != std::string::npos) {
       if (!wants_value) throw Error(name, "takes no value (in --from-launch)");
@@ -279,6 +330,7 @@ std::vector<std::string> launch_arguments(std::string_view line) {
     }
     if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") check_gpu_layers(name, value);
     if (name == "-fa" || name == "--flash-attn") check_flash_attention(name, value);
+    if (name == "--dtype") check_auto_dtype(name, value);
     switch (f->kind) {
       case Kind::model:
         if (model) throw Error(name, "a second model in the launch line (in --from-launch)");
@@ -292,9 +344,14 @@ std::vector<std::string> launch_arguments(std::string_view line) {
         note_typed(f->kvplan, name);
         out.emplace_back(f->kvplan);
         break;
+      case Kind::data_parallel: data_parallel = {name, value}; break;
+      case Kind::dp_attention: dp_attention = true; break;
       case Kind::skip: break;
     }
   }
+  // After every flag: the data-parallel layout needs the tp and pp, wherever they stood.
+  if (data_parallel)
+    add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
   if (model) out.insert(out.begin() + 2, *model);
   return out;
 }

@@ -19,8 +19,10 @@ std::vector<std::string> shell_words(std::string_view line);
 /// kvplan's own ("--tensor-parallel-size 4" -> "--tp 4"), with its spelling noted for typed_flag so an
 /// error names the launch line's flag. Reads `vllm serve MODEL`, `python -m
 /// vllm.entrypoints.openai.api_server --model MODEL`, `python -m sglang.launch_server --model-path MODEL`,
-/// `llama-server -m FILE` and `trtllm-serve [serve] MODEL`, after any NAME=value environment words. Flags
-/// that change no memory (--host, --port, --served-model-name ...) are skipped. Throws
+/// `llama-server -m FILE` and `trtllm-serve [serve] MODEL`, after any NAME=value environment words.
+/// Data-parallel ranks (vLLM -dp, SGLang --dp) are replicas (--gpus), or with DP attention (vLLM
+/// --enable-expert-parallel, SGLang --enable-dp-attention) kvplan's --dp-attention. Flags that change no
+/// memory (--host, --port, --served-model-name ...) are skipped. Throws
 /// kvplan::Error("--from-launch", ...) for another program, and naming the flag for one kvplan does not
 /// model ("--from-launch: --quantization (vllm serve): not modelled by kvplan; ...") or one without its
 /// value.

@@ -161,3 +161,22 @@ kvplan_cli_bad("launch: and --engine" "^kvplan: error: --from-launch: names the 
   size --from-launch "vllm serve llama-3.1-8b" --engine sglang)
 kvplan_cli_bad("launch: and the same option typed" "^kvplan: error: --tp/--tensor-parallel-size: given 2 times; give it once"
   size --tp 8 --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 4")
+# Data parallel. vLLM's -tp is per DP rank: -tp 1 -dp 8 with expert parallel is kvplan's --tp 8
+# --dp-attention 8; SGLang's --tp already counts every GPU. Without DP attention the ranks are replicas.
+kvplan_cli_same("launch: vLLM DP attention with expert parallel"
+  "\"dp_attention\": 8,"
+  size --from-launch "vllm serve deepseek-v3 -tp 1 --data-parallel-size 8 --enable-expert-parallel" --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine vllm --tp 8 --dp-attention 8 --gpu h200 --json)
+kvplan_cli_same("launch: SGLang DP attention"
+  "\"dp_attention\": 8,"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention"
+    --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --gpu h200 --json)
+# -tp 2 x -dp 4 = 8 GPUs, 4 replicas.
+kvplan_cli_same("launch: vLLM data-parallel replicas"
+  "\"dp\": 4,"
+  size --from-launch "vllm serve llama-3.1-8b -tp 2 -dp 4" --json
+  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --gpus 8 --json)
+kvplan_cli_bad("launch: --dtype other than auto"
+  "^kvplan: error: --dtype: 'float16': kvplan plans the checkpoint's dtype \\(auto\\)"
+  size --from-launch "vllm serve llama-3.1-8b --dtype float16")
