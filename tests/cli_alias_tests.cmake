@@ -57,6 +57,12 @@ kvplan_cli_same("alias: vLLM's -tp and -pp"
   size meta-llama/Llama-3.1-70B --gpu h100-sxm -tp 4 -pp=2 --json
   SAME_AS size meta-llama/Llama-3.1-70B --gpu h100-sxm --tp 4 --pp 2 --json)
 
+# fit takes the aliases of the capacity options, and -tp/-pp as its own --tp/--pp lists.
+kvplan_cli_same("alias: fit with vLLM's and llama.cpp's names"
+  "8 users x 32,768 tokens"
+  fit llama-3.1-8b --max-model-len 32K -np 8 --gpu h100-sxm -tp 1 -pp 1 --top 1
+  SAME_AS fit llama-3.1-8b --context 32768 --users 8 --gpu h100-sxm --tp 1 --pp 1 --top 1)
+
 # --- SGLang's ------------------------------------------------------------------------------------------
 kvplan_cli_same("alias: an SGLang launch's flags"
   "\"bytes_per_token\": 131072,"
