@@ -352,7 +352,9 @@ std::vector<std::string> launch_arguments(std::string_view line) {
   // After every flag: the data-parallel layout needs the tp and pp, wherever they stood.
   if (data_parallel)
     add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
-  if (model) out.insert(out.begin() + 2, *model);
+  // Every engine needs its model; without one, size would plan its default model instead.
+  if (!model) throw Error(kField, "names no model (" + std::string(p.command) + ")");
+  out.insert(out.begin() + 2, *model);
   return out;
 }
 

@@ -186,3 +186,5 @@ kvplan_cli_same("launch: vLLM data-parallel replicas"
 kvplan_cli_bad("launch: --dtype other than auto"
   "^kvplan: error: --dtype: 'float16': kvplan plans the checkpoint's dtype \\(auto\\)"
   size --from-launch "vllm serve llama-3.1-8b --dtype float16")
+kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model \\(python -m sglang.launch_server\\)\n$"
+  size --from-launch "python -m sglang.launch_server --tp 2")
