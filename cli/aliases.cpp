@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "kvplan/error.hpp"
@@ -91,6 +92,15 @@ std::string alias_help(std::string_view flag, std::string help) {
          (a->dash_names.empty() ? "" : "; " + std::string(a->dash_names) + " too") + ")";
 }
 
+bool given(const std::vector<std::string>& args, std::string_view flag) {
+  const FlagAlias* a = alias_of(flag);
+  return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
+    const std::string_view name = std::string_view(arg).substr(0, arg.find('='));
+    return name == flag ||
+           (a != nullptr && (listed(a->names, name, ',') || listed(a->dash_names, name, ' ')));
+  });
+}
+
 void note_typed(std::string_view flag, std::string_view typed) {
   auto& seen = typed_names()[std::string(flag)];
   if (std::find(seen.begin(), seen.end(), typed) == seen.end()) seen.emplace_back(typed);
@@ -107,22 +117,27 @@ std::string typed_flag(std::string_view flag) {
 void parse_command_line(CLI::App& app, int argc, char** argv) {
   typed_names().clear();
   std::vector<std::string> args;
+  std::optional<std::pair<std::size_t, std::string>> launch;  // where --from-launch stood, and its line
   bool options_end = false, size = false;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     size = size || (i > 0 && !options_end && arg == "size");
-    const bool launch = arg == "--from-launch" || arg.rfind("--from-launch=", 0) == 0;
-    if (i > 0 && !options_end && size && launch) {
-      // `size --from-launch LINE`: the line's flags in its place, as kvplan's own (launch.hpp).
+    const bool from_launch = arg == "--from-launch" || arg.rfind("--from-launch=", 0) == 0;
+    if (i > 0 && !options_end && size && from_launch) {
+      if (launch) throw Error("--from-launch", "given 2 times; give it once");
       if (arg == "--from-launch" && i + 1 >= argc)
         throw Error("--from-launch", "needs a value (a launch line)");
-      const std::string line =
-          arg == "--from-launch" ? std::string(argv[++i]) : arg.substr(arg.find('=') + 1);
-      for (auto& a : launch_arguments(line)) args.push_back(std::move(a));
+      launch = {args.size(), arg == "--from-launch" ? std::string(argv[++i]) : arg.substr(arg.find('=') + 1)};
       continue;
     }
     args.push_back(i == 0 || options_end ? arg : read_argument(arg));
     options_end = options_end || (i > 0 && arg == "--");
+  }
+  if (launch) {
+    // `size --from-launch LINE`: the line's flags in its place, as kvplan's own (launch.hpp), read knowing
+    // what the rest of the command gives.
+    const auto line = launch_arguments(launch->second, args);
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(launch->first), line.begin(), line.end());
   }
   // The launch line names the engine: a second --engine would be CLI11's "given 2 times" on a flag not typed.
   const auto engine_flag = [](const std::string& a) {

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -42,6 +43,10 @@ void parse_command_line(CLI::App& app, int argc, char** argv);
 /// that was typed; "--context/--max-model-len" when both were; `flag` itself otherwise (no alias typed, or
 /// a field that is no flag, such as "model").
 std::string typed_flag(std::string_view flag);
+
+/// Whether `args` give kvplan's `flag` by any of its names ("--max-model-len 8192", "-tp=4" and
+/// "--context" all give "--context" / "--tp").
+bool given(const std::vector<std::string>& args, std::string_view flag);
 
 /// Notes that `typed` was given for kvplan's `flag` (parse_command_line and the launch-line reader).
 void note_typed(std::string_view flag, std::string_view typed);

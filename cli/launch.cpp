@@ -174,6 +174,16 @@ Program program(const std::vector<std::string>& w) {
                           "trtllm-serve)");
 }
 
+/// The engine's flag for the context: without it, the engine takes the model's own context length
+/// (vLLM's derived max_model_len, SGLang's context_length, llama.cpp's n_ctx_train, TensorRT-LLM's
+/// max_position_embeddings), which kvplan does not derive.
+std::string_view context_flag(std::string_view engine) {
+  if (engine == "vllm") return "--max-model-len";
+  if (engine == "sglang") return "--context-length";
+  if (engine == "llamacpp") return "-c";
+  return "--max_seq_len";
+}
+
 std::span<const LaunchFlag> flags_of(std::string_view engine) {
   if (engine == "vllm") return kVllm;
   if (engine == "sglang") return kSglang;
@@ -289,7 +299,7 @@ std::vector<std::string> shell_words(std::string_view line) {
   return words;
 }
 
-std::vector<std::string> launch_arguments(std::string_view line) {
+std::vector<std::string> launch_arguments(std::string_view line, const std::vector<std::string>& others) {
   const std::vector<std::string> w = shell_words(line);
   if (w.empty()) throw Error(kField, "is empty");
   const Program p = program(w);
@@ -354,6 +364,21 @@ std::vector<std::string> launch_arguments(std::string_view line) {
     add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
   // Every engine needs its model; without one, size would plan its default model instead.
   if (!model) throw Error(kField, "names no model (" + std::string(p.command) + ")");
+  const auto in_line = [&](std::string_view flag) {
+    return std::find(out.begin(), out.end(), flag) != out.end();
+  };
+  const auto anywhere = [&](std::string_view flag) { return in_line(flag) || given(others, flag); };
+  if (!anywhere("--context") && !anywhere("--ctx-size"))
+    throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
+                            " takes the model's own context length, which kvplan does not derive: give " +
+                            std::string(context_flag(p.engine)));
+  // llama-server without -np: 4 slots sharing one unified cache (-np -1 = auto, with --kv-unified on when
+  // the slots are auto; llama.cpp PR #16736, 2025-10, and #17997), the engine version kvplan defaults to.
+  // An --engine-version given beside the line may predate it (2025-08: one slot), so it decides alone.
+  if (p.engine == "llamacpp" && !anywhere("--users") && !given(others, "--engine-version")) {
+    out.insert(out.end(), {"--users", "4"});
+    if (!anywhere("--kv-unified")) out.emplace_back("--kv-unified");
+  }
   out.insert(out.begin() + 2, *model);
   return out;
 }

@@ -22,10 +22,13 @@ std::vector<std::string> shell_words(std::string_view line);
 /// `llama-server -m FILE` and `trtllm-serve [serve] MODEL`, after any NAME=value environment words.
 /// Data-parallel ranks (vLLM -dp, SGLang --dp) are replicas (--gpus), or with DP attention (vLLM
 /// --enable-expert-parallel, SGLang --enable-dp-attention) kvplan's --dp-attention. Flags that change no
-/// memory (--host, --port, --served-model-name ...) are skipped. Throws
+/// memory (--host, --port, --served-model-name ...) are skipped. `others` are the command's other arguments:
+/// a line without its context flag is refused unless they give one (the engine would take the model's own
+/// length), and llama-server without -np gets its default, 4 slots with --kv-unified, unless they give
+/// --users or --engine-version. Throws
 /// kvplan::Error("--from-launch", ...) for another program, and naming the flag for one kvplan does not
 /// model ("--from-launch: --quantization (vllm serve): not modelled by kvplan; ...") or one without its
 /// value.
-std::vector<std::string> launch_arguments(std::string_view line);
+std::vector<std::string> launch_arguments(std::string_view line, const std::vector<std::string>& others);
 
 }  // namespace kvplan::cli

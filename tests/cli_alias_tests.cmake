@@ -164,27 +164,44 @@ kvplan_cli_bad("launch: a redirection" "^kvplan: error: --from-launch: '>' joins
 kvplan_cli_bad("launch: part of the model on the CPU" "^kvplan: error: -ngl: '20': kvplan plans every layer on the GPU"
   size --from-launch "llama-server -m llama-3.1-8b -ngl 20")
 kvplan_cli_bad("launch: and --engine" "^kvplan: error: --from-launch: names the engine, and --engine was given too"
-  size --from-launch "vllm serve llama-3.1-8b" --engine sglang)
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192" --engine sglang)
 kvplan_cli_bad("launch: and the same option typed" "^kvplan: error: --tp/--tensor-parallel-size: given 2 times; give it once"
-  size --tp 8 --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 4")
+  size --tp 8 --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 4 --max-model-len 8192")
 # Data parallel. vLLM's -tp is per DP rank: -tp 1 -dp 8 with expert parallel is kvplan's --tp 8
 # --dp-attention 8; SGLang's --tp already counts every GPU. Without DP attention the ranks are replicas.
 kvplan_cli_same("launch: vLLM DP attention with expert parallel"
   "\"dp_attention\": 8,"
-  size --from-launch "vllm serve deepseek-v3 -tp 1 --data-parallel-size 8 --enable-expert-parallel" --gpu h200 --json
-  SAME_AS size deepseek-v3 --engine vllm --tp 8 --dp-attention 8 --gpu h200 --json)
+  size --from-launch "vllm serve deepseek-v3 -tp 1 --data-parallel-size 8 --enable-expert-parallel --max-model-len 32K"
+    --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine vllm --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)
 kvplan_cli_same("launch: SGLang DP attention"
   "\"dp_attention\": 8,"
   size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention"
-    --gpu h200 --json
-  SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --gpu h200 --json)
+    --context 32K --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)
 # -tp 2 x -dp 4 = 8 GPUs, 4 replicas.
 kvplan_cli_same("launch: vLLM data-parallel replicas"
   "\"dp\": 4,"
-  size --from-launch "vllm serve llama-3.1-8b -tp 2 -dp 4" --json
-  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --gpus 8 --json)
+  size --from-launch "vllm serve llama-3.1-8b -tp 2 -dp 4 --max-model-len 8192" --json
+  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --gpus 8 --context 8192 --json)
 kvplan_cli_bad("launch: --dtype other than auto"
   "^kvplan: error: --dtype: 'float16': kvplan plans the checkpoint's dtype \\(auto\\)"
   size --from-launch "vllm serve llama-3.1-8b --dtype float16")
 kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model \\(python -m sglang.launch_server\\)\n$"
   size --from-launch "python -m sglang.launch_server --tp 2")
+# Without its context flag an engine takes the model's own context length, which kvplan does not derive: the
+# line is refused unless the command gives the context beside it.
+kvplan_cli_bad("launch: no context"
+  "^kvplan: error: --from-launch: vllm serve without --max-model-len takes the model's own context length, which kvplan does not derive: give --max-model-len\n$"
+  size --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 2")
+kvplan_cli_same("launch: the context beside the line"
+  "\"context\": 8192,"
+  size --from-launch "vllm serve llama-3.1-8b" --max-model-len 8K --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --json)
+# llama-server without -np: 4 slots sharing one unified cache of -c cells (-c 32768: 8,192 tokens a slot).
+kvplan_cli_same("launch: llama-server's default slots"
+  "\"users\": 4,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32768" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 4 --kv-unified --json)
+kvplan_cli_bad("launch: given twice" "^kvplan: error: --from-launch: given 2 times; give it once\n$"
+  size --from-launch "vllm serve a" --from-launch "vllm serve b")
