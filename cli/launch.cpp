@@ -299,6 +299,52 @@ std::vector<std::string> shell_words(std::string_view line) {
   return words;
 }
 
+namespace {
+/// The value of launch flag `name` at w[i] ("--flag=value", or the next word, which `i` then passes);
+/// "" for a flag without one. Throws naming `name` when a value is missing or not wanted.
+std::string take_value(const std::vector<std::string>& w, std::size_t& i, const std::string& name,
+                       bool wants) {
+  const std::size_t eq = w[i].find('=');
+  if (eq != std::string::npos) {
+    if (!wants) throw Error(name, "takes no value (in --from-launch)");
+    return w[i].substr(eq + 1);
+  }
+  if (!wants) return "";
+  // llama.cpp's bare -fa (before its value became on/off/auto) is flash attention on.
+  if ((name == "-fa" || name == "--flash-attn") && (i + 1 >= w.size() || w[i + 1].rfind('-', 0) == 0))
+    return "on";
+  if (i + 1 >= w.size()) throw Error(name, "needs a value (in --from-launch)");
+  return w[++i];
+}
+
+/// The values kvplan models only in part: -ngl, -fa and --dtype.
+void check_value(const std::string& name, const std::string& value) {
+  if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") check_gpu_layers(name, value);
+  if (name == "-fa" || name == "--flash-attn") check_flash_attention(name, value);
+  if (name == "--dtype") check_auto_dtype(name, value);
+}
+
+/// What the engine does when the line leaves a flag out, where kvplan's default differs. `out` holds the
+/// line's kvplan arguments, `others` the rest of the command.
+void add_engine_defaults(const Program& p, const std::vector<std::string>& others,
+                         std::vector<std::string>& out) {
+  const auto anywhere = [&](std::string_view flag) {
+    return std::find(out.begin(), out.end(), flag) != out.end() || given(others, flag);
+  };
+  if (!anywhere("--context") && !anywhere("--ctx-size"))
+    throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
+                            " takes the model's own context length, which kvplan does not derive: give " +
+                            std::string(context_flag(p.engine)));
+  // llama-server without -np (or -np -1): 4 slots sharing one unified cache (-np -1 = auto, with
+  // --kv-unified on when the slots are auto; llama.cpp PR #16736, 2025-10, and #17997), the engine version
+  // kvplan defaults to. An --engine-version given beside the line may predate it (2025-08: one slot).
+  if (p.engine == "llamacpp" && !anywhere("--users") && !given(others, "--engine-version")) {
+    out.insert(out.end(), {"--users", "4"});
+    if (!anywhere("--kv-unified")) out.emplace_back("--kv-unified");
+  }
+}
+}  // namespace
+
 std::vector<std::string> launch_arguments(std::string_view line, const std::vector<std::string>& others) {
   const std::vector<std::string> w = shell_words(line);
   if (w.empty()) throw Error(kField, "is empty");
@@ -310,53 +356,32 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
   bool dp_attention = false;
   const auto flags = flags_of(p.engine);
   for (std::size_t i = p.first; i < w.size(); ++i) {
-    const std::string& word = w[i];
-    const std::size_t eq = word.find('=');
-    if (word.size() < 2 || word[0] != '-')
-      throw Error(kField, "'" + printable(word) + "' (" + std::string(p.command) +
+    if (w[i].size() < 2 || w[i][0] != '-')
+      throw Error(kField, "'" + printable(w[i]) + "' (" + std::string(p.command) +
                               "): an argument kvplan does not read; remove it to plan without it");
-    const std::string name = word.substr(0, eq);
+    const std::string name = w[i].substr(0, w[i].find('='));
     const auto f =
         std::find_if(flags.begin(), flags.end(), [&](const LaunchFlag& x) { return listed(x.names, name); });
     if (f == flags.end())
       throw Error(kField, printable(name) + " (" + std::string(p.command) +
                               "): not modelled by kvplan; remove it to plan without it");
-    const bool wants_value = f->kind == Kind::value || f->kind == Kind::model ||
-                             f->kind == Kind::data_parallel || (f->kind == Kind::skip && f->takes_value);
-    std::string value;
-    if (eq != std::string::npos) {
-      if (!wants_value) throw Error(name, "takes no value (in --from-launch)");
-      value = word.substr(eq + 1);
-    } else if (wants_value) {
-      // llama.cpp's bare -fa (before its value became on/off/auto) is flash attention on.
-      const bool bare =
-          (name == "-fa" || name == "--flash-attn") && (i + 1 >= w.size() || w[i + 1].rfind('-', 0) == 0);
-      if (bare)
-        value = "on";
-      else if (i + 1 >= w.size())
-        throw Error(name, "needs a value (in --from-launch)");
-      else
-        value = w[++i];
-    }
-    if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") check_gpu_layers(name, value);
-    if (name == "-fa" || name == "--flash-attn") check_flash_attention(name, value);
-    if (name == "--dtype") check_auto_dtype(name, value);
-    switch (f->kind) {
-      case Kind::model:
-        if (model) throw Error(name, "a second model in the launch line (in --from-launch)");
-        model = value;
-        break;
-      case Kind::value:
-        note_typed(f->kvplan, name);
-        out.insert(out.end(), {std::string(f->kvplan), value});
-        break;
-      case Kind::flag:
-        note_typed(f->kvplan, name);
-        out.emplace_back(f->kvplan);
-        break;
-      case Kind::data_parallel: data_parallel = {name, value}; break;
-      case Kind::dp_attention: dp_attention = true; break;
-      case Kind::skip: break;
+    const bool wants = f->kind == Kind::value || f->kind == Kind::model || f->kind == Kind::data_parallel ||
+                       (f->kind == Kind::skip && f->takes_value);
+    const std::string value = take_value(w, i, name, wants);
+    check_value(name, value);
+    if (f->kind == Kind::model) {
+      if (model) throw Error(name, "a second model in the launch line (in --from-launch)");
+      model = value;
+    } else if (f->kind == Kind::value && !(f->kvplan == "--users" && value == "-1")) {  // -np -1: auto
+      note_typed(f->kvplan, name);
+      out.insert(out.end(), {std::string(f->kvplan), value});
+    } else if (f->kind == Kind::flag) {
+      note_typed(f->kvplan, name);
+      out.emplace_back(f->kvplan);
+    } else if (f->kind == Kind::data_parallel) {
+      data_parallel = {name, value};
+    } else if (f->kind == Kind::dp_attention) {
+      dp_attention = true;
     }
   }
   // After every flag: the data-parallel layout needs the tp and pp, wherever they stood.
@@ -364,21 +389,7 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
     add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
   // Every engine needs its model; without one, size would plan its default model instead.
   if (!model) throw Error(kField, "names no model (" + std::string(p.command) + ")");
-  const auto in_line = [&](std::string_view flag) {
-    return std::find(out.begin(), out.end(), flag) != out.end();
-  };
-  const auto anywhere = [&](std::string_view flag) { return in_line(flag) || given(others, flag); };
-  if (!anywhere("--context") && !anywhere("--ctx-size"))
-    throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
-                            " takes the model's own context length, which kvplan does not derive: give " +
-                            std::string(context_flag(p.engine)));
-  // llama-server without -np: 4 slots sharing one unified cache (-np -1 = auto, with --kv-unified on when
-  // the slots are auto; llama.cpp PR #16736, 2025-10, and #17997), the engine version kvplan defaults to.
-  // An --engine-version given beside the line may predate it (2025-08: one slot), so it decides alone.
-  if (p.engine == "llamacpp" && !anywhere("--users") && !given(others, "--engine-version")) {
-    out.insert(out.end(), {"--users", "4"});
-    if (!anywhere("--kv-unified")) out.emplace_back("--kv-unified");
-  }
+  add_engine_defaults(p, others, out);
   out.insert(out.begin() + 2, *model);
   return out;
 }

@@ -205,3 +205,7 @@ kvplan_cli_same("launch: llama-server's default slots"
   SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 4 --kv-unified --json)
 kvplan_cli_bad("launch: given twice" "^kvplan: error: --from-launch: given 2 times; give it once\n$"
   size --from-launch "vllm serve a" --from-launch "vllm serve b")
+kvplan_cli_same("launch: llama-server -np -1 is auto"
+  "\"users\": 4,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32768 -np -1" --json
+  SAME_AS size --from-launch "llama-server -m llama-3.1-8b -c 32768" --json)
