@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "aliases.hpp"
 #include "fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
@@ -396,7 +397,7 @@ int main(int argc, char** argv) {
 
   try {
     require_known_subcommand(app, argc, argv);
-    app.parse(argc, argv);
+    parse_command_line(app, argc, argv);  // the engines' flag names (-tp) too
     reject_empty_values(app);
     kvplan::presets::set_option_preset_dirs({preset_dirs.begin(), preset_dirs.end()});
     int rc = 2;
@@ -420,7 +421,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const kvplan::Error& e) {
     // Core names an input by its key; here it is worded as the flag the user typed ("tp" -> "--tp").
-    const std::string_view field = kvplan::cli_flag_for(e.field());
+    const std::string field = typed_flag(kvplan::cli_flag_for(e.field()));
     std::fprintf(stderr, "kvplan: error: %s\n",
                  field.empty() ? e.reason().c_str() : (std::string(field) + ": " + e.reason()).c_str());
     return 2;

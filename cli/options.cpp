@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aliases.hpp"
 #include "kvplan/budget.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
@@ -44,10 +45,13 @@ void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
 }
 
 void add_dtype_options(CLI::App& app, DtypeOptions& o) {
-  app.add_option("--kv-dtype", o.kv_dtype,
-                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1");
-  app.add_option("--k-dtype", o.k_dtype, "K type (with --v-dtype)");
-  app.add_option("--v-dtype", o.v_dtype, "V type (with --k-dtype)");
+  app.add_option(
+      option_names("--kv-dtype"), o.kv_dtype,
+      alias_help("--kv-dtype",
+                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1 "
+                 "(fp8 is fp8_e4m3, as vLLM and SGLang read it)"));
+  app.add_option(option_names("--k-dtype"), o.k_dtype, alias_help("--k-dtype", "K type (with --v-dtype)"));
+  app.add_option(option_names("--v-dtype"), o.v_dtype, alias_help("--v-dtype", "V type (with --k-dtype)"));
   app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the config's torch_dtype)");
   app.add_option("--mamba-cache-dtype", o.mamba_cache_dtype,
                  "recurrent (Mamba, linear-attention, conv) state type, as vLLM's flag (default: as the "
@@ -163,11 +167,15 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
                   ? DType::fp16
                   : kv_type("auto", "--kv-dtype", m, engine);
   if (!o.kv_dtype.empty() && (!o.k_dtype.empty() || !o.v_dtype.empty()))
-    throw Error("--kv-dtype", "give --kv-dtype or --k-dtype/--v-dtype, not both");
+    throw Error("--kv-dtype", "give " + typed_flag("--kv-dtype") + " or " + typed_flag("--k-dtype") + "/" +
+                                  typed_flag("--v-dtype") + ", not both");
   if (!o.kv_dtype.empty()) t.k = t.v = kv_type(o.kv_dtype, "--kv-dtype", m, engine);
   if (!o.k_dtype.empty() || !o.v_dtype.empty()) {
-    if (o.k_dtype.empty()) throw Error("--k-dtype", "missing (required with --v-dtype)");
-    if (o.v_dtype.empty()) throw Error("--v-dtype", "missing (required with --k-dtype)");
+    // Both or neither, llama.cpp's -ctk/-ctv included: a lone K type would leave V at a default unsaid.
+    if (o.k_dtype.empty())
+      throw Error("--k-dtype", "missing (required with " + typed_flag("--v-dtype") + ")");
+    if (o.v_dtype.empty())
+      throw Error("--v-dtype", "missing (required with " + typed_flag("--k-dtype") + ")");
     t.k = kv_type(o.k_dtype, "--k-dtype", m, engine);
     t.v = kv_type(o.v_dtype, "--v-dtype", m, engine);
   }
@@ -205,9 +213,9 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
     if (spec.capacity_only && !capacity) continue;
     const std::string flag(spec.cli_flag), help(spec.help), key(spec.key);
     if (spec.kind == OptionKind::flag)
-      app.add_flag(flag, o.flags[key], help);
+      app.add_flag(option_names(flag), o.flags[key], alias_help(flag, help));
     else
-      app.add_option(flag, o.values[key], help);
+      app.add_option(option_names(flag), o.values[key], alias_help(flag, help));
   }
   app.add_option(
       "--speculative-config", o.speculative_config,
@@ -225,9 +233,18 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
 }
 
 void add_capacity_options(CLI::App& app, CapacityOptions& o) {
-  app.add_option("--context", o.context, "tokens per sequence (default 4096; 32k, 128Ki accepted)");
-  app.add_option("--users", o.users, "concurrent sequences (default 1)");
-  app.add_option("--gpu-util", o.gpu_util, "share of GPU memory the engine uses, (0, 1] (default 0.90)");
+  // The token-suffix rule, once per command's help: every token count (--context, --max-num-batched-tokens,
+  // --max-tokens) is read by parse_tokens.
+  app.add_option(
+      option_names("--context"), o.context,
+      alias_help("--context",
+                 "tokens per sequence (default 4096). Token counts read suffixes as vLLM does: k m g "
+                 "= 10^3 10^6 10^9, K M G (or Ki Mi Gi) = 2^10 2^20 2^30; 32k = 32,000, 32K = "
+                 "32,768"));
+  app.add_option(option_names("--users"), o.users,
+                 alias_help("--users", "concurrent sequences (default 1; llama.cpp: slots)"));
+  app.add_option(option_names("--gpu-util"), o.gpu_util,
+                 alias_help("--gpu-util", "share of GPU memory the engine uses, (0, 1] (default 0.90)"));
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
   app.add_option("--overhead", o.overhead,
                  "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's "
@@ -237,6 +254,10 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
 }
 
 void add_size_options(CLI::App& app, SizeOptions& o) {
+  app.add_option("--from-launch", o.from_launch,
+                 "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
+                 "trtllm-serve): its model, engine and flags, each with the engine's meaning; a flag kvplan "
+                 "does not model is an error");
   add_model_options(app, o.model, false);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
@@ -248,8 +269,14 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
   app.add_option(
       "--gpus", d.gpus,
       "GPUs in all (default tp x pp; more make data-parallel replicas; alone, tensor parallel over them)");
-  app.add_option("--tp", d.tp, "tensor-parallel size");
-  app.add_option("--pp", d.pp, "pipeline-parallel stages");
+  app.add_option(option_names("--tp"), d.tp, alias_help("--tp", "tensor-parallel size"));
+  app.add_option(option_names("--pp"), d.pp, alias_help("--pp", "pipeline-parallel stages"));
+  // llama.cpp's -c is every slot's cells together, not one sequence's: its own option, read with --users.
+  app.add_option(option_names("--ctx-size"), d.ctx_size,
+                 alias_help("--ctx-size",
+                            "llama.cpp's context of all slots together (n_ctx): kvplan plans -c / --users "
+                            "tokens per slot, so -c must be a multiple of the slots"))
+      ->excludes(app.get_option("--context"));
   // Data-parallel attention with expert parallel: its own block.
   app.add_option("--dp-attention", d.dp_attention,
                  "MoE: attention as N data-parallel ranks of tp/N GPUs, experts over tp (SGLang --dp N "
@@ -261,7 +288,7 @@ void reject_empty_values(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options())
     if (opt->count() > 0 && opt->get_expected_min() > 0)
       for (const auto& value : opt->results())
-        if (value.empty()) throw Error(opt->get_name(), "is empty");
+        if (value.empty()) throw Error(typed_flag(opt->get_name()), "is empty");
   // Every subcommand and option group ("model by flags"): an unfiltered get_subcommands() would miss the
   // groups, and `--kv-heads ''` planned MHA. Options not given have no results.
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
@@ -374,7 +401,23 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 
 bool is_overflow(const Error& e) { return e.reason() == "overflows 64-bit arithmetic"; }
 
+namespace {
+/// llama.cpp's -c N with n slots: each slot's context, N / n (src/llama-context.cpp: n_ctx_seq = n_ctx /
+/// n_seq_max). N must be a multiple of n: kvplan plans n x (N / n) cells, the engine N, and the two differ
+/// after llama.cpp's padding to 256 when N is not. Throws kvplan::Error("--ctx-size", ...).
+Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots) {
+  const Tokens total = parse_tokens(ctx_size, "--ctx-size");
+  if (total.value % slots != 0)
+    throw Error("--ctx-size", format_count(total.value) + " cells are not a multiple of the " +
+                                  format_count(slots) + " slots (" + typed_flag("--users") +
+                                  "): give a multiple, as kvplan plans the context of one slot");
+  return Tokens{total.value / slots};
+}
+}  // namespace
+
 PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFigures>* log) {
+  if (!o.from_launch.empty())  // only a harness that skips parse_command_line gets here with it
+    throw Error("--from-launch", "is read by parse_command_line, before the options");
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
   EngineCliOptions engine = o.engine;
@@ -415,6 +458,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   (void)resolve_units(d.units);
   in.context = parse_tokens(d.context, "--context");
   in.users = parse_count(d.users, "--users");
+  if (!d.ctx_size.empty()) in.context = per_slot_context(d.ctx_size, in.users);
 
   Parallelism& p = in.deployment.parallel;
   p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");

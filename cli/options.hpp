@@ -58,9 +58,13 @@ struct CapacityOptions {
 struct DeployOptions : CapacityOptions {
   std::string gpu, gpu_memory, gpus, tp, pp;
   std::string dp_attention;  ///< --dp-attention N (DP attention with expert parallel)
+  std::string ctx_size;      ///< llama.cpp's -c: the context of every slot together
 };
 
 struct SizeOptions {
+  /// --from-launch LINE: listed in help; parse_command_line puts the line's flags in its place before CLI11
+  /// parses, so it is empty after a parse of the command line.
+  std::string from_launch;
   ModelOptions model;
   DtypeOptions dtypes;
   DeployOptions deploy;

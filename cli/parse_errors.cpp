@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "aliases.hpp"
 #include "kvplan/format.hpp"
 
 namespace kvplan::cli {
@@ -99,7 +100,7 @@ std::string parse_error_message(const CLI::App* app, const CLI::Error& e) {
   if (is<CLI::RequiredError>(e)) {
     for (const CLI::Option* o : options)
       if (o->get_required() && o->count() == 0)
-        return o->get_name() + ": missing (required by `" + cmd + "`)";
+        return typed_flag(o->get_name()) + ": missing (required by `" + cmd + "`)";
     if (chain.size() == 1) {
       // `kvplan --frob`: the unknown flag is the mistake to name, before the missing command.
       const auto extra = app->remaining();
@@ -112,8 +113,14 @@ std::string parse_error_message(const CLI::App* app, const CLI::Error& e) {
     }
   }
   const CLI::Option* o = named_in(what, options);
+  // "A excludes B" / "A requires B": each side on its own (the longest name in the whole message may be B's).
+  const std::string verb = is<CLI::ExcludesError>(e) ? " excludes " : " requires ";
+  const std::size_t verb_at = what.find(verb);
+  const bool pair = (is<CLI::ExcludesError>(e) || is<CLI::RequiresError>(e)) && verb_at != std::string::npos;
+  if (pair) o = named_in(what.substr(0, verb_at), options);
   if (o != nullptr) {
-    const std::string flag = o->get_name();
+    // Named as the user spelled it ("--max-model-len", not kvplan's "--context").
+    const std::string name = o->get_name(), flag = typed_flag(name);
     if (is<CLI::ArgumentMismatch>(e)) {
       // More values than it takes: given more than once (CLI11 counts each occurrence); else too few.
       if (o->count() > 1 && o->results().size() > static_cast<std::size_t>(o->get_items_expected_max()))
@@ -130,8 +137,9 @@ std::string parse_error_message(const CLI::App* app, const CLI::Error& e) {
       std::vector<const CLI::Option*> others;
       for (const CLI::Option* x : options)
         if (x != o) others.push_back(x);
-      const CLI::Option* other = named_in(what.substr(what.find(flag) + flag.size()), others);
-      const std::string with = other ? other->get_name() : std::string("another option");
+      const CLI::Option* other = named_in(
+          pair ? what.substr(verb_at + verb.size()) : what.substr(what.find(name) + name.size()), others);
+      const std::string with = other ? typed_flag(other->get_name()) : std::string("another option");
       return flag + (is<CLI::ExcludesError>(e) ? ": cannot be given with " : ": needs ") + with;
     }
     if (is<CLI::RequiredError>(e)) return flag + ": missing (required by `" + cmd + "`)";

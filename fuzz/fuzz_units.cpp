@@ -34,7 +34,8 @@ std::string_view trim(std::string_view s) {
 struct Reference {
   long double value = 0;
   std::string suffix;
-  bool fraction = false;  // a non-zero digit after the point
+  std::string raw_suffix;  // as typed: a token count's single-letter suffix is case-sensitive
+  bool fraction = false;   // a non-zero digit after the point
 };
 std::optional<Reference> reference(std::string_view text) {
   text = trim(text);
@@ -57,7 +58,8 @@ std::optional<Reference> reference(std::string_view text) {
   }
   if (!digit) return std::nullopt;
   r.value = std::strtold(number.c_str(), nullptr);
-  r.suffix = lower(trim(text.substr(i)));
+  r.raw_suffix = std::string(trim(text.substr(i)));
+  r.suffix = lower(r.raw_suffix);
   return r;
 }
 
@@ -107,13 +109,19 @@ void check_tokens(std::string_view text) {
     return;
   }
   fuzz::check(ref.has_value(), "parse_tokens accepted '" + std::string(text) + "'");
+  // vLLM's human_readable_int: one lowercase letter decimal, one uppercase letter binary; "Ki" ... binary.
   const std::string& u = ref->suffix;
-  const long double unit = u.empty()   ? 1.0L
-                           : u == "k"  ? 1e3L
-                           : u == "m"  ? 1e6L
-                           : u == "ki" ? 1024.0L
-                           : u == "mi" ? 1048576.0L
-                                       : -1.0L;
+  const std::string& raw = ref->raw_suffix;
+  const long double unit = u.empty()                 ? 1.0L
+                           : raw == "k"              ? 1e3L
+                           : raw == "m"              ? 1e6L
+                           : raw == "g"              ? 1e9L
+                           : raw == "t"              ? 1e12L
+                           : raw == "K" || u == "ki" ? 1024.0L
+                           : raw == "M" || u == "mi" ? 1048576.0L
+                           : raw == "G" || u == "gi" ? 1073741824.0L
+                           : raw == "T" || u == "ti" ? 1099511627776.0L
+                                                     : -1.0L;
   fuzz::check(unit > 0, "parse_tokens accepted the suffix '" + u + "'");
   fuzz::check(t.value > 0, "parse_tokens accepted zero");
   // Whole tokens only: the value times the unit has no fraction.

@@ -205,10 +205,10 @@ kvplan_cli_bad("fit pp past the target's layers with a drafter"
 # calls it a KV overflow (both failed: "--prompt: overflows", "the KV cache of one sequence overflows").
 kvplan_cli_ok("size at 10M tokens with a GPU: speed past 2^64 prefill FLOPs"
   "KV cache: 1 user x 10,000,000 tokens need 1.19 TiB per GPU.*TTFT \\(10,000,000 tokens\\) +[0-9.]+ h"
-  size llama-3.1-8b --context 10M --gpu h100-sxm)
+  size llama-3.1-8b --context 10m --gpu h100-sxm)
 kvplan_cli_ok("fit at 10M tokens: rows with TTFT, no false overflow"
   "\n +1  h100-sxm +[0-9]+ .* [0-9.]+ h\n"
-  fit llama-3.1-8b --context 10M --users 1 --gpu h100-sxm)
+  fit llama-3.1-8b --context 10m --users 1 --gpu h100-sxm)
 
 # An fp32 checkpoint (tests/fixtures/fp32-llama-tiny.json) with KV "auto": each engine's serving dtype, 2 B a
 # value whichever (2 layers x 8 KV heads x 64 x 2 (K, V) x 2 B = 4,096 B per token). vLLM

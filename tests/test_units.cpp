@@ -60,6 +60,40 @@ TEST_CASE("token counts and counts parse", "[units]") {
   }
 }
 
+TEST_CASE("token suffixes as vLLM's human_readable_int reads them", "[units]") {
+  // vllm/engine/arg_utils.py human_readable_int: one lowercase letter is decimal, one uppercase letter
+  // binary; kvplan's Ki Mi Gi Ti stay binary in any case.
+  CHECK(parse_tokens("32k").value == 32000);    // 32 x 10^3
+  CHECK(parse_tokens("32K").value == 32768);    // 32 x 2^10
+  CHECK(parse_tokens("32Ki").value == 32768);   // 32 x 2^10
+  CHECK(parse_tokens("32KI").value == 32768);   // the "i" says binary, whatever the case
+  CHECK(parse_tokens("2m").value == 2000000);   // 2 x 10^6
+  CHECK(parse_tokens("2M").value == 2097152);   // 2 x 2^20
+  CHECK(parse_tokens("2mi").value == 2097152);  // 2 x 2^20
+  CHECK(parse_tokens("1g").value == 1000000000ULL);
+  CHECK(parse_tokens("1G").value == 1073741824ULL);  // 2^30
+  CHECK(parse_tokens("1Gi").value == 1073741824ULL);
+  CHECK(parse_tokens("3t").value == 3000000000000ULL);
+  CHECK(parse_tokens("3T").value == 3298534883328ULL);  // 3 x 2^40 = 3 x 1,099,511,627,776
+  CHECK(parse_tokens("25.6k").value == 25600);          // vLLM's own example
+  CHECK(parse_tokens("1.5K").value == 1536);            // 1.5 x 1,024: whole, so taken
+  CHECK(parse_tokens("0.5M").value == 524288);          // 2^19
+  // A fraction of a token is refused, not rounded (vLLM truncates 1.0001k to 1,000).
+  CHECK_THROWS_WITH(parse_tokens("1.0001k", "--context"), "--context: must be a whole number of tokens");
+  CHECK_THROWS_WITH(parse_tokens("1.1K", "--context"), "--context: must be a whole number of tokens");
+  // 30 decimals times 2^40: the exactness check must not overflow 128 bits.
+  CHECK(parse_tokens("1.000000000000000000000000000000T").value == 1099511627776ULL);
+  CHECK_THROWS_WITH(parse_tokens("1.000000000000000000000000000001T", "--context"),
+                    "--context: must be a whole number of tokens");
+  for (const char* bad : {"32kb", "32KiB", "32x", "32kk", "32Kii", "32iK", "32 ki b"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_tokens(bad, "--context"), Catch::StartsWith("--context: unknown suffix '"));
+  }
+  // 2^24 x 2^40 = 2^64: one past the largest count.
+  CHECK(parse_tokens("16777215T").value == 18446742974197923840ULL);  // 2^64 - 2^40
+  CHECK_THROWS_WITH(parse_tokens("16777216T", "--context"), "--context: overflows 64-bit arithmetic");
+}
+
 TEST_CASE("thousands separators: grouped by three, or an error", "[units]") {
   // What the GUI shows ("131,072") is what the CLI takes; a misplaced separator is never read as
   // another number.

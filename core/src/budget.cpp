@@ -118,8 +118,11 @@ Bytes vllm_rope_cache_bytes(const ModelSpec& m) {
   }
   const RopeScaling& rope = m.context_keys.rope;
   std::uint64_t positions = m.max_position_embeddings;
-  if (rope.type == "linear" && rope.factor > 1.0 && rope.factor < 1e6)
-    positions = static_cast<std::uint64_t>(static_cast<double>(positions) * rope.factor);
+  if (rope.type == "linear" && rope.factor > 1.0) {
+    const double scaled = static_cast<double>(positions) * rope.factor;
+    if (!(scaled < 9.2e18)) throw Error("bytes", "overflows 64-bit arithmetic");  // never cast past 2^63
+    positions = static_cast<std::uint64_t>(scaled);
+  }
   const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;  // the model dtype
   Bytes b = mul(positions, checked_mul(head_dim, act, "bytes"));
   // Sliding layers with their own (unscaled) rotary base, as Gemma 3's rope_local_base_freq: a second cache.
@@ -171,12 +174,15 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   const Parallelism& p = in.parallel;
   const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
   const Bytes padding = in.weights_given ? Bytes{0} : vllm_mxfp4_padding_bytes(m, p.tp, p.pp);
+  // Activations, the vision tower and the RoPE caches are in the dtype vLLM serves at (an fp32 checkpoint's
+  // auto dtype is bf16 or fp16: 2 B).
+  const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
   // The vision tower's linear layers are split over tp as the language model's (vllm/model_executor/models/
   // siglip.py: QKVParallelLinear, ColumnParallelLinear, RowParallelLinear); counted on every stage (vLLM
-  // puts it on the first).
-  const std::uint64_t serving_bytes = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
-  const Bytes encoder =
-      in.weights_given ? Bytes{0} : Bytes{ceil_div(mul(m.encoder_parameters, serving_bytes).value, p.tp)};
+  // puts it on the first). A checkpoint's exact bytes (safetensors, GGUF) hold it already.
+  const Bytes encoder = in.weights_given || m.weights_bytes
+                            ? Bytes{0}
+                            : Bytes{ceil_div(mul(m.encoder_parameters, act).value, p.tp)};
   const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
   MemoryBudget b =
       flat_budget(total, in.gpu_memory_utilization, in.weights_per_gpu + padding + encoder + rope, Bytes{0});
@@ -192,8 +198,6 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   b.max_num_seqs = std::min(
       in.engine.max_num_seqs != 0 ? in.engine.max_num_seqs : vllm_default_max_num_seqs(total, in.gpu.name),
       b.max_num_batched_tokens);
-  // Activations in the dtype vLLM serves at (an fp32 checkpoint's auto dtype is bf16 or fp16: 2 B).
-  const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
   const std::uint64_t tokens = b.max_num_batched_tokens;
 
   // The forward pass at max_num_batched_tokens: the MLP's gate/up output (2 x width) and its activation

@@ -117,6 +117,20 @@ u128 mul_div_floor(u128 a, std::uint64_t b, u128 d) {
   return q;
 }
 
+/// (a * b) mod d for a < d < 2^126, exact although a * b may not fit 128 bits (2^40 times 30 decimals).
+u128 mul_mod(u128 a, std::uint64_t b, u128 d) {
+  u128 r = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    r <<= 1;
+    if (r >= d) r -= d;
+    if (((b >> bit) & 1U) != 0) {
+      r += a;
+      if (r >= d) r -= d;
+    }
+  }
+  return r;
+}
+
 /// floor(digits * unit / 10^scale), checked.
 std::uint64_t scaled(const Decimal& d, std::uint64_t unit, std::string_view field) {
   const u128 den = pow10(d.scale);
@@ -127,6 +141,32 @@ std::uint64_t scaled(const Decimal& d, std::uint64_t unit, std::string_view fiel
     throw Error(std::string(field), "overflows 64-bit arithmetic");
   const u128 v = whole * unit + mul_div_floor(frac, unit, den);
   return to_u64(v, field);
+}
+
+/// The multiplier of a token count's suffix, as vLLM's human_readable_int reads it
+/// (vllm/engine/arg_utils.py): one lowercase letter is decimal (k m g t = 10^3 .. 10^12), one uppercase
+/// letter is binary (K M G T = 2^10 .. 2^40), and a letter with "i" is binary in any case (Ki Mi Gi Ti). Case
+/// matters for the single letters only: "32k" is 32,000 and "32K" 32,768, as vLLM's --max-model-len takes
+/// them.
+std::uint64_t token_unit(std::string_view suffix, std::string_view field) {
+  if (suffix.empty()) return 1;
+  static constexpr std::string_view kLetters = "kmgt";
+  const auto letter = [&](char c) {
+    return kLetters.find(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  };
+  if (suffix.size() == 1 && letter(suffix[0]) != std::string_view::npos) {
+    const std::size_t power = letter(suffix[0]) + 1;  // k: 1, m: 2, g: 3, t: 4
+    const bool binary = std::isupper(static_cast<unsigned char>(suffix[0])) != 0;
+    std::uint64_t unit = 1;
+    for (std::size_t i = 0; i < power; ++i) unit *= binary ? 1024 : 1000;
+    return unit;
+  }
+  if (suffix.size() == 2 && letter(suffix[0]) != std::string_view::npos &&
+      (suffix[1] == 'i' || suffix[1] == 'I'))
+    return std::uint64_t{1} << (10 * (letter(suffix[0]) + 1));
+  throw Error(std::string(field),
+              "unknown suffix '" + std::string(suffix) +
+                  "' (k m g t = 10^3 10^6 10^9 10^12; K M G T or Ki Mi Gi Ti = 2^10 2^20 2^30 2^40)");
 }
 }  // namespace
 
@@ -172,21 +212,8 @@ Tokens parse_tokens(std::string_view text, std::string_view field) {
   // A token count is positive: "-5" says so, as parse_count does; "-0" is 0, refused below.
   if (d.negative && d.digits != 0)
     throw Error(std::string(field), "must be positive, got '" + std::string(trim(text)) + "'");
-  const std::string u = lower(d.suffix);
-  std::uint64_t unit = 0;
-  if (u.empty())
-    unit = 1;
-  else if (u == "k")
-    unit = 1000;
-  else if (u == "m")
-    unit = 1000 * 1000;
-  else if (u == "ki")
-    unit = 1024;
-  else if (u == "mi")
-    unit = 1024 * 1024;
-  else
-    throw Error(std::string(field), "unknown suffix '" + std::string(d.suffix) + "' (use k, M, Ki or Mi)");
-  if (d.digits % pow10(d.scale) * unit % pow10(d.scale) != 0)
+  const std::uint64_t unit = token_unit(d.suffix, field);
+  if (mul_mod(d.digits % pow10(d.scale), unit, pow10(d.scale)) != 0)
     throw Error(std::string(field), "must be a whole number of tokens");
   const std::uint64_t v = scaled(d, unit, field);
   if (v == 0) throw Error(std::string(field), "must be positive");

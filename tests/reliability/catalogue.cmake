@@ -102,7 +102,7 @@ kvplan_bad("calibration without a usable run"
 kvplan_bad("context not a number" "--context: 'abc' is not a number\n$" size llama-3.1-8b --context abc)
 kvplan_bad("context a fraction" "--context: must be a whole number of tokens\n$" size llama-3.1-8b --context 1.5)
 kvplan_bad("context zero" "--context: must be positive\n$" size llama-3.1-8b --context 0)
-kvplan_bad("context 1e400" "--context: unknown suffix 'e400' \\(use k, M, Ki or Mi\\)\n$" size llama-3.1-8b --context 1e400)
+kvplan_bad("context 1e400" "--context: unknown suffix 'e400' \\(k m g t = 10\\^3 10\\^6 10\\^9 10\\^12; K M G T or Ki Mi Gi Ti = 2\\^10 2\\^20 2\\^30 2\\^40\\)\n$" size llama-3.1-8b --context 1e400)
 kvplan_bad("context past 2^64" "--context: overflows 64-bit arithmetic\n$" size llama-3.1-8b --context 99999999999999999999)
 kvplan_bad("users negative" "--users: must be positive, got '-1'\n$" size llama-3.1-8b --users -1)
 kvplan_bad("users a fraction" "--users: must be a positive integer, got '2.5'\n$" size llama-3.1-8b --users 2.5)
@@ -207,7 +207,8 @@ if(TARGET kvplan_gui_lib)
            COMMAND kvplan_replay_scenario ${kvplan_fuzz_dir}/corpus/scenario
                    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/scenario)
 endif()
-target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
+target_sources(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli/options.cpp ${PROJECT_SOURCE_DIR}/cli/aliases.cpp
+                                         ${PROJECT_SOURCE_DIR}/cli/launch.cpp ${PROJECT_SOURCE_DIR}/cli/render.cpp)
 target_include_directories(kvplan_replay_size PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 target_link_libraries(kvplan_replay_size PRIVATE fmt::fmt CLI11::CLI11)
 

@@ -76,9 +76,12 @@ enum class UnitSystem { iec, si };
 /// three ("131,072", "1,024GiB"); a misplaced one ("4,09") is an error, never a different number.
 Bytes parse_bytes(std::string_view text, std::string_view field = "size");
 
-/// Parses a positive token count: a plain integer, or with suffix k/K (x1000) or Ki (x1024)
-/// ("32k" = 32000, "128Ki" = 131072). Throws kvplan::Error(field, reason) when not a positive integer:
-/// "must be positive" for 0 and "-0", "must be positive, got '-5'" for a negative one.
+/// Parses a positive token count: a plain integer, or a decimal with a suffix as vLLM's human_readable_int
+/// reads it (vllm/engine/arg_utils.py): one lowercase letter is decimal (k m g t = 10^3 .. 10^12), one
+/// uppercase letter binary (K M G T = 2^10 .. 2^40), and Ki Mi Gi Ti binary in any case ("32k" = 32,000;
+/// "32K" = "32Ki" = 32,768; "1.5k" = 1,500). The result must be a whole number of tokens. Throws
+/// kvplan::Error(field, reason) when not a positive integer: "must be positive" for 0 and "-0", "must be
+/// positive, got '-5'" for a negative one, "unknown suffix 'x' (...)" for another suffix.
 Tokens parse_tokens(std::string_view text, std::string_view field = "tokens");
 
 /// Parses a positive integer count (layers, heads, users, tp ...): digits only, > 0, fits uint64.

@@ -1,0 +1,223 @@
+# The engines' flag names and vLLM's number suffixes (issue 29): each alias plans exactly what kvplan's own
+# flag does, and an error names the flag as the user typed it. Uses kvplan_cli_ok / kvplan_cli_bad from
+# cli_tests.cmake.
+
+# kvplan_cli_same(NAME OUT_REGEX ARGS... SAME_AS ARGS...): both commands exit 0 with the same stdout and
+# stderr, and that stdout matches.
+function(kvplan_cli_same name out_re)
+  list(FIND ARGN SAME_AS at)
+  list(SUBLIST ARGN 0 ${at} first)
+  math(EXPR after "${at} + 1")
+  list(SUBLIST ARGN ${after} -1 second)
+  list(JOIN first "|" args)
+  list(JOIN second "|" same)
+  add_test(NAME "cli: ${name}"
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:kvplan> "-DARGS=${args}" "-DSAME_AS=${same}"
+                   "-DOUT_RE=${out_re}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_same_case.cmake)
+  set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
+endfunction()
+
+# --- Numbers as vLLM's human_readable_int reads them --------------------------------------------------
+# Llama 3.1 8B: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B per token.
+# 32K = 32 x 1,024 = 32,768 tokens: 131,072 x 32,768 = 4,294,967,296 B per sequence.
+kvplan_cli_same("suffix: --context 32K is 32,768 tokens"
+  "\"kv_bytes_per_sequence\": 4294967296,"
+  size llama-3.1-8b --context 32K --json SAME_AS size llama-3.1-8b --context 32768 --json)
+kvplan_cli_same("suffix: --context 32Ki is 32K"
+  "\"kv_bytes_per_sequence\": 4294967296,"
+  size llama-3.1-8b --context 32Ki --json SAME_AS size llama-3.1-8b --context 32K --json)
+# 32k = 32,000 tokens: 131,072 x 32,000 = 4,194,304,000 B.
+kvplan_cli_same("suffix: --context 32k is 32,000 tokens"
+  "\"kv_bytes_per_sequence\": 4194304000,"
+  size llama-3.1-8b --context 32k --json SAME_AS size llama-3.1-8b --context 32000 --json)
+# 1M = 2^20 = 1,048,576 tokens: 131,072 x 2^20 = 2^37 = 137,438,953,472 B; 1m = 10^6: 131,072,000,000 B.
+kvplan_cli_ok("suffix: --context 1M is 2^20 tokens" "\"kv_bytes_per_sequence\": 137438953472,"
+  size llama-3.1-8b --context 1M --json)
+kvplan_cli_ok("suffix: --context 1m is 10^6 tokens" "\"kv_bytes_per_sequence\": 131072000000,"
+  size llama-3.1-8b --context 1m --json)
+kvplan_cli_bad("suffix: an unknown one" "^kvplan: error: --context: unknown suffix 'x' \\(k m g t = 10\\^3"
+  size llama-3.1-8b --context 32x)
+kvplan_cli_bad("suffix: a fraction of a token" "^kvplan: error: --context: must be a whole number of tokens\n$"
+  size llama-3.1-8b --context 1.1K)
+# The rule is in --help once, beside --context.
+kvplan_cli_ok("suffix: the rule in size --help" "32k = 32,000, 32K = +32,768" size --help)
+
+# --- vLLM's flag names ---------------------------------------------------------------------------------
+# Llama 3.1 70B at fp8 (vLLM's fp8 is fp8_e4m3): 80 layers x 8 KV heads x 128 x 2 x 1 B = 163,840 B per token.
+kvplan_cli_same("alias: a vLLM launch's flags"
+  "\"bytes_per_token\": 163840,"
+  size meta-llama/Llama-3.1-70B --engine vllm --gpu h100-sxm --users 16 --max-model-len 32K
+    --tensor-parallel-size 4 --pipeline-parallel-size 2 --kv-cache-dtype fp8 --gpu-memory-utilization 0.85
+    --max-num-batched-tokens 4K --json
+  SAME_AS size meta-llama/Llama-3.1-70B --engine vllm --gpu h100-sxm --users 16 --context 32768 --tp 4 --pp 2
+    --kv-dtype fp8_e4m3 --gpu-util 0.85 --max-num-batched-tokens 4096 --json)
+# -tp and -pp: single-dash long names CLI11 cannot register, read as --tp and --pp ("-tp=4" too).
+kvplan_cli_same("alias: vLLM's -tp and -pp"
+  "\"tp\": 4,"
+  size meta-llama/Llama-3.1-70B --gpu h100-sxm -tp 4 -pp=2 --json
+  SAME_AS size meta-llama/Llama-3.1-70B --gpu h100-sxm --tp 4 --pp 2 --json)
+
+# fit takes the aliases of the capacity options, and -tp/-pp as its own --tp/--pp lists.
+kvplan_cli_same("alias: fit with vLLM's and llama.cpp's names"
+  "8 users x 32,768 tokens"
+  fit llama-3.1-8b --max-model-len 32K -np 8 --gpu h100-sxm -tp 1 -pp 1 --top 1
+  SAME_AS fit llama-3.1-8b --context 32768 --users 8 --gpu h100-sxm --tp 1 --pp 1 --top 1)
+
+# --- SGLang's ------------------------------------------------------------------------------------------
+kvplan_cli_same("alias: an SGLang launch's flags"
+  "\"bytes_per_token\": 131072,"
+  size llama-3.1-8b --engine sglang --gpu h100-sxm --context-length 8192 --tp-size 2 --pp-size 1
+    --mem-fraction-static 0.8 --page-size 64 --json
+  SAME_AS size llama-3.1-8b --engine sglang --gpu h100-sxm --context 8192 --tp 2 --pp 1 --gpu-util 0.8
+    --block-size 64 --json)
+
+# --- llama.cpp's ---------------------------------------------------------------------------------------
+# -c is every slot's cells together: -c 32768 -np 4 is 4 slots of 8,192 tokens. q8_0 is 34 B per 32 values:
+# 8 KV heads x 128 = 1,024 values = 1,088 B for K, as much for V, x 32 layers = 69,632 B per token.
+kvplan_cli_same("alias: a llama-server launch's flags"
+  "\"bytes_per_token\": 69632,"
+  size llama-3.1-8b --engine llamacpp -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -ub 256 --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 4 --k-dtype q8_0 --v-dtype q8_0
+    --ubatch 256 --json)
+kvplan_cli_same("alias: llama.cpp's long names"
+  "\"context\": 8192,"
+  size llama-3.1-8b --engine llamacpp --ctx-size 32K --parallel 4 --cache-type-k q8_0 --cache-type-v f16
+    --ubatch-size 256 --json
+  SAME_AS size llama-3.1-8b --engine llamacpp -c32768 -np 4 -ctk q8_0 -ctv f16 -ub 256 --json)
+kvplan_cli_bad("alias: -c not a multiple of the slots"
+  "^kvplan: error: -c: 32,768 cells are not a multiple of the 3 slots \\(-np\\): give a multiple"
+  size llama-3.1-8b --engine llamacpp -c 32768 -np 3)
+kvplan_cli_bad("alias: -c with --context"
+  "^kvplan: error: (-c: cannot be given with --max-model-len|--max-model-len: cannot be given with -c)\n$"
+  size llama-3.1-8b -c 32768 --max-model-len 8192)
+
+# --- Errors name the flag as typed ----------------------------------------------------------------------
+kvplan_cli_bad("alias: a bad --max-model-len" "^kvplan: error: --max-model-len: must be positive\n$"
+  size llama-3.1-8b --max-model-len 0)
+kvplan_cli_bad("alias: --max-model-len without a value" "^kvplan: error: --max-model-len: needs a value"
+  size llama-3.1-8b --max-model-len)
+kvplan_cli_bad("alias: --gpu-memory-utilization= without a value"
+  "^kvplan: error: --gpu-memory-utilization: needs a value"
+  size llama-3.1-8b --gpu-memory-utilization=)
+kvplan_cli_bad("alias: a bad --mem-fraction-static"
+  "^kvplan: error: --mem-fraction-static: must be in \\(0, 1\\], got '1.5'\n$"
+  size llama-3.1-8b --gpu h100-sxm --mem-fraction-static 1.5)
+# Core names the key (tp); the CLI words it as typed. 70B has 8 KV heads: 3 does not divide them.
+kvplan_cli_bad("alias: core's tp error names -tp" "^kvplan: error: -tp: 3 "
+  size llama-3.1-70b -tp 3)
+kvplan_cli_bad("alias: one option given twice by two names"
+  "^kvplan: error: --tp/-tp: given 2 times; give it once"
+  size llama-3.1-70b --tp 2 -tp 4)
+kvplan_cli_bad("alias: an unknown --kv-cache-dtype" "^kvplan: error: --kv-cache-dtype: unknown type 'fp9'"
+  size llama-3.1-8b --kv-cache-dtype fp9)
+# V's flag is named as kvplan's: it was not typed (its help lists -ctv).
+kvplan_cli_bad("alias: -ctk without -ctv" "^kvplan: error: --v-dtype: missing \\(required with -ctk\\)\n$"
+  size llama-3.1-8b --engine llamacpp -ctk q8_0)
+# core's block_size error, worded as the SGLang name typed.
+kvplan_cli_bad("alias: --page-size under llama.cpp" "^kvplan: error: --page-size: applies to "
+  size llama-3.1-8b --engine llamacpp --page-size 64)
+
+# --- size --from-launch: a whole launch line --------------------------------------------------------------
+kvplan_cli_same("launch: vllm serve"
+  "\"bytes_per_token\": 163840,"
+  size --from-launch "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --max-model-len 32K --kv-cache-dtype fp8 --gpu-memory-utilization 0.85 --port 8000 --trust-remote-code"
+    --gpu h100-sxm --users 16 --json
+  SAME_AS size meta-llama/Llama-3.1-70B --engine vllm --tp 4 --context 32768 --kv-dtype fp8_e4m3 --gpu-util 0.85
+    --gpu h100-sxm --users 16 --json)
+# What kvplan fit writes: an environment word before the command, a quoted value and a comment after it.
+kvplan_cli_same("launch: environment, quotes and a comment"
+  "\"context\": 8192,"
+  size --from-launch "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 python -m vllm.entrypoints.openai.api_server --model 'llama-3.1-8b' -tp=2 --max-model-len 8K  # a note"
+    --json
+  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --context 8192 --json)
+kvplan_cli_same("launch: python -m sglang.launch_server"
+  "\"bytes_per_token\": 131072,"
+  size --from-launch "python3 -m sglang.launch_server --model-path llama-3.1-8b --tp 2 --context-length 8192 --mem-fraction-static 0.8 --page-size 64 --host 0.0.0.0"
+    --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine sglang --tp 2 --context 8192 --gpu-util 0.8 --block-size 64 --gpu h100-sxm --json)
+# -c 32768 over -np 4 slots: 8,192 tokens a slot; q8_0: 69,632 B per token (as above).
+kvplan_cli_same("launch: llama-server"
+  "\"bytes_per_token\": 69632,"
+  size --from-launch "./build/bin/llama-server -m llama-3.1-8b -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -ngl 999 -fa on --port 8080"
+    --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 4 --k-dtype q8_0 --v-dtype q8_0 --json)
+kvplan_cli_same("launch: trtllm-serve"
+  "\"context\": 8192,"
+  size --from-launch "trtllm-serve serve llama-3.1-8b --tp_size 2 --pp_size 1 --max_seq_len 8192 --port 8000" --json
+  SAME_AS size llama-3.1-8b --engine trtllm --tp 2 --pp 1 --context 8192 --json)
+kvplan_cli_bad("launch: a flag kvplan does not model"
+  "^kvplan: error: --from-launch: --quantization \\(vllm serve\\): not modelled by kvplan; remove it to plan without it\n$"
+  size --from-launch "vllm serve llama-3.1-8b --quantization awq")
+kvplan_cli_bad("launch: a bad value names the line's flag" "^kvplan: error: --max-model-len: must be positive\n$"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 0")
+kvplan_cli_bad("launch: a flag without its value" "^kvplan: error: --max-model-len: needs a value \\(in --from-launch\\)\n$"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len")
+kvplan_cli_bad("launch: another program" "^kvplan: error: --from-launch: 'ollama' is not a launch line kvplan reads"
+  size --from-launch "ollama run llama3")
+kvplan_cli_bad("launch: an open quote" "^kvplan: error: --from-launch: a ' quote is not closed\n$"
+  size --from-launch "vllm serve 'llama-3.1-8b")
+kvplan_cli_bad("launch: a shell variable" "^kvplan: error: --from-launch: '\\$' needs a shell to expand it"
+  size --from-launch "vllm serve $MODEL")
+# (A pipe cannot be tested here: the cases' arguments are '|'-separated.)
+kvplan_cli_bad("launch: a redirection" "^kvplan: error: --from-launch: '>' joins commands or redirects"
+  size --from-launch "vllm serve llama-3.1-8b > log")
+kvplan_cli_bad("launch: part of the model on the CPU" "^kvplan: error: -ngl: '20': kvplan plans every layer on the GPU"
+  size --from-launch "llama-server -m llama-3.1-8b -ngl 20")
+kvplan_cli_bad("launch: and --engine" "^kvplan: error: --from-launch: names the engine, and --engine was given too"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192" --engine sglang)
+kvplan_cli_bad("launch: and the same option typed" "^kvplan: error: --tp/--tensor-parallel-size: given 2 times; give it once"
+  size --tp 8 --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 4 --max-model-len 8192")
+# Data parallel. vLLM's -tp is per DP rank: -tp 1 -dp 8 with expert parallel is kvplan's --tp 8
+# --dp-attention 8; SGLang's --tp already counts every GPU. Without DP attention the ranks are replicas.
+kvplan_cli_same("launch: vLLM DP attention with expert parallel"
+  "\"dp_attention\": 8,"
+  size --from-launch "vllm serve deepseek-v3 -tp 1 --data-parallel-size 8 --enable-expert-parallel --max-model-len 32K"
+    --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine vllm --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)
+kvplan_cli_same("launch: SGLang DP attention"
+  "\"dp_attention\": 8,"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention"
+    --context 32K --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)
+# -tp 2 x -dp 4 = 8 GPUs, 4 replicas.
+kvplan_cli_same("launch: vLLM data-parallel replicas"
+  "\"dp\": 4,"
+  size --from-launch "vllm serve llama-3.1-8b -tp 2 -dp 4 --max-model-len 8192" --json
+  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --gpus 8 --context 8192 --json)
+kvplan_cli_bad("launch: --dtype other than auto"
+  "^kvplan: error: --dtype: 'float16': kvplan plans the checkpoint's dtype \\(auto\\)"
+  size --from-launch "vllm serve llama-3.1-8b --dtype float16")
+kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model \\(python -m sglang.launch_server\\)\n$"
+  size --from-launch "python -m sglang.launch_server --tp 2")
+# Without its context flag an engine takes the model's own context length, which kvplan does not derive: the
+# line is refused unless the command gives the context beside it.
+kvplan_cli_bad("launch: no context"
+  "^kvplan: error: --from-launch: vllm serve without --max-model-len takes the model's own context length, which kvplan does not derive: give --max-model-len\n$"
+  size --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 2")
+kvplan_cli_same("launch: the context beside the line"
+  "\"context\": 8192,"
+  size --from-launch "vllm serve llama-3.1-8b" --max-model-len 8K --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --json)
+# llama-server without -np: 4 slots sharing one unified cache of -c cells (-c 32768: 8,192 tokens a slot).
+kvplan_cli_same("launch: llama-server's default slots"
+  "\"users\": 4,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32768" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 4 --kv-unified --json)
+kvplan_cli_bad("launch: given twice" "^kvplan: error: --from-launch: given 2 times; give it once\n$"
+  size --from-launch "vllm serve a" --from-launch "vllm serve b")
+kvplan_cli_same("launch: llama-server -np -1 is auto"
+  "\"users\": 4,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32768 -np -1" --json
+  SAME_AS size --from-launch "llama-server -m llama-3.1-8b -c 32768" --json)
+
+# vLLM's --max-num-seqs in a launch line sets the budget's sampler: 256 sequences on an H100 put the peak on
+# the forward pass of 8,192 tokens, 8,192 x (3 x 14,336 + 4 x 4,096) x 2 B = 973,078,528 B.
+kvplan_cli_same("from-launch: vLLM's --max-num-seqs reaches the memory budget"
+  "\"activation\": 973078528,.*\"max_num_seqs\": 256,"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --max-num-seqs 256 --gpu-memory-utilization 0.95" --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --max-num-seqs 256 --gpu-util 0.95 --gpu h100-sxm --json)
+# A pinned pool (fit's vLLM lines carry --kv-cache-memory-bytes) is the KV memory kvplan plans against.
+kvplan_cli_same("from-launch: --kv-cache-memory-bytes is the KV memory"
+  "\"kv_memory_bytes\": 40000000000"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --kv-cache-memory-bytes 40000000000" --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --kv-memory 40000000000 --json)
