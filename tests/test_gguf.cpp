@@ -1,10 +1,12 @@
-// GGUF headers (presets/src/gguf.cpp): a small writer lays out headers the way llama.cpp's gguf-py
-// (GGUFWriter) writes them, tensor data absent, and the expected figures are worked by hand.
+// GGUF headers (presets/src/gguf.cpp): files laid out by tests/gguf_writer.hpp as llama.cpp's gguf-py
+// (GGUFWriter) writes them, the tensor data a sparse tail of zeros; expected figures are worked by hand.
 #include <catch2/catch.hpp>
 
-#include <cstring>
+#include <chrono>
 #include <fstream>
+#include <optional>
 
+#include "gguf_writer.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gguf.hpp"
@@ -13,96 +15,10 @@
 #include "kvplan/presets.hpp"
 
 using namespace kvplan;
+using namespace kvplan::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// ggml type ids (ggml.h enum ggml_type).
-constexpr std::uint32_t F32 = 0, Q8_0 = 8, Q4_K = 12, Q6_K = 14;
-
-/// A GGUF v3 header: metadata and tensor infos, no tensor data (ggml/docs/gguf.md).
-class GgufWriter {
- public:
-  void u32(std::string& o, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
-  }
-  void u64(std::string& o, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) o += static_cast<char>((v >> (8 * i)) & 0xFF);
-  }
-  void str(std::string& o, std::string_view s) {
-    u64(o, s.size());
-    o += s;
-  }
-  GgufWriter& kv_u32(std::string_view k, std::uint32_t v) {
-    str(kv_, k);
-    u32(kv_, 4);  // UINT32
-    u32(kv_, v);
-    ++n_kv_;
-    return *this;
-  }
-  GgufWriter& kv_f32(std::string_view k, float v) {
-    str(kv_, k);
-    u32(kv_, 6);  // FLOAT32
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    u32(kv_, bits);
-    ++n_kv_;
-    return *this;
-  }
-  GgufWriter& kv_str(std::string_view k, std::string_view v) {
-    str(kv_, k);
-    u32(kv_, 8);  // STRING
-    str(kv_, v);
-    ++n_kv_;
-    return *this;
-  }
-  GgufWriter& kv_u32s(std::string_view k, const std::vector<std::uint32_t>& v) {
-    str(kv_, k);
-    u32(kv_, 9);  // ARRAY
-    u32(kv_, 4);  // of UINT32
-    u64(kv_, v.size());
-    for (const auto x : v) u32(kv_, x);
-    ++n_kv_;
-    return *this;
-  }
-  /// tokenizer.ggml.tokens: n one-byte strings.
-  GgufWriter& tokens(std::uint64_t n) {
-    str(kv_, "tokenizer.ggml.tokens");
-    u32(kv_, 9);
-    u32(kv_, 8);  // of STRING
-    u64(kv_, n);
-    for (std::uint64_t i = 0; i < n; ++i) str(kv_, "t");
-    ++n_kv_;
-    return *this;
-  }
-  GgufWriter& tensor(std::string_view name, std::vector<std::uint64_t> shape, std::uint32_t type) {
-    str(ti_, name);
-    u32(ti_, static_cast<std::uint32_t>(shape.size()));
-    for (const auto d : shape) u64(ti_, d);
-    u32(ti_, type);
-    u64(ti_, 0);  // offset: no data follows
-    ++n_tensors_;
-    return *this;
-  }
-  std::string bytes(std::uint32_t version = 3) {
-    std::string o = "GGUF";
-    u32(o, version);
-    u64(o, n_tensors_);
-    u64(o, n_kv_);
-    return o + kv_ + ti_;
-  }
-  fs::path write(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "kvplan-test-gguf";
-    fs::create_directories(dir);
-    const fs::path p = dir / name;
-    std::ofstream(p, std::ios::binary) << bytes();
-    return p;
-  }
-
- private:
-  std::string kv_, ti_;
-  std::uint64_t n_kv_ = 0, n_tensors_ = 0;
-};
 
 /// Llama-3.1-8B as convert_hf_to_gguf.py writes it, with a Q4_K_M-like mix: Q4_K for most matrices, Q6_K
 /// for attn_v, ffn_down and output, F32 norms and rope_freqs.
@@ -345,4 +261,254 @@ TEST_CASE("GGUF refusals: one line naming the field", "[gguf]") {
     w.tensor("a", {32}, 4);
     CHECK_THROWS_WITH(parse(w.bytes()), "x.gguf: tensor 'a': unknown ggml type 4");
   }
+}
+
+namespace {
+
+/// A tiny llama: 2 layers of 4 heads of 16 (2 KV heads), 64 wide, with its tensors (F32, 4 B a value).
+GgufWriter tiny_llama_keys() {
+  GgufWriter w;
+  w.kv_str("general.architecture", "llama")
+      .kv_u32("llama.block_count", 2)
+      .kv_u32("llama.embedding_length", 64)
+      .kv_u32("llama.feed_forward_length", 128)
+      .kv_u32("llama.attention.head_count", 4)
+      .kv_u32("llama.attention.head_count_kv", 2);
+  return w;
+}
+GgufWriter& tiny_llama_tensors(GgufWriter& w) {
+  return w.tensor("token_embd.weight", {64, 100}, F32)
+      .tensor("blk.0.attn_q.weight", {64, 64}, F32)
+      .tensor("blk.1.attn_q.weight", {64, 64}, F32)
+      .tensor("output_norm.weight", {64}, F32);
+}
+
+/// Adds a string pair so that the next pair starts at `at` (a file offset).
+void fill_to(GgufWriter& w, std::uint64_t at, std::string_view key) {
+  const std::uint64_t overhead = 8 + key.size() + 4 + 8;  // key length, key, type, string length
+  REQUIRE(at >= w.header_size() + overhead);
+  w.kv_str(key, std::string(at - w.header_size() - overhead, 'f'));
+}
+
+/// Two headers hold the same pairs and tensors.
+void check_same(const presets::GgufHeader& a, const presets::GgufHeader& b) {
+  REQUIRE(a.metadata.size() == b.metadata.size());
+  for (const auto& [key, v] : a.metadata) {
+    INFO(key);
+    const auto it = b.metadata.find(key);
+    REQUIRE(it != b.metadata.end());
+    CHECK(v.type == it->second.type);
+    CHECK(v.count == it->second.count);
+    CHECK(v.uints == it->second.uints);
+    CHECK(v.str == it->second.str);
+  }
+  REQUIRE(a.tensors.size() == b.tensors.size());
+  for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+    CHECK(a.tensors[i].name == b.tensors[i].name);
+    CHECK(a.tensors[i].shape == b.tensors[i].shape);
+    CHECK(a.tensors[i].offset == b.tensors[i].offset);
+  }
+  CHECK(a.data_offset == b.data_offset);
+}
+
+std::string pattern(std::size_t n) {
+  std::string s(n, ' ');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + i % 26);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("GGUF read boundaries: a string across 1 MiB and a key across 16 MiB are read whole", "[gguf]") {
+  // The reader reads 1 MiB at a time. A chat template of 300,000 B from 1 MiB - 1,000 crosses the first
+  // read's end; a key from 16 MiB - 3 crosses the sixteenth. (Before: the string's end was past the bytes
+  // read, and the reader went on past its buffer.)
+  constexpr std::uint64_t MiB = 1 << 20;
+  GgufWriter w = tiny_llama_keys();
+  const std::string chat = pattern(300000);
+  fill_to(w, MiB - 1000 - (8 + 23 + 4 + 8), "filler.one");
+  w.kv_str("tokenizer.chat_template", chat);
+  REQUIRE(w.header_size() == MiB - 1000 + 300000);
+  fill_to(w, 16 * MiB - 3 - 8, "filler.two");
+  w.kv_str("tokenizer.ggml.pre", "llama-bpe");
+  tiny_llama_tensors(w);
+  const fs::path p = w.write("boundaries.gguf");
+  const auto whole = presets::parse_gguf_header(w.file(), "boundaries.gguf");
+  CHECK(whole.metadata.at("tokenizer.chat_template").str == chat);
+  CHECK(whole.metadata.at("tokenizer.ggml.pre").str == "llama-bpe");
+  // The filler past 1 MiB is counted, not kept.
+  CHECK(whole.metadata.at("filler.two").str.empty());
+  CHECK(whole.metadata.at("filler.two").count > MiB);
+  SECTION("in 1 MiB reads") { check_same(presets::read_gguf_header(p), whole); }
+  SECTION("in reads of 8, 13 and 4,096 bytes: every field crosses some read's end") {
+    for (const std::size_t chunk : {8, 13, 4096}) {
+      INFO(chunk);
+      check_same(presets::read_gguf_header(p, chunk), whole);
+    }
+  }
+  const ModelSpec m = presets::load_gguf_file(p);
+  // Weights: (64 x 100 + 2 x 64 x 64 + 64) values x 4 B = 58,624 B.
+  REQUIRE(m.weights_bytes);
+  CHECK(m.weights_bytes->value == 58624);
+}
+
+TEST_CASE("GGUF tensor data: packed in order, inside the file", "[gguf]") {
+  const auto parse = [](const std::string& b) { return presets::parse_gguf_header(b, "x.gguf"); };
+  GgufWriter w = tiny_llama_keys();
+  tiny_llama_tensors(w);
+  const std::string file = w.file();
+  SECTION("the whole file reads") {
+    const auto h = parse(file);
+    // The header padded to 32 B; tensors at 0, 25,600 (64 x 100 x 4 B), 41,984, 58,368.
+    CHECK(h.data_offset == (w.bytes().size() + 31) / 32 * 32);
+    CHECK(h.tensors[3].offset == 58368);
+    CHECK(h.data_offset + 58368 + 256 == file.size());
+  }
+  SECTION("one byte short") {
+    CHECK_THROWS_WITH(parse(file.substr(0, file.size() - 1)),
+                      "x.gguf: tensor 'output_norm.weight': its data (256 B at offset " +
+                          std::to_string(file.size() - 256) + ") runs past the end of the file (" +
+                          std::to_string(file.size() - 1) + " B)");
+  }
+  SECTION("a 397-byte file claiming 1 PiB of tensors") {
+    // 2^50 B: one F32 tensor of 2^48 values. Before: "weights 1.00 PiB ... (exact)".
+    GgufWriter big;
+    big.kv_str("general.architecture", "llama").tensor("token_embd.weight", {1ULL << 24, 1ULL << 24}, F32);
+    std::string b = big.bytes();
+    REQUIRE(b.size() <= 397);
+    b.resize(397, '\0');
+    CHECK_THROWS_WITH(parse(b),
+                      Catch::StartsWith("x.gguf: tensor 'token_embd.weight': its data (1125899906842624 B "
+                                        "at offset ") &&
+                          Catch::EndsWith("runs past the end of the file (397 B)"));
+  }
+  SECTION("an offset out of order") {
+    GgufWriter o = tiny_llama_keys();
+    o.tensor("a", {8}, F32);
+    std::string b = o.file();
+    // The only tensor's offset is the header's last 8 bytes: 32 where 0 is due.
+    b[o.bytes().size() - 8] = 32;
+    CHECK_THROWS_WITH(parse(b),
+                      "x.gguf: tensor 'a' offset: 32, expected 0 (tensor data is packed in order, "
+                      "each padded to 32 B)");
+  }
+  SECTION("duplicate tensor names") {
+    GgufWriter d = tiny_llama_keys();
+    d.tensor("blk.0.attn_q.weight", {8}, F32).tensor("x", {8}, F32).tensor("blk.0.attn_q.weight", {8}, F32);
+    CHECK_THROWS_WITH(
+        parse(d.file()),
+        "x.gguf: tensor 'blk.0.attn_q.weight': duplicate tensor name (llama.cpp refuses the file)");
+  }
+  SECTION("a name of 64 bytes") {
+    GgufWriter d;
+    d.tensor(std::string(63, 'n'), {8}, F32);
+    CHECK_NOTHROW(parse(d.file()));
+    GgufWriter l;
+    l.tensor(std::string(64, 'n'), {8}, F32);
+    CHECK_THROWS_WITH(parse(l.file()),
+                      "x.gguf: tensor[0] name: 64 bytes long: ggml names are under 64 bytes (GGML_MAX_NAME)");
+  }
+  SECTION("general.alignment") {
+    GgufWriter a;
+    a.kv_u32("general.alignment", 24).tensor("a", {8}, F32);
+    CHECK_THROWS_WITH(parse(a.file()), "x.gguf: general.alignment: must be a uint32 power of two");
+    GgufWriter b;
+    b.kv_raw("general.alignment", 10, std::string("\x20\0\0\0\0\0\0\0", 8));  // UINT64 32
+    CHECK_THROWS_WITH(parse(b.file()), "x.gguf: general.alignment: must be a uint32 power of two");
+  }
+}
+
+TEST_CASE("GGUF strictness: booleans, expert counts", "[gguf]") {
+  const auto load = [](GgufWriter w) {
+    return presets::model_from_gguf(presets::parse_gguf_header(w.file(), "x.gguf"), "x.gguf");
+  };
+  SECTION("a boolean head_count_kv (before: planned as MQA)") {
+    GgufWriter w;
+    w.kv_str("general.architecture", "llama")
+        .kv_u32("llama.block_count", 2)
+        .kv_u32("llama.embedding_length", 64)
+        .kv_u32("llama.attention.head_count", 4)
+        .kv_bool("llama.attention.head_count_kv", true);
+    CHECK_THROWS_WITH(load(w),
+                      "x.gguf: llama.attention.head_count_kv: must be an unsigned integer or an array of "
+                      "them, not a boolean");
+  }
+  SECTION("booleans or floats in a per-layer array") {
+    GgufWriter w;
+    w.kv_str("general.architecture", "llama")
+        .kv_u32("llama.block_count", 2)
+        .kv_u32("llama.embedding_length", 64)
+        .kv_u32("llama.attention.head_count", 4);
+    std::string bools;
+    GgufWriter::u32(bools, 7);  // of BOOL
+    GgufWriter::u64(bools, 2);
+    bools += std::string("\1\1", 2);
+    w.kv_raw("llama.feed_forward_length", 9, bools);
+    CHECK_THROWS_WITH(load(w),
+                      "x.gguf: llama.feed_forward_length: must be an unsigned integer or an array of "
+                      "them, not a boolean");
+    GgufWriter f = tiny_llama_keys();
+    f.kv_f32("llama.attention.key_length", 16.0F);
+    CHECK_THROWS_WITH(load(f), "x.gguf: llama.attention.key_length: must be an unsigned integer");
+    GgufWriter b = tiny_llama_keys();
+    b.kv_bool("llama.context_length", true);
+    CHECK_THROWS_WITH(load(b), "x.gguf: llama.context_length: must be an unsigned integer, not a boolean");
+  }
+  SECTION("expert_used_count: 1 to expert_count (llama-model.cpp's asserts)") {
+    const auto moe = [](std::uint32_t experts, std::optional<std::uint32_t> used) {
+      GgufWriter w = tiny_llama_keys();
+      if (experts > 0) w.kv_u32("llama.expert_count", experts);
+      if (used) w.kv_u32("llama.expert_used_count", *used);
+      return w;
+    };
+    CHECK(load(moe(8, 2)).layers[0].mlp.experts_per_token == 2);
+    CHECK(load(moe(8, 8)).layers[0].mlp.experts_per_token == 8);
+    CHECK_THROWS_WITH(load(moe(8, 0)), "x.gguf: llama.expert_used_count: 0 must be in 1..8 (expert_count)");
+    CHECK_THROWS_WITH(load(moe(8, std::nullopt)),
+                      "x.gguf: llama.expert_used_count: missing (expert_count is given)");
+    CHECK_THROWS_WITH(load(moe(8, 9)), "x.gguf: llama.expert_used_count: 9 must be in 1..8 (expert_count)");
+    CHECK_THROWS_WITH(load(moe(0, 2)), "x.gguf: llama.expert_used_count: 2 without expert_count");
+  }
+}
+
+TEST_CASE("GGUF hostile headers in a 2 GiB sparse file: refused in bounded time", "[gguf]") {
+  // The bound is 5 s and 512 MB (tests/sources/gguf_bounds.cmake checks both on the real binary);
+  // under ASan everything is several times slower. Before: the empty tokens took 12.4 s and 1.06 GB.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double bound_s = 30;
+#else
+  constexpr double bound_s = 5;
+#endif
+  constexpr std::uint64_t two_gib = 2ULL << 30;
+  const auto sparse = [&](const std::string& name, const std::string& header) {
+    const fs::path p = fs::temp_directory_path() / "kvplan-test-gguf" / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << header;
+    fs::resize_file(p, two_gib);
+    return p;
+  };
+  std::string head = "GGUF";
+  GgufWriter::u32(head, 3);
+  GgufWriter::u64(head, 0);  // tensors
+  GgufWriter::u64(head, 1);  // pairs
+  std::string str_pair = head;
+  GgufWriter::str(str_pair, "tokenizer.chat_template");
+  GgufWriter::u32(str_pair, 8);
+  GgufWriter::u64(str_pair, two_gib - 100);
+  std::string tokens_pair = head;
+  GgufWriter::str(tokens_pair, "tokenizer.ggml.tokens");
+  GgufWriter::u32(tokens_pair, 9);
+  GgufWriter::u32(tokens_pair, 8);
+  GgufWriter::u64(tokens_pair, (two_gib - 100) / 8);  // every one empty: the zeros of the sparse tail
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(presets::read_gguf_header(sparse("string-2gib.gguf", str_pair)),
+                    "string-2gib.gguf: tokenizer.chat_template: the header runs past 256 MiB: refused (real "
+                    "headers are a few MiB)");
+  CHECK_THROWS_WITH(presets::read_gguf_header(sparse("tokens-2gib.gguf", tokens_pair)),
+                    "tokens-2gib.gguf: tokenizer.ggml.tokens: the header runs past 256 MiB: refused (real "
+                    "headers are a few MiB)");
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  CHECK(took.count() < bound_s);
+  fs::remove(fs::temp_directory_path() / "kvplan-test-gguf" / "string-2gib.gguf");
+  fs::remove(fs::temp_directory_path() / "kvplan-test-gguf" / "tokens-2gib.gguf");
 }
