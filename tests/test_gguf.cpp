@@ -512,3 +512,188 @@ TEST_CASE("GGUF hostile headers in a 2 GiB sparse file: refused in bounded time"
   fs::remove(fs::temp_directory_path() / "kvplan-test-gguf" / "string-2gib.gguf");
   fs::remove(fs::temp_directory_path() / "kvplan-test-gguf" / "tokens-2gib.gguf");
 }
+
+namespace {
+
+/// kvplan's llama.cpp lines for one sequence of 4,096 tokens at f16, blanks squeezed as llama.cpp's
+/// padding (%6u cells, %3d layers) is not part of what the case checks.
+std::vector<std::string> llamacpp_lines(const ModelSpec& m) {
+  EngineOptions o;
+  o.engine = Engine::llamacpp;
+  const auto r =
+      llamacpp_policy(m, KvDtypes{DType::fp16, DType::fp16}, Parallelism{}, Tokens{4096}, 1, o, std::nullopt);
+  std::vector<std::string> out;
+  for (const auto& l : r.log_lines) {
+    std::string line;
+    for (const char ch : l)
+      if (ch != ' ' || line.empty() || line.back() != ' ') line += ch;
+    for (std::size_t at = line.find("( "); at != std::string::npos; at = line.find("( "))
+      line.erase(at + 1, 1);
+    out.push_back(line);
+  }
+  return out;
+}
+
+bool has_line(const std::vector<std::string>& lines, const std::string& want) {
+  for (const auto& l : lines)
+    if (l == want) return true;
+  return false;
+}
+
+}  // namespace
+
+// ../shared/cases/llamacpp-live.json: three hybrids the real llama.cpp (node-llama-cpp 3.21.1, llama.cpp
+// 0.4.0) ran at n_ctx 4096, one sequence, f16 K and V; the metadata below is the case's.
+TEST_CASE("llamacpp-live nemotronh/c4096-s1-f16-fa0: MLP-only layers have neither KV nor state", "[gguf]") {
+  GgufWriter w;
+  w.kv_str("general.architecture", "nemotron_h")
+      .kv_u32("nemotron_h.context_length", 131072)
+      .kv_u32("nemotron_h.embedding_length", 256)
+      .kv_u32("nemotron_h.block_count", 8)
+      .kv_u32("nemotron_h.attention.head_count", 4)
+      .kv_u32s("nemotron_h.attention.head_count_kv", {0, 0, 0, 2, 0, 0, 0, 0})
+      .kv_u32s("nemotron_h.feed_forward_length", {0, 512, 0, 0, 0, 512, 0, 512})
+      .kv_u32("nemotron_h.attention.key_length", 64)
+      .kv_u32("nemotron_h.attention.value_length", 64)
+      .kv_u32("nemotron_h.ssm.conv_kernel", 4)
+      .kv_u32("nemotron_h.ssm.inner_size", 512)
+      .kv_u32("nemotron_h.ssm.state_size", 16)
+      .kv_u32("nemotron_h.ssm.time_step_rank", 8)
+      .kv_u32("nemotron_h.ssm.group_count", 2);
+  const ModelSpec m = presets::load_gguf_file(w.write("nemotron-h-tiny.gguf"));
+  // Layers 0, 2, 4, 6 Mamba2 (KV heads and feed-forward 0); 1, 5, 7 MLP only; 3 attention.
+  const std::vector<AttentionKind> want{
+      AttentionKind::recurrent, AttentionKind::mlp_only, AttentionKind::recurrent, AttentionKind::full,
+      AttentionKind::recurrent, AttentionKind::mlp_only, AttentionKind::recurrent, AttentionKind::mlp_only};
+  std::vector<AttentionKind> got;
+  for (const auto& g : m.layers)
+    for (std::uint64_t i = 0; i < g.count; ++i) got.push_back(g.attention.kind);
+  CHECK(got == want);
+  CHECK(m.layers[1].mlp.intermediate_size == 512);
+  CHECK_FALSE(m.layers[1].mlp.gated);
+  CHECK(m.layers[0].mlp.intermediate_size == 0);
+  const KvDtypes f16{DType::fp16, DType::fp16};
+  // llama.cpp: "size = 2.00 MiB (4096 cells, 1 layers, ...)": 2 heads x 64 x 2 (K, V) x 2 B = 512 B a token.
+  CHECK(bytes_per_token(m, f16).value == 512);
+  // llama.cpp: "R (f32): 0.03 MiB, S (f32): 0.12 MiB", 0.15 MiB in all. Four Mamba2 layers, f32:
+  // conv 3 x (512 + 2 x 2 x 16) = 1,728 values = 6,912 B; SSM 16 x 512 = 8,192 values = 32,768 B;
+  // 4 x 39,680 = 158,720 B = 0.151 MiB (R 27,648 B = 0.026 MiB, S 131,072 B = 0.125 MiB).
+  CHECK(state_bytes_per_sequence(m, f16).value == 158720);
+  const auto lines = llamacpp_lines(m);
+  CHECK(has_line(lines,
+                 "llama_kv_cache: size = 2.00 MiB (4096 cells, 1 layers, 1/1 seqs), K (f16): 1.00 MiB, V "
+                 "(f16): 1.00 MiB"));
+}
+
+TEST_CASE("llamacpp-live qwen3next/c4096-s1-f16-fa0: full_attention_interval marks the DeltaNet layers",
+          "[gguf]") {
+  const auto qwen3next = [](std::optional<std::uint32_t> interval) {
+    GgufWriter w;
+    w.kv_str("general.architecture", "qwen3next")
+        .kv_u32("qwen3next.context_length", 262144)
+        .kv_u32("qwen3next.embedding_length", 128)
+        .kv_u32("qwen3next.block_count", 4)
+        .kv_u32("qwen3next.attention.head_count", 4)
+        .kv_u32("qwen3next.attention.head_count_kv", 2)
+        .kv_u32("qwen3next.attention.key_length", 64)
+        .kv_u32("qwen3next.attention.value_length", 64)
+        .kv_u32("qwen3next.rope.dimension_count", 16)
+        .kv_u32("qwen3next.feed_forward_length", 64)
+        .kv_u32("qwen3next.expert_count", 4)
+        .kv_u32("qwen3next.expert_used_count", 2)
+        .kv_u32("qwen3next.expert_feed_forward_length", 64)
+        .kv_u32("qwen3next.expert_shared_feed_forward_length", 64)
+        .kv_u32("qwen3next.ssm.conv_kernel", 4)
+        .kv_u32("qwen3next.ssm.inner_size", 128)
+        .kv_u32("qwen3next.ssm.state_size", 32)
+        .kv_u32("qwen3next.ssm.group_count", 2)
+        .kv_u32("qwen3next.ssm.time_step_rank", 4);
+    if (interval) w.kv_u32("qwen3next.full_attention_interval", *interval);
+    return presets::model_from_gguf(presets::parse_gguf_header(w.file(), "q.gguf"), "q.gguf");
+  };
+  const KvDtypes f16{DType::fp16, DType::fp16};
+  // The case (interval 4) and the default when the key is absent (llama-model.cpp: 4).
+  for (const auto interval : {std::optional<std::uint32_t>{4}, std::optional<std::uint32_t>{}}) {
+    const ModelSpec m = qwen3next(interval);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
+    const RecurrentSpec& r = m.layers[0].attention.recurrent;
+    CHECK(r.kind == RecurrentSpec::Kind::gated_deltanet);
+    CHECK(r.num_key_heads == 2);
+    CHECK(r.key_head_dim == 32);
+    CHECK(r.num_value_heads == 4);
+    CHECK(r.value_head_dim == 32);  // 128 / 4
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    CHECK(m.layers[1].mlp.num_shared_experts == 1);
+    // llama.cpp: "size = 2.00 MiB (4096 cells, 1 layers, ...)": 2 x 64 x 2 x 2 B = 512 B a token.
+    CHECK(bytes_per_token(m, f16).value == 512);
+    // llama.cpp: "R (f32): 0.01 MiB, S (f32): 0.05 MiB", 0.06 MiB in all. Three layers, f32: conv
+    // 3 x (128 + 2 x 2 x 32) = 768 values = 3,072 B; state 32 x 128 = 4,096 values = 16,384 B;
+    // 3 x 19,456 = 58,368 B = 0.056 MiB (R 9,216 B = 0.009 MiB, S 49,152 B = 0.047 MiB).
+    CHECK(state_bytes_per_sequence(m, f16).value == 58368);
+    CHECK(has_line(llamacpp_lines(m),
+                   "llama_kv_cache: size = 2.00 MiB (4096 cells, 1 layers, 1/1 seqs), K "
+                   "(f16): 1.00 MiB, V (f16): 1.00 MiB"));
+  }
+  // Interval 2: layers 1 and 3 attend, 0 and 2 are DeltaNet.
+  CHECK(bytes_per_token(qwen3next(2), f16).value == 1024);
+  CHECK_THROWS_WITH(qwen3next(0), "q.gguf: qwen3next.full_attention_interval: must be positive");
+}
+
+TEST_CASE("llamacpp-live gemma4/c4096-s1-f16-fa1: SWA head dims, shared KV layers", "[gguf]") {
+  GgufWriter w;
+  std::string pattern;  // sliding_window_pattern: one BOOL per layer
+  GgufWriter::u32(pattern, 7);
+  GgufWriter::u64(pattern, 6);
+  pattern += std::string("\1\1\1\0\1\0", 6);
+  w.kv_str("general.architecture", "gemma4")
+      .kv_u32("gemma4.context_length", 131072)
+      .kv_u32("gemma4.embedding_length", 128)
+      .kv_u32("gemma4.block_count", 6)
+      .kv_u32("gemma4.attention.head_count", 4)
+      .kv_u32("gemma4.attention.head_count_kv", 2)
+      .kv_u32("gemma4.attention.key_length", 128)
+      .kv_u32("gemma4.attention.value_length", 128)
+      .kv_u32("gemma4.attention.key_length_swa", 64)
+      .kv_u32("gemma4.attention.value_length_swa", 64)
+      .kv_u32("gemma4.attention.sliding_window", 512)
+      .kv_raw("gemma4.attention.sliding_window_pattern", 9, pattern)
+      .kv_u32("gemma4.attention.shared_kv_layers", 2)
+      .kv_u32("gemma4.embedding_length_per_layer_input", 0)
+      .kv_u32("gemma4.feed_forward_length", 256);
+  const ModelSpec m = presets::model_from_gguf(presets::parse_gguf_header(w.file(), "g.gguf"), "g.gguf");
+  std::vector<AttentionLayer> a;
+  for (const auto& g : m.layers)
+    for (std::uint64_t i = 0; i < g.count; ++i) a.push_back(g.attention);
+  REQUIRE(a.size() == 6);
+  for (const std::size_t il : {0, 1, 2, 4}) {
+    CHECK(a[il].kind == AttentionKind::sliding);
+    CHECK(a[il].head_dim_k == 64);
+    CHECK(a[il].head_dim_v == 64);
+  }
+  CHECK(a[3].kind == AttentionKind::full);
+  CHECK(a[3].head_dim_k == 128);
+  CHECK_FALSE(a[3].kv_shared);
+  CHECK(a[4].kv_shared);  // the last two layers reuse earlier K/V
+  CHECK(a[5].kv_shared);
+  // llama.cpp: non-SWA "4.00 MiB (4096 cells, 1 layers)": 2 x 128 x 2 x 2 B = 1,024 B a token; SWA
+  // "1.50 MiB (1024 cells, 3 layers)": 3 x 2 x 64 x 2 x 2 B = 1,536 B a token; 2,560 B in all.
+  CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 2560);
+  const auto lines = llamacpp_lines(m);
+  CHECK(has_line(lines,
+                 "llama_kv_cache: size = 4.00 MiB (4096 cells, 1 layers, 1/1 seqs), K (f16): 2.00 MiB, V "
+                 "(f16): 2.00 MiB"));
+  CHECK(has_line(lines,
+                 "llama_kv_cache: size = 1.50 MiB (1024 cells, 3 layers, 1/1 seqs), K (f16): 0.75 MiB, V "
+                 "(f16): 0.75 MiB"));
+  GgufWriter bad;
+  bad.kv_str("general.architecture", "gemma4")
+      .kv_u32("gemma4.block_count", 2)
+      .kv_u32("gemma4.embedding_length", 128)
+      .kv_u32("gemma4.attention.head_count", 4)
+      .kv_u32("gemma4.attention.shared_kv_layers", 2);
+  CHECK_THROWS_WITH(
+      presets::model_from_gguf(presets::parse_gguf_header(bad.file(), "g.gguf"), "g.gguf"),
+      "g.gguf: gemma4.attention.shared_kv_layers: 2 shared layers leave none of the 2 to cache K/V");
+}

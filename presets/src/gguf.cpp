@@ -558,6 +558,71 @@ RecurrentSpec ssm_layer(const Keys& k) {
   return r;
 }
 
+/// The families whose recurrent layers are Gated DeltaNet (llama-arch.cpp LLM_ARCH_QWEN3NEXT,
+/// LLM_ARCH_QWEN35, LLM_ARCH_QWEN35MOE) and the Nemotron-H ones (LLM_ARCH_NEMOTRON_H, _MOE).
+bool deltanet_family(std::string_view arch) {
+  return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+}
+bool nemotron_h_family(std::string_view arch) { return arch == "nemotron_h" || arch == "nemotron_h_moe"; }
+
+/// A Gated DeltaNet layer from the ssm.* keys as convert_hf_to_gguf.py (Qwen3NextModel) writes them:
+/// group_count = linear_num_key_heads, state_size = linear_key_head_dim, time_step_rank =
+/// linear_num_value_heads, inner_size = their product with linear_value_head_dim. llama.cpp keeps
+/// (conv_kernel - 1) x (inner_size + 2 x group_count x state_size) conv values and state_size x inner_size
+/// state values per sequence (llama-hparams.cpp n_embd_r, n_embd_s), both f32: the same as vLLM's shapes.
+RecurrentSpec deltanet_layer(const Keys& k) {
+  RecurrentSpec r;
+  r.kind = RecurrentSpec::Kind::gated_deltanet;
+  r.d_conv = k.required("ssm.conv_kernel");
+  r.num_key_heads = k.required("ssm.group_count");
+  r.key_head_dim = k.required("ssm.state_size");
+  r.num_value_heads = k.required("ssm.time_step_rank");
+  const std::uint64_t inner = k.required("ssm.inner_size");
+  if (r.num_value_heads == 0 || inner % r.num_value_heads != 0)
+    k.fail(k.key("ssm.time_step_rank"), std::to_string(r.num_value_heads) +
+                                            " value heads must divide ssm.inner_size " +
+                                            std::to_string(inner));
+  r.value_head_dim = inner / r.num_value_heads;
+  r.conv_dtype = r.ssm_dtype = DType::fp32;
+  return r;
+}
+
+/// What a layer holds, as llama.cpp's load_hparams marks it (hparams.recurrent_layer_arr).
+enum class Role { attention, recurrent, mlp_only };
+
+/// Each layer's role. Nemotron-H (llama-model.cpp LLM_ARCH_NEMOTRON_H): recurrent only when head_count_kv
+/// and feed_forward_length are both 0; KV heads 0 with a feed-forward width is an MLP-only layer, with
+/// neither KV nor state. Qwen3-Next / Qwen3.5: attention.recurrent_layers (one boolean per layer) or
+/// full_attention_interval (4 when absent): layer il is recurrent when (il + 1) % interval != 0. Others
+/// (llama-hparams.cpp is_recurrent): recurrent when the layer has no heads or no KV heads.
+std::vector<Role> layer_roles(const Keys& k, std::uint64_t n_layer, const std::vector<std::uint64_t>& heads,
+                              const std::vector<std::uint64_t>& kv, const std::vector<std::uint64_t>& ff) {
+  std::vector<Role> roles(n_layer, Role::attention);
+  if (nemotron_h_family(k.arch())) {
+    for (std::uint64_t il = 0; il < n_layer; ++il)
+      if (kv[il] == 0) roles[il] = ff[il] == 0 ? Role::recurrent : Role::mlp_only;
+    return roles;
+  }
+  if (deltanet_family(k.arch())) {
+    const std::string rk = k.key("attention.recurrent_layers");
+    if (const GgufValue* v = k.find(rk)) {
+      if (v->type != GgufType::array || v->uints.size() != n_layer || v->count != n_layer)
+        k.fail(rk, "must be one boolean per layer (" + std::to_string(n_layer) + ")");
+      for (std::uint64_t il = 0; il < n_layer; ++il)
+        roles[il] = v->uints[il] != 0 ? Role::recurrent : Role::attention;
+      return roles;
+    }
+    const std::uint64_t interval = k.uint_or("full_attention_interval", 4);
+    if (interval == 0) k.fail(k.key("full_attention_interval"), "must be positive");
+    for (std::uint64_t il = 0; il < n_layer; ++il)
+      if ((il + 1) % interval != 0) roles[il] = Role::recurrent;
+    return roles;
+  }
+  for (std::uint64_t il = 0; il < n_layer; ++il)
+    if (heads[il] == 0 || kv[il] == 0) roles[il] = Role::recurrent;
+  return roles;
+}
+
 std::uint64_t vocab_size(const GgufHeader& h, const Keys& k) {
   if (const GgufValue* v = k.find("tokenizer.ggml.tokens"); v != nullptr && v->type == GgufType::array)
     return v->count;
@@ -607,8 +672,21 @@ AttentionLayer attention_layer(const Keys& k, const GgufHeader& h, std::uint64_t
   if (sliding) {
     a.kind = k.arch() == "llama4" ? AttentionKind::chunked : AttentionKind::sliding;
     a.window = window;
+    // llama-model.cpp: n_embd_head_k_swa / n_embd_head_v_swa, defaulting to the full layers' (Gemma 4).
+    a.head_dim_k = k.uint_or("attention.key_length_swa", a.head_dim_k);
+    a.head_dim_v = k.uint_or("attention.value_length_swa", a.head_dim_v);
   }
   return a;
+}
+
+/// {arch}.attention.shared_kv_layers: the last n layers read earlier layers' K/V and cache nothing
+/// (llama-model.cpp: n_layer_kv_from_start = n_layer - shared_kv_layers; Gemma 3n, Gemma 4).
+std::uint64_t shared_kv_layers(const Keys& k, std::uint64_t n_layer) {
+  const std::uint64_t n = k.uint_or("attention.shared_kv_layers", 0);
+  if (n >= n_layer)
+    k.fail(k.key("attention.shared_kv_layers"), std::to_string(n) + " shared layers leave none of the " +
+                                                    std::to_string(n_layer) + " to cache K/V");
+  return n;
 }
 
 }  // namespace
@@ -648,38 +726,49 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const bool falcon_h1 = k.arch() == "falcon-h1";
   const bool has_ssm = k.find(k.key("ssm.conv_kernel")) != nullptr;
 
+  // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
+  const std::vector<std::uint64_t>& kv = kv_given ? kv_heads_raw : heads;
+  const auto roles = layer_roles(k, n_layer, heads, kv, ff);
+  const std::uint64_t shared_kv = shared_kv_layers(k, n_layer);
+  const bool nemotron_h = nemotron_h_family(k.arch());
   std::vector<LayerGroup> layers;
   for (std::uint64_t il = 0; il < n_layer; ++il) {
     LayerGroup g;
-    // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
-    const std::uint64_t kv = kv_given ? kv_heads_raw[il] : heads[il];
-    if (heads[il] == 0 || kv == 0) {
-      // llama-hparams.cpp is_recurrent(il): no KV heads on a recurrent layer.
+    if (roles[il] == Role::recurrent) {
       if (!has_ssm)
         k.fail(k.key("attention.head_count_kv"),
                "layer " + std::to_string(il) + " has no KV heads, and '" + k.arch() +
                    "' has no ssm.* keys: kvplan models only Mamba layers from GGUF");
       g.attention.kind = AttentionKind::recurrent;
-      g.attention.recurrent = ssm_layer(k);
+      g.attention.recurrent = deltanet_family(k.arch()) ? deltanet_layer(k) : ssm_layer(k);
+    } else if (roles[il] == Role::mlp_only) {
+      g.attention.kind = AttentionKind::mlp_only;
     } else {
-      g.attention = attention_layer(k, h, heads[il], kv, m.hidden_size, swa[il], window);
+      g.attention = attention_layer(k, h, heads[il], kv[il], m.hidden_size, swa[il], window);
+      g.attention.kv_shared = il >= n_layer - shared_kv;
+      g.attention.qk_norm = deltanet_family(k.arch());  // Qwen3-Next's per-head q/k norm
       if (falcon_h1) {
         g.attention.parallel_recurrent = true;
         g.attention.recurrent = ssm_layer(k);
       }
     }
-    if (experts > 0 && il >= dense_first) {
+    // Nemotron-H: the MLP is a layer of its own (relu2, not gated); mixer layers have none.
+    const bool has_mlp = !nemotron_h || roles[il] == Role::mlp_only;
+    if (experts > 0 && il >= dense_first && has_mlp) {
       g.mlp.num_experts = experts;
       g.mlp.experts_per_token = experts_used;
       g.mlp.expert_intermediate_size = k.uint_or("expert_feed_forward_length", ff[il]);
-      g.mlp.num_shared_experts = k.uint_or("expert_shared_count", 0);
+      // Qwen2-MoE and Qwen3-Next give their one shared expert's width and no count.
+      const bool shared_width = k.find(k.key("expert_shared_feed_forward_length")) != nullptr;
+      g.mlp.num_shared_experts = k.uint_or("expert_shared_count", shared_width ? 1 : 0);
       g.mlp.shared_intermediate_size =
           g.mlp.num_shared_experts > 0
               ? k.uint_or("expert_shared_feed_forward_length", g.mlp.expert_intermediate_size)
               : 0;
     } else {
-      g.mlp.intermediate_size = ff[il];
+      g.mlp.intermediate_size = has_mlp ? ff[il] : 0;
     }
+    g.mlp.gated = !nemotron_h;
     layers.push_back(std::move(g));
   }
   m.layers = compress(std::move(layers));
