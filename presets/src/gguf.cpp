@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
@@ -182,10 +183,13 @@ class Cursor {
     if (in_ == nullptr) fail(field, "read past the end of the header in memory");
     const std::uint64_t want = std::min<std::uint64_t>(chunk_, left());
     buf_.resize(static_cast<std::size_t>(want));
-    in_->clear();
-    in_->seekg(static_cast<std::streamoff>(pos_));
+    if (stream_pos_ != pos_) {  // a skipped string or array: seek over it (a sparse region is never read)
+      in_->clear();
+      in_->seekg(static_cast<std::streamoff>(pos_));
+    }
     in_->read(buf_.data(), static_cast<std::streamsize>(want));
     const auto got = static_cast<std::uint64_t>(std::max<std::streamsize>(in_->gcount(), 0));
+    stream_pos_ = in_->good() ? pos_ + got : ~std::uint64_t{0};  // after a failed read, seek again
     win_ = std::string_view(buf_.data(), static_cast<std::size_t>(got));
     win_off_ = pos_;
     if (got < n)
@@ -198,6 +202,7 @@ class Cursor {
   std::string buf_;
   std::string_view win_;  ///< file bytes [win_off_, win_off_ + win_.size())
   std::uint64_t win_off_ = 0;
+  std::uint64_t stream_pos_ = 0;  ///< where `in_` reads next
   std::uint64_t total_ = 0;
   std::uint64_t pos_ = 0;
   std::uint64_t kept_ = 0;
@@ -731,6 +736,18 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const auto roles = layer_roles(k, n_layer, heads, kv, ff);
   const std::uint64_t shared_kv = shared_kv_layers(k, n_layer);
   const bool nemotron_h = nemotron_h_family(k.arch());
+  // Read once, not per layer (a file may have 65,536 layers): the recurrent mixer, each distinct
+  // attention layer, the experts' widths.
+  std::optional<RecurrentSpec> mixer;
+  const auto recurrent = [&] {
+    if (!mixer) mixer = deltanet_family(k.arch()) ? deltanet_layer(k) : ssm_layer(k);
+    return *mixer;
+  };
+  std::map<std::tuple<std::uint64_t, std::uint64_t, bool>, AttentionLayer> attention;
+  const auto expert_ff = k.uint("expert_feed_forward_length");
+  // Qwen2-MoE and Qwen3-Next give their one shared expert's width and no count.
+  const auto shared_ff = k.uint("expert_shared_feed_forward_length");
+  const std::uint64_t shared_experts = k.uint_or("expert_shared_count", shared_ff ? 1 : 0);
   std::vector<LayerGroup> layers;
   for (std::uint64_t il = 0; il < n_layer; ++il) {
     LayerGroup g;
@@ -740,16 +757,22 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
                "layer " + std::to_string(il) + " has no KV heads, and '" + k.arch() +
                    "' has no ssm.* keys: kvplan models only Mamba layers from GGUF");
       g.attention.kind = AttentionKind::recurrent;
-      g.attention.recurrent = deltanet_family(k.arch()) ? deltanet_layer(k) : ssm_layer(k);
+      g.attention.recurrent = recurrent();
     } else if (roles[il] == Role::mlp_only) {
       g.attention.kind = AttentionKind::mlp_only;
     } else {
-      g.attention = attention_layer(k, h, heads[il], kv[il], m.hidden_size, swa[il], window);
+      const auto shape = std::make_tuple(heads[il], kv[il], static_cast<bool>(swa[il]));
+      auto it = attention.find(shape);
+      if (it == attention.end())
+        it =
+            attention.emplace(shape, attention_layer(k, h, heads[il], kv[il], m.hidden_size, swa[il], window))
+                .first;
+      g.attention = it->second;
       g.attention.kv_shared = il >= n_layer - shared_kv;
       g.attention.qk_norm = deltanet_family(k.arch());  // Qwen3-Next's per-head q/k norm
       if (falcon_h1) {
         g.attention.parallel_recurrent = true;
-        g.attention.recurrent = ssm_layer(k);
+        g.attention.recurrent = recurrent();
       }
     }
     // Nemotron-H: the MLP is a layer of its own (relu2, not gated); mixer layers have none.
@@ -757,21 +780,21 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
     if (experts > 0 && il >= dense_first && has_mlp) {
       g.mlp.num_experts = experts;
       g.mlp.experts_per_token = experts_used;
-      g.mlp.expert_intermediate_size = k.uint_or("expert_feed_forward_length", ff[il]);
-      // Qwen2-MoE and Qwen3-Next give their one shared expert's width and no count.
-      const bool shared_width = k.find(k.key("expert_shared_feed_forward_length")) != nullptr;
-      g.mlp.num_shared_experts = k.uint_or("expert_shared_count", shared_width ? 1 : 0);
+      g.mlp.expert_intermediate_size = expert_ff.value_or(ff[il]);
+      g.mlp.num_shared_experts = shared_experts;
       g.mlp.shared_intermediate_size =
-          g.mlp.num_shared_experts > 0
-              ? k.uint_or("expert_shared_feed_forward_length", g.mlp.expert_intermediate_size)
-              : 0;
+          shared_experts > 0 ? shared_ff.value_or(g.mlp.expert_intermediate_size) : 0;
     } else {
       g.mlp.intermediate_size = has_mlp ? ff[il] : 0;
     }
     g.mlp.gated = !nemotron_h;
-    layers.push_back(std::move(g));
+    // Run-length groups as they come (compress's rule), not one LayerGroup per layer first.
+    if (!layers.empty() && layers.back().attention == g.attention && layers.back().mlp == g.mlp)
+      ++layers.back().count;
+    else
+      layers.push_back(std::move(g));
   }
-  m.layers = compress(std::move(layers));
+  m.layers = std::move(layers);
   for (const auto& g : m.layers)
     if (g.attention.mla_per_head_cache) {
       m.warnings.push_back(
