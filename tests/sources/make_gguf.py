@@ -8,8 +8,9 @@ figures by hand (5,172,420,864 B, 8,030,261,312 elements).
 deepseek-coder-v2-lite-legacy.gguf: the engine-logs case llamacpp-legacy-mla-gguf-deepseek-coder-v2-lite.
 big-endian.gguf, truncated.gguf, bad-type.gguf: refusals.
 hostile-*.gguf: headers that must be refused within 5 s and 512 MB (tests/sources/gguf_bounds.cmake):
-a 2 GiB sparse file whose string or string array runs past the 1 GiB a header may have, distinct
+a 2 GiB sparse file whose string or string array runs past the 256 MiB a header may have, distinct
 keys past what a header may keep, and a 397-byte file claiming 1 PiB of tensors.
+bool-kv-heads.gguf, duplicate-tensor.gguf, experts-9-of-8.gguf: refused, naming the key.
 The files hold the tensor data region too, as a sparse tail of zeros: the tensors are packed in order,
 each padded to 32 B (gguf.cpp's offset check), and kvplan refuses tensor data past the end of the file.
 """
@@ -128,6 +129,24 @@ def hostile():
     }
 
 
+def strict():
+    """Files llama.cpp refuses (or misreads) and kvplan refuses, naming the key."""
+    b = Writer().str("general.architecture", "llama")
+    for k, v in [("block_count", 2), ("embedding_length", 64), ("attention.head_count", 4)]:
+        b.u32("llama." + k, v)
+    b.kv += Writer.s("llama.attention.head_count_kv") + struct.pack("<IB", 7, 1)  # BOOL true
+    b.n_kv += 1
+    d = Writer().str("general.architecture", "llama")
+    for k, v in [("block_count", 2), ("embedding_length", 64), ("attention.head_count", 4)]:
+        d.u32("llama." + k, v)
+    d.tensor("blk.0.attn_q.weight", [64, 64], F32).tensor("blk.0.attn_q.weight", [64, 64], F32)
+    e = Writer().str("general.architecture", "llama")
+    for k, v in [("block_count", 2), ("embedding_length", 64), ("attention.head_count", 4), ("expert_count", 8),
+                 ("expert_used_count", 9)]:
+        e.u32("llama." + k, v)
+    return {"bool-kv-heads.gguf": b.file(), "duplicate-tensor.gguf": d.file(), "experts-9-of-8.gguf": e.file()}
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -141,6 +160,7 @@ def main():
         "bad-type.gguf": (good[:52] + struct.pack("<I", 13) + good[56:], 0),
     }
     files.update(hostile())
+    files.update(strict())
     for name, (header, data) in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(header)
