@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <optional>
 
 #include "gguf_writer.hpp"
@@ -696,4 +697,55 @@ TEST_CASE("llamacpp-live gemma4/c4096-s1-f16-fa1: SWA head dims, shared KV layer
   CHECK_THROWS_WITH(
       presets::model_from_gguf(presets::parse_gguf_header(bad.file(), "g.gguf"), "g.gguf"),
       "g.gguf: gemma4.attention.shared_kv_layers: 2 shared layers leave none of the 2 to cache K/V");
+}
+
+TEST_CASE("GGUF Qwen3.5: attention.recurrent_layers, and NextN blocks outside the trunk", "[gguf]") {
+  // llama-model.cpp (qwen35, qwen35moe): recurrent_layers by get_key_or_arr, else the interval over the
+  // trunk only; n_layer_kv_from_start = block_count - nextn_predict_layers.
+  const auto qwen35 = [](const std::function<void(GgufWriter&)>& extra) {
+    GgufWriter w;
+    w.kv_str("general.architecture", "qwen35")
+        .kv_u32("qwen35.embedding_length", 128)
+        .kv_u32("qwen35.block_count", 5)
+        .kv_u32("qwen35.attention.head_count", 4)
+        .kv_u32("qwen35.attention.head_count_kv", 2)
+        .kv_u32("qwen35.attention.key_length", 64)
+        .kv_u32("qwen35.ssm.conv_kernel", 4)
+        .kv_u32("qwen35.ssm.inner_size", 128)
+        .kv_u32("qwen35.ssm.state_size", 32)
+        .kv_u32("qwen35.ssm.group_count", 2)
+        .kv_u32("qwen35.ssm.time_step_rank", 4);
+    extra(w);
+    return presets::model_from_gguf(presets::parse_gguf_header(w.file(), "q.gguf"), "q.gguf");
+  };
+  const auto kinds = [](const ModelSpec& m) {
+    std::string s;
+    for (const auto& g : m.layers)
+      for (std::uint64_t i = 0; i < g.count; ++i)
+        s += g.attention.kind == AttentionKind::recurrent ? 'R' : 'A';
+    return s;
+  };
+  // Without NextN: interval 4 over 5 layers, layer 4 ((4 + 1) % 4 != 0) recurrent.
+  CHECK(kinds(qwen35([](GgufWriter&) {})) == "RRRAR");
+  // One NextN block: the trunk is 4 layers; the fifth is neither cached nor a DeltaNet layer.
+  const ModelSpec mtp = qwen35([](GgufWriter& w) { w.kv_u32("qwen35.nextn_predict_layers", 1); });
+  CHECK(kinds(mtp) == "RRRA");
+  REQUIRE(mtp.warnings.size() == 1);
+  CHECK_THAT(mtp.warnings[0], Catch::Contains("the last 1 of 5 blocks are NextN/MTP layers"));
+  // One attention layer: 2 x 64 x 2 x 2 B = 512 B a token.
+  CHECK(bytes_per_token(mtp, KvDtypes{DType::fp16, DType::fp16}).value == 512);
+  std::string per_layer;  // recurrent_layers: BOOL per layer
+  GgufWriter::u32(per_layer, 7);
+  GgufWriter::u64(per_layer, 5);
+  per_layer += std::string("\1\0\1\0\0", 5);
+  CHECK(kinds(qwen35([&](GgufWriter& w) { w.kv_raw("qwen35.attention.recurrent_layers", 9, per_layer); })) ==
+        "RARAA");
+  CHECK(kinds(qwen35([](GgufWriter& w) { w.kv_bool("qwen35.attention.recurrent_layers", false); })) ==
+        "AAAAA");
+  CHECK_THROWS_WITH(qwen35([](GgufWriter& w) {
+                      w.kv_u32s("qwen35.attention.recurrent_layers", {1, 0});
+                    }),
+                    "q.gguf: qwen35.attention.recurrent_layers: must be a boolean, or one per layer (5)");
+  CHECK_THROWS_WITH(qwen35([](GgufWriter& w) { w.kv_u32("qwen35.nextn_predict_layers", 5); }),
+                    "q.gguf: qwen35.nextn_predict_layers: 5 must be below block_count 5");
 }

@@ -600,8 +600,10 @@ enum class Role { attention, recurrent, mlp_only };
 /// neither KV nor state. Qwen3-Next / Qwen3.5: attention.recurrent_layers (one boolean per layer) or
 /// full_attention_interval (4 when absent): layer il is recurrent when (il + 1) % interval != 0. Others
 /// (llama-hparams.cpp is_recurrent): recurrent when the layer has no heads or no KV heads.
-std::vector<Role> layer_roles(const Keys& k, std::uint64_t n_layer, const std::vector<std::uint64_t>& heads,
-                              const std::vector<std::uint64_t>& kv, const std::vector<std::uint64_t>& ff) {
+/// `n_layer` is the trunk: block_count (`n_layer_all`) less the NextN/MTP blocks.
+std::vector<Role> layer_roles(const Keys& k, std::uint64_t n_layer, std::uint64_t n_layer_all,
+                              const std::vector<std::uint64_t>& heads, const std::vector<std::uint64_t>& kv,
+                              const std::vector<std::uint64_t>& ff) {
   std::vector<Role> roles(n_layer, Role::attention);
   if (nemotron_h_family(k.arch())) {
     for (std::uint64_t il = 0; il < n_layer; ++il)
@@ -609,12 +611,16 @@ std::vector<Role> layer_roles(const Keys& k, std::uint64_t n_layer, const std::v
     return roles;
   }
   if (deltanet_family(k.arch())) {
+    // get_key_or_arr: one boolean for every layer, or one per layer (block_count of them).
     const std::string rk = k.key("attention.recurrent_layers");
     if (const GgufValue* v = k.find(rk)) {
-      if (v->type != GgufType::array || v->uints.size() != n_layer || v->count != n_layer)
-        k.fail(rk, "must be one boolean per layer (" + std::to_string(n_layer) + ")");
+      const bool scalar = v->type != GgufType::array && v->uints.size() == 1;
+      const bool per_layer =
+          v->type == GgufType::array && v->count == v->uints.size() && v->count == n_layer_all;
+      if ((!scalar && !per_layer) || !v->floats.empty())
+        k.fail(rk, "must be a boolean, or one per layer (" + std::to_string(n_layer_all) + ")");
       for (std::uint64_t il = 0; il < n_layer; ++il)
-        roles[il] = v->uints[il] != 0 ? Role::recurrent : Role::attention;
+        roles[il] = v->uints[scalar ? 0 : il] != 0 ? Role::recurrent : Role::attention;
       return roles;
     }
     const std::uint64_t interval = k.uint_or("full_attention_interval", 4);
@@ -705,17 +711,30 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const Keys k(h, origin, arch_it->second.str);
   ModelSpec m;
   m.dtype = DType::fp16;  // llama.cpp's default cache type (type_k / type_v = f16)
-  const std::uint64_t n_layer = k.required("block_count");
-  if (n_layer == 0 || n_layer > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
+  const std::uint64_t n_layer_all = k.required("block_count");
+  if (n_layer_all == 0 || n_layer_all > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
+  // NextN/MTP blocks (GLM-4.5, Qwen3.5) come after the trunk in block_count; llama.cpp runs and caches
+  // only the trunk without speculative decoding (llama-model.cpp: n_layer_kv_from_start = n_layer -
+  // nextn_predict_layers). Their weights stay in the tensors' bytes.
+  const std::uint64_t nextn = k.uint_or("nextn_predict_layers", 0);
+  if (nextn >= n_layer_all)
+    k.fail(k.key("nextn_predict_layers"),
+           std::to_string(nextn) + " must be below block_count " + std::to_string(n_layer_all));
+  const std::uint64_t n_layer = n_layer_all - nextn;
+  if (nextn > 0)
+    m.warnings.push_back("GGUF: the last " + std::to_string(nextn) + " of " + std::to_string(n_layer_all) +
+                         " blocks are NextN/MTP layers: without speculative decoding llama.cpp neither runs "
+                         "nor caches them; their weights are counted");
   m.hidden_size = k.required("embedding_length");
   m.max_position_embeddings = k.uint_or("context_length", 0);
   m.vocab_size = vocab_size(h, k);
-  const auto heads = k.per_layer("attention.head_count", n_layer, 0);
-  const auto kv_heads_raw = k.per_layer("attention.head_count_kv", n_layer, 0);
+  const auto heads = k.per_layer("attention.head_count", n_layer_all, 0);
+  const auto kv_heads_raw = k.per_layer("attention.head_count_kv", n_layer_all, 0);
   const bool kv_given = k.find(k.key("attention.head_count_kv")) != nullptr;
-  const auto ff = k.per_layer("feed_forward_length", n_layer, 0);
+  const auto ff = k.per_layer("feed_forward_length", n_layer_all, 0);
   const std::uint64_t window = k.uint_or("attention.sliding_window", 0);
-  const auto swa = window > 0 ? swa_layers(k, n_layer, m.warnings) : std::vector<bool>(n_layer, false);
+  const auto swa =
+      window > 0 ? swa_layers(k, n_layer_all, m.warnings) : std::vector<bool>(n_layer_all, false);
   const std::uint64_t experts = k.uint_or("expert_count", 0);
   const auto used_given = k.uint("expert_used_count");
   const std::uint64_t experts_used = used_given.value_or(0);
@@ -733,8 +752,8 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
 
   // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
   const std::vector<std::uint64_t>& kv = kv_given ? kv_heads_raw : heads;
-  const auto roles = layer_roles(k, n_layer, heads, kv, ff);
-  const std::uint64_t shared_kv = shared_kv_layers(k, n_layer);
+  const auto roles = layer_roles(k, n_layer, n_layer_all, heads, kv, ff);
+  const std::uint64_t shared_kv = shared_kv_layers(k, n_layer_all);
   const bool nemotron_h = nemotron_h_family(k.arch());
   // Read once, not per layer (a file may have 65,536 layers): the recurrent mixer, each distinct
   // attention layer, the experts' widths.
@@ -768,7 +787,7 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
             attention.emplace(shape, attention_layer(k, h, heads[il], kv[il], m.hidden_size, swa[il], window))
                 .first;
       g.attention = it->second;
-      g.attention.kv_shared = il >= n_layer - shared_kv;
+      g.attention.kv_shared = il >= n_layer_all - shared_kv;
       g.attention.qk_norm = deltanet_family(k.arch());  // Qwen3-Next's per-head q/k norm
       if (falcon_h1) {
         g.attention.parallel_recurrent = true;
