@@ -104,14 +104,20 @@ GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin);
 
 /// The model of a GGUF header, after llama.cpp's src/llama-model.cpp (load_hparams) and
 /// src/llama-hparams.h: `general.architecture` names the family, its `{arch}.*` keys shape the layers
-/// (block_count; attention.head_count and head_count_kv, scalar or one per layer, 0 KV heads meaning a
-/// recurrent layer; key_length / value_length (default embedding_length / head_count);
-/// attention.sliding_window with sliding_window_pattern (set_swa_pattern: layer il is SWA when
-/// il % n < n - 1) or the family's own period; attention.kv_lora_rank and key_length_mla for MLA;
-/// ssm.* for Mamba / Mamba2 layers; feed_forward_length, expert_count, expert_used_count), the vocabulary
-/// is tokenizer.ggml.tokens' length, and the weights are the exact bytes of the tensor infos
+/// (block_count, less nextn_predict_layers: NextN/MTP blocks are neither run nor cached; attention.head_count
+/// and head_count_kv, scalar or one per layer, 0 KV heads meaning a recurrent layer; key_length /
+/// value_length (default embedding_length / head_count), key_length_swa / value_length_swa on sliding
+/// layers; attention.sliding_window with sliding_window_pattern (set_swa_pattern: layer il is SWA when
+/// il % n < n - 1, or one boolean per layer) or the family's own period; attention.shared_kv_layers:
+/// the last n layers cache nothing; attention.kv_lora_rank and key_length_mla for MLA; ssm.* for Mamba /
+/// Mamba2 layers; feed_forward_length, expert_count, expert_used_count (1 to expert_count)). Hybrids as
+/// llama.cpp marks their recurrent layers: Nemotron-H when head_count_kv and feed_forward_length are
+/// both 0 (KV heads 0 alone: an MLP-only layer); Qwen3-Next / Qwen3.5 by attention.recurrent_layers or
+/// full_attention_interval (default 4), their recurrent layers Gated DeltaNet. The vocabulary is
+/// tokenizer.ggml.tokens' length, and the weights are the exact bytes of the tensor infos
 /// (ModelSpec::weights_bytes, "GGUF tensors (exact)"). The KV cache default is f16 (llama.cpp's
-/// type_k / type_v). Throws kvplan::Error naming `origin` and the key.
+/// type_k / type_v). Throws kvplan::Error naming `origin` and the key: a missing key, a boolean, float,
+/// string or negative value where an unsigned integer is due, a per-layer array of the wrong length.
 ModelSpec model_from_gguf(const GgufHeader& header, std::string_view origin);
 
 /// read_gguf_header then model_from_gguf; id and name from the file name, source the path.
