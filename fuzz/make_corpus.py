@@ -107,6 +107,19 @@ seeds = {
                                     ("attention.kv_lora_rank", 32), ("rope.dimension_count", 16),
                                     ("attention.key_length_mla", 48), ("expert_count", 4),
                                     ("expert_used_count", 2), ("leading_dense_block_count", 1)]),
+    "nemotron_h": gguf("nemotron_h", [("block_count", 4), ("embedding_length", 64), ("attention.head_count", 4),
+                                      ("attention.head_count_kv", [0, 0, 2, 0]),
+                                      ("feed_forward_length", [0, 128, 0, 0]), ("ssm.conv_kernel", 4),
+                                      ("ssm.inner_size", 128), ("ssm.state_size", 16), ("ssm.time_step_rank", 4),
+                                      ("ssm.group_count", 2)]),
+    "qwen35": gguf("qwen35", [("block_count", 5), ("embedding_length", 64), ("attention.head_count", 4),
+                              ("attention.head_count_kv", 2), ("full_attention_interval", 4),
+                              ("nextn_predict_layers", 1), ("ssm.conv_kernel", 4), ("ssm.inner_size", 128),
+                              ("ssm.state_size", 32), ("ssm.group_count", 2), ("ssm.time_step_rank", 4)]),
+    "gemma4": gguf("gemma4", [("block_count", 6), ("embedding_length", 64), ("attention.head_count", 4),
+                              ("attention.head_count_kv", 2), ("attention.key_length", 32),
+                              ("attention.key_length_swa", 16), ("attention.sliding_window", 64),
+                              ("attention.sliding_window_pattern", 3), ("attention.shared_kv_layers", 2)]),
 }
 for name, data in seeds.items():
     for size_byte in (0, 92):
