@@ -749,3 +749,30 @@ TEST_CASE("GGUF Qwen3.5: attention.recurrent_layers, and NextN blocks outside th
   CHECK_THROWS_WITH(qwen35([](GgufWriter& w) { w.kv_u32("qwen35.nextn_predict_layers", 5); }),
                     "q.gguf: qwen35.nextn_predict_layers: 5 must be below block_count 5");
 }
+
+TEST_CASE("GGUF LFM2: short-convolution layers where head_count_kv is 0", "[gguf]") {
+  // LFM2-1.2B's shape (config.json: full_attn_idxs 2, 5, 8, 10, 12, 14; conv_L_cache 3).
+  GgufWriter w;
+  w.kv_str("general.architecture", "lfm2")
+      .kv_u32("lfm2.block_count", 16)
+      .kv_u32("lfm2.embedding_length", 2048)
+      .kv_u32("lfm2.attention.head_count", 32)
+      .kv_u32s("lfm2.attention.head_count_kv", {0, 0, 8, 0, 0, 8, 0, 0, 8, 0, 8, 0, 8, 0, 8, 0})
+      .kv_u32("lfm2.shortconv.l_cache", 3);
+  const ModelSpec m = presets::model_from_gguf(presets::parse_gguf_header(w.file(), "l.gguf"), "l.gguf");
+  REQUIRE(m.layers[0].attention.kind == AttentionKind::recurrent);
+  CHECK(m.layers[0].attention.recurrent.kind == RecurrentSpec::Kind::short_conv);
+  const KvDtypes f16{DType::fp16, DType::fp16};
+  // Six attention layers: 6 x 2 x 8 heads x 64 (2048 / 32) x 2 B = 12,288 B a token.
+  CHECK(bytes_per_token(m, f16).value == 12288);
+  // Ten conv layers (llama.cpp n_embd_r = n_embd x (l_cache - 1), f32): 10 x 2048 x 2 x 4 B = 163,840 B.
+  CHECK(state_bytes_per_sequence(m, f16).value == 163840);
+  GgufWriter no_cache;
+  no_cache.kv_str("general.architecture", "lfm2")
+      .kv_u32("lfm2.block_count", 2)
+      .kv_u32("lfm2.embedding_length", 2048)
+      .kv_u32("lfm2.attention.head_count", 32)
+      .kv_u32s("lfm2.attention.head_count_kv", {0, 8});
+  CHECK_THROWS_WITH(presets::model_from_gguf(presets::parse_gguf_header(no_cache.file(), "l.gguf"), "l.gguf"),
+                    "l.gguf: lfm2.shortconv.l_cache: missing");
+}

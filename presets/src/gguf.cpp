@@ -592,6 +592,19 @@ RecurrentSpec deltanet_layer(const Keys& k) {
   return r;
 }
 
+/// LFM2's gated short convolution (llama-model.cpp LLM_ARCH_LFM2, LFM2MOE): a conv layer keeps
+/// embedding_length x (shortconv.l_cache - 1) values per sequence in f32 (llama-hparams.cpp n_embd_r),
+/// no SSM state.
+bool short_conv_family(std::string_view arch) { return arch == "lfm2" || arch == "lfm2moe"; }
+RecurrentSpec short_conv_layer(const Keys& k, std::uint64_t embd) {
+  RecurrentSpec r;
+  r.kind = RecurrentSpec::Kind::short_conv;
+  r.d_inner = embd;
+  r.d_conv = k.required("shortconv.l_cache");
+  r.conv_dtype = r.ssm_dtype = DType::fp32;
+  return r;
+}
+
 /// What a layer holds, as llama.cpp's load_hparams marks it (hparams.recurrent_layer_arr).
 enum class Role { attention, recurrent, mlp_only };
 
@@ -748,7 +761,7 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
     k.fail(k.key("expert_used_count"), std::to_string(experts_used) + " without expert_count");
   const std::uint64_t dense_first = k.uint_or("leading_dense_block_count", 0);
   const bool falcon_h1 = k.arch() == "falcon-h1";
-  const bool has_ssm = k.find(k.key("ssm.conv_kernel")) != nullptr;
+  const bool has_ssm = k.find(k.key("ssm.conv_kernel")) != nullptr || short_conv_family(k.arch());
 
   // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
   const std::vector<std::uint64_t>& kv = kv_given ? kv_heads_raw : heads;
@@ -759,7 +772,10 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   // attention layer, the experts' widths.
   std::optional<RecurrentSpec> mixer;
   const auto recurrent = [&] {
-    if (!mixer) mixer = deltanet_family(k.arch()) ? deltanet_layer(k) : ssm_layer(k);
+    if (!mixer)
+      mixer = deltanet_family(k.arch())     ? deltanet_layer(k)
+              : short_conv_family(k.arch()) ? short_conv_layer(k, m.hidden_size)
+                                            : ssm_layer(k);
     return *mixer;
   };
   std::map<std::tuple<std::uint64_t, std::uint64_t, bool>, AttentionLayer> attention;
@@ -774,7 +790,8 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
       if (!has_ssm)
         k.fail(k.key("attention.head_count_kv"),
                "layer " + std::to_string(il) + " has no KV heads, and '" + k.arch() +
-                   "' has no ssm.* keys: kvplan models only Mamba layers from GGUF");
+                   "' has no ssm.* keys: kvplan reads recurrent layers from GGUF as Mamba, Mamba2, Gated "
+                   "DeltaNet (qwen3next, qwen35) or short convolutions (lfm2)");
       g.attention.kind = AttentionKind::recurrent;
       g.attention.recurrent = recurrent();
     } else if (roles[il] == Role::mlp_only) {
