@@ -60,3 +60,67 @@ for i, line in enumerate(["--layers 80 --heads 64 --kv-heads 8 --head-dim 128 --
                           "--layers 32 --heads 32 --head-dim 128 --window 4096 --gpu h100-sxm --users 64",
                           "llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --tp 4"]):
     (out / "size" / f"flags-{i}.txt").write_text(line + "\n")
+
+# gguf: small whole GGUF files (tests/sources/make_gguf.py's writer), each after the read-size byte that
+# fuzz_gguf.cpp takes first (0: reads of 8 bytes, 92: of 100).
+import importlib.util
+import struct
+
+spec = importlib.util.spec_from_file_location("make_gguf", root / "tests" / "sources" / "make_gguf.py")
+make_gguf = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_gguf)
+shutil.rmtree(out / "gguf", ignore_errors=True)
+(out / "gguf").mkdir(parents=True)
+
+
+def gguf(arch, keys, tensors=(), strings=()):
+    w = make_gguf.Writer()
+    w.str("general.architecture", arch)
+    for k, v in strings:
+        w.str(k, v)
+    for k, v in keys:
+        if isinstance(v, list):
+            w.kv += w.s(f"{arch}.{k}") + struct.pack("<IIQ", 9, 4, len(v)) + b"".join(struct.pack("<I", x) for x in v)
+            w.n_kv += 1
+        else:
+            w.u32(f"{arch}.{k}", v)
+    for name, shape, t in tensors:
+        w.tensor(name, shape, t)
+    header, data = w.file()
+    return header + bytes(data)
+
+
+F32 = make_gguf.F32
+seeds = {
+    "llama": gguf("llama", [("block_count", 2), ("embedding_length", 64), ("feed_forward_length", 128),
+                            ("attention.head_count", 4), ("attention.head_count_kv", 2)],
+                  [("token_embd.weight", [64, 16], F32), ("output_norm.weight", [64], F32)],
+                  [("tokenizer.chat_template", "{% for m in messages %}{{ m.content }}{% endfor %}")]),
+    "granitehybrid": gguf("granitehybrid", [("block_count", 4), ("embedding_length", 64),
+                                            ("attention.head_count", 4), ("attention.head_count_kv", [0, 0, 2, 0]),
+                                            ("ssm.conv_kernel", 4), ("ssm.inner_size", 128), ("ssm.state_size", 16),
+                                            ("ssm.time_step_rank", 4), ("ssm.group_count", 1)]),
+    "gemma3": gguf("gemma3", [("block_count", 6), ("embedding_length", 64), ("attention.head_count", 4),
+                              ("attention.head_count_kv", 1), ("attention.key_length", 16),
+                              ("attention.sliding_window", 32)]),
+    "deepseek2": gguf("deepseek2", [("block_count", 2), ("embedding_length", 64), ("attention.head_count", 4),
+                                    ("attention.kv_lora_rank", 32), ("rope.dimension_count", 16),
+                                    ("attention.key_length_mla", 48), ("expert_count", 4),
+                                    ("expert_used_count", 2), ("leading_dense_block_count", 1)]),
+    "nemotron_h": gguf("nemotron_h", [("block_count", 4), ("embedding_length", 64), ("attention.head_count", 4),
+                                      ("attention.head_count_kv", [0, 0, 2, 0]),
+                                      ("feed_forward_length", [0, 128, 0, 0]), ("ssm.conv_kernel", 4),
+                                      ("ssm.inner_size", 128), ("ssm.state_size", 16), ("ssm.time_step_rank", 4),
+                                      ("ssm.group_count", 2)]),
+    "qwen35": gguf("qwen35", [("block_count", 5), ("embedding_length", 64), ("attention.head_count", 4),
+                              ("attention.head_count_kv", 2), ("full_attention_interval", 4),
+                              ("nextn_predict_layers", 1), ("ssm.conv_kernel", 4), ("ssm.inner_size", 128),
+                              ("ssm.state_size", 32), ("ssm.group_count", 2), ("ssm.time_step_rank", 4)]),
+    "gemma4": gguf("gemma4", [("block_count", 6), ("embedding_length", 64), ("attention.head_count", 4),
+                              ("attention.head_count_kv", 2), ("attention.key_length", 32),
+                              ("attention.key_length_swa", 16), ("attention.sliding_window", 64),
+                              ("attention.sliding_window_pattern", 3), ("attention.shared_kv_layers", 2)]),
+}
+for name, data in seeds.items():
+    for size_byte in (0, 92):
+        (out / "gguf" / f"{name}-{size_byte}.gguf").write_bytes(bytes([size_byte]) + data)

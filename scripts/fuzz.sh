@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kvplan's libFuzzer targets with clang (ASan + UBSan) in build-fuzz and runs each for SECONDS
 # (default 600), one after another, then prints executions and findings per target.
-#   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size
+#   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size calibration scenario
+#                                             safetensors gguf
 #   FUZZ_TARGETS="units size" bash scripts/fuzz.sh 60
 # The working corpus grows in build-fuzz/corpus/<target> (seeded from fuzz/corpus/<target>, which
 # stays as committed); a crashing input lands in build-fuzz/findings/<target>/ and stops that target.
@@ -9,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
-read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors}"
+read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors gguf}"
 build=${FUZZ_BUILD:-build-fuzz}
 cxx=${FUZZ_CXX:-clang++-14}
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
@@ -77,37 +78,76 @@ std::uint64_t scalar_size(GgufType t) {
   return 0;
 }
 
-/// The header runs past the bytes read so far (but not past the file): read more and parse again.
-struct NeedMore {};
+// What a header may cost. A real header is a few MiB (the tokenizer: Qwen3's 151,669 tokens and 151,387
+// merges are about 5 MiB), while the file may be hundreds of GiB of tensor data that is never read. A
+// hostile header is bounded in time by kMaxHeader (the bytes parsed: 256 MiB of empty strings take about
+// a second) and in memory by kMaxKept (what is kept: keys, strings, per-layer arrays and tensor infos,
+// with their overhead).
+constexpr std::uint64_t kMaxHeader = 256ULL << 20;
+constexpr std::uint64_t kMaxKept = 128ULL << 20;
+// Strings longer than this (no key kvplan reads) are skipped, not kept: chat templates are tens of KiB.
+constexpr std::uint64_t kMaxKeptString = 1ULL << 20;
+// Arrays longer than this (token types, scores, merges) are counted, not kept; per-layer arrays are kept.
+constexpr std::uint64_t kMaxKeptArray = 1ULL << 16;
+// ggml.h GGML_MAX_NAME: gguf.cpp refuses a tensor name of 64 bytes or more.
+constexpr std::uint64_t kMaxTensorName = 63;
+// What one kept entry costs besides its bytes (map node, std::string, vectors, allocator headers).
+constexpr std::uint64_t kEntryOverhead = 256;
 
-/// A bounds-checked little-endian cursor over the first bytes of a file of `total` bytes.
+/// A bounds-checked little-endian cursor over a file of `total` bytes, held whole in memory or read
+/// forward in chunks. Every read is checked twice: against the file's size (a truncated header) and
+/// against the bytes actually read into the window (a file that shrank while read).
 class Cursor {
  public:
-  Cursor(std::string_view bytes, std::uint64_t total, std::string origin)
-      : b_(bytes), total_(total), origin_(std::move(origin)) {}
+  /// The whole file in memory.
+  Cursor(std::string_view whole, std::string origin)
+      : win_(whole), total_(whole.size()), origin_(std::move(origin)) {}
+  /// A file of `total` bytes read through `in`, `chunk` bytes at a time (at least 8).
+  Cursor(std::istream& in, std::uint64_t total, std::size_t chunk, std::string origin)
+      : in_(&in), chunk_(std::max<std::size_t>(chunk, 8)), total_(total), origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& field, const std::string& reason) const {
     throw Error(origin_ + ": " + field, reason);
   }
+  const std::string& origin() const { return origin_; }
+  std::uint64_t pos() const { return pos_; }
+  std::uint64_t total() const { return total_; }
   /// Bytes left in the file: what bounds every count.
   std::uint64_t left() const { return total_ - pos_; }
+  /// n more bytes of header: in the file, and within kMaxHeader.
   void need(std::uint64_t n, const std::string& field) const {
     if (n > left())
       fail(field, "truncated header: " + std::to_string(n) + " bytes needed at offset " +
                       std::to_string(pos_) + ", " + std::to_string(left()) + " left");
-    if (n > b_.size() - pos_) throw NeedMore{};
+    if (pos_ + n > kMaxHeader)
+      fail(field, "the header runs past " + std::to_string(kMaxHeader >> 20) +
+                      " MiB: refused (real headers are a few MiB)");
   }
   std::uint64_t le(unsigned bytes, const std::string& field) {
     need(bytes, field);
+    const char* p = window(bytes, field);
     std::uint64_t v = 0;
     for (unsigned i = 0; i < bytes; ++i)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
     pos_ += bytes;
     return v;
   }
   void skip(std::uint64_t n, const std::string& field) {
     need(n, field);
     pos_ += n;
+  }
+  /// n bytes as a string (the caller bounds n).
+  std::string take(std::uint64_t n, const std::string& field) {
+    need(n, field);
+    std::string out;
+    out.reserve(static_cast<std::size_t>(n));
+    while (out.size() < n) {
+      const std::uint64_t step =
+          std::min<std::uint64_t>(n - out.size(), in_window() > 0 ? in_window() : chunk_);
+      out.append(window(step, field), static_cast<std::size_t>(step));
+      pos_ += step;
+    }
+    return out;
   }
   /// A count of items each at least `min_item` bytes: more than the bytes left would overflow or truncate.
   std::uint64_t count(std::uint64_t min_item, const std::string& field) {
@@ -117,21 +157,57 @@ class Cursor {
                       " bytes left (corrupt or truncated header)");
     return n;
   }
-  std::string str(const std::string& field) {
-    const std::uint64_t n = count(1, field);
-    std::string s(b_.substr(pos_, n));
-    pos_ += n;
-    return s;
+  /// Counts `bytes` against what the header may keep in memory.
+  void keep(std::uint64_t bytes, const std::string& field) {
+    kept_ += bytes;  // no overflow: each term is at most a header's length plus kEntryOverhead
+    if (kept_ > kMaxKept)
+      fail(field,
+           "the header keeps over " + std::to_string(kMaxKept >> 20) +
+               " MiB of keys, strings, arrays and tensor infos: refused (real headers keep a few MiB)");
   }
 
  private:
-  std::string_view b_;
+  /// Bytes of the window at or after pos_.
+  std::uint64_t in_window() const {
+    const std::uint64_t end = win_off_ + win_.size();
+    return pos_ >= win_off_ && pos_ < end ? end - pos_ : 0;
+  }
+  /// A pointer to n bytes at pos_ (n at most the chunk, and need(n) passed), reading the next chunk when
+  /// the window does not hold them.
+  const char* window(std::uint64_t n, const std::string& field) {
+    if (in_window() < n) refill(n, field);
+    return win_.data() + (pos_ - win_off_);
+  }
+  void refill(std::uint64_t n, const std::string& field) {
+    // In memory the window is the whole file, so need() has already refused what is not there.
+    if (in_ == nullptr) fail(field, "read past the end of the header in memory");
+    const std::uint64_t want = std::min<std::uint64_t>(chunk_, left());
+    buf_.resize(static_cast<std::size_t>(want));
+    if (stream_pos_ != pos_) {  // a skipped string or array: seek over it (a sparse region is never read)
+      in_->clear();
+      in_->seekg(static_cast<std::streamoff>(pos_));
+    }
+    in_->read(buf_.data(), static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::uint64_t>(std::max<std::streamsize>(in_->gcount(), 0));
+    stream_pos_ = in_->good() ? pos_ + got : ~std::uint64_t{0};  // after a failed read, seek again
+    win_ = std::string_view(buf_.data(), static_cast<std::size_t>(got));
+    win_off_ = pos_;
+    if (got < n)
+      fail(field, "read " + std::to_string(got) + " bytes at offset " + std::to_string(pos_) + " where " +
+                      std::to_string(n) + " were due (the file changed while it was read?)");
+  }
+
+  std::istream* in_ = nullptr;
+  std::size_t chunk_ = 0;
+  std::string buf_;
+  std::string_view win_;  ///< file bytes [win_off_, win_off_ + win_.size())
+  std::uint64_t win_off_ = 0;
+  std::uint64_t stream_pos_ = 0;  ///< where `in_` reads next
   std::uint64_t total_ = 0;
   std::uint64_t pos_ = 0;
+  std::uint64_t kept_ = 0;
   std::string origin_;
 };
-
-constexpr std::uint64_t kMaxKeptArray = 1U << 16;
 
 GgufType value_type(Cursor& c, const std::string& field) {
   const std::uint64_t t = c.le(4, field);
@@ -177,7 +253,13 @@ GgufValue read_value(Cursor& c, GgufType t, const std::string& field) {
   GgufValue v;
   v.type = t;
   if (t == GgufType::string) {
-    v.str = c.str(field);
+    v.count = c.le(8, field);
+    if (v.count > kMaxKeptString) {
+      c.skip(v.count, field);
+      return v;
+    }
+    c.keep(v.count, field);
+    v.str = c.take(v.count, field);
     return v;
   }
   if (t != GgufType::array) {
@@ -189,14 +271,16 @@ GgufValue read_value(Cursor& c, GgufType t, const std::string& field) {
   // A string element is at least its 8-byte length.
   v.count = c.count(v.element == GgufType::string ? 8 : scalar_size(v.element), field + " (array length)");
   if (v.element == GgufType::string) {
-    for (std::uint64_t i = 0; i < v.count; ++i) c.skip(c.count(1, field), field);
+    for (std::uint64_t i = 0; i < v.count; ++i) c.skip(c.le(8, field), field);
     return v;
   }
-  // Per-layer arrays are kept; longer ones (token types, scores, merges) only counted.
+  // Per-layer arrays are kept; longer ones (token types, scores) only counted.
   if (v.count > kMaxKeptArray) {
-    c.skip(checked_mul(v.count, scalar_size(v.element), field), field);
+    c.skip(v.count * scalar_size(v.element), field);  // count() bounded it by the bytes left
     return v;
   }
+  c.keep(v.count * sizeof(std::uint64_t), field);
+  v.uints.reserve(static_cast<std::size_t>(v.count));
   for (std::uint64_t i = 0; i < v.count; ++i) read_scalar(c, v.element, v, field);
   return v;
 }
@@ -223,12 +307,95 @@ Bytes ggml_tensor_bytes(std::uint32_t type, const std::vector<std::uint64_t>& sh
 }
 
 namespace {
-GgufHeader parse_prefix(std::string_view bytes, std::uint64_t total, std::string_view origin_view) {
-  Cursor c(bytes, total, std::string(origin_view));
+
+void read_metadata(Cursor& c, std::uint64_t n_kv, GgufHeader& h) {
+  for (std::uint64_t i = 0; i < n_kv; ++i) {
+    const std::string where = "metadata[" + std::to_string(i) + "] key";
+    const std::uint64_t n = c.le(8, where);
+    c.need(n, where);
+    c.keep(n + kEntryOverhead, where);
+    std::string key = c.take(n, where);
+    const GgufType t = value_type(c, key);
+    GgufValue v = read_value(c, t, key);
+    if (!h.metadata.emplace(key, std::move(v)).second) c.fail(key, "duplicate metadata key");
+  }
+}
+
+GgufTensor read_tensor_info(Cursor& c, std::uint64_t i) {
+  GgufTensor t;
+  const std::string where = "tensor[" + std::to_string(i) + "] name";
+  const std::uint64_t n = c.le(8, where);
+  if (n > kMaxTensorName)
+    c.fail(where, std::to_string(n) + " bytes long: ggml names are under " +
+                      std::to_string(kMaxTensorName + 1) + " bytes (GGML_MAX_NAME)");
+  t.name = c.take(n, where);
+  const std::string field = "tensor '" + t.name + "'";
+  const std::uint64_t dims = c.le(4, field + " n_dims");
+  if (dims == 0 || dims > 4) c.fail(field, "n_dims " + std::to_string(dims) + " (ggml: 1 to 4)");
+  c.keep(kEntryOverhead + n + dims * 8, field);
+  for (std::uint64_t d = 0; d < dims; ++d) {
+    t.shape.push_back(c.le(8, field + " ne"));
+    // gguf.cpp reads ne as int64_t and refuses a negative one.
+    if (t.shape.back() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      c.fail(field + " ne", "ne[" + std::to_string(d) + "] is negative as ggml's int64_t");
+  }
+  t.type = static_cast<std::uint32_t>(c.le(4, field + " type"));
+  t.offset = c.le(8, field + " offset");
+  t.size = ggml_tensor_bytes(t.type, t.shape, c.origin() + ": " + field).value;
+  return t;
+}
+
+/// gguf.cpp's alignment: general.alignment, a uint32 power of two, else 32 (GGUF_DEFAULT_ALIGNMENT).
+std::uint64_t alignment(const Cursor& c, const GgufHeader& h) {
+  const auto it = h.metadata.find("general.alignment");
+  if (it == h.metadata.end()) return 32;
+  const GgufValue& v = it->second;
+  // gguf_get_val_u32 asserts the type: any other type aborts llama.cpp.
+  if (v.type != GgufType::uint32 || v.uints.size() != 1 || v.uints[0] == 0 ||
+      (v.uints[0] & (v.uints[0] - 1)) != 0)
+    c.fail("general.alignment", "must be a uint32 power of two");
+  return v.uints[0];
+}
+
+std::uint64_t align_up(std::uint64_t x, std::uint64_t a, const std::string& field) {
+  return checked_add(x, (a - x % a) % a, field);
+}
+
+/// Tensor names are unique (gguf.cpp: "duplicate tensor name"); the data of every tensor lies in the
+/// file, packed in order from the aligned end of the header (gguf.cpp's offset check; llama-model-loader's
+/// "data is not within the file bounds").
+void check_tensor_data(const Cursor& c, GgufHeader& h) {
+  std::vector<const GgufTensor*> by_name;
+  by_name.reserve(h.tensors.size());
+  for (const auto& t : h.tensors) by_name.push_back(&t);
+  std::sort(by_name.begin(), by_name.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+  for (std::size_t i = 1; i < by_name.size(); ++i)
+    if (by_name[i]->name == by_name[i - 1]->name)
+      c.fail("tensor '" + by_name[i]->name + "'", "duplicate tensor name (llama.cpp refuses the file)");
+
+  h.alignment = alignment(c, h);
+  h.data_offset = align_up(c.pos(), h.alignment, c.origin() + ": tensor data offset");
+  std::uint64_t expected = 0;
+  for (const auto& t : h.tensors) {
+    const std::string field = "tensor '" + t.name + "'";
+    if (t.offset != expected)
+      c.fail(field + " offset", std::to_string(t.offset) + ", expected " + std::to_string(expected) +
+                                    " (tensor data is packed in order, each padded to " +
+                                    std::to_string(h.alignment) + " B)");
+    const std::uint64_t start = checked_add(h.data_offset, t.offset, c.origin() + ": " + field);
+    const std::uint64_t end = checked_add(start, t.size, c.origin() + ": " + field);
+    if (end > c.total())
+      c.fail(field, "its data (" + std::to_string(t.size) + " B at offset " + std::to_string(start) +
+                        ") runs past the end of the file (" + std::to_string(c.total()) + " B)");
+    expected = align_up(checked_add(t.offset, t.size, c.origin() + ": " + field), h.alignment,
+                        c.origin() + ": " + field);
+  }
+}
+
+GgufHeader parse_header(Cursor& c) {
   GgufHeader h;
-  c.need(4, "magic");
-  if (bytes.substr(0, 4) != "GGUF") c.fail("magic", "not a GGUF file (no \"GGUF\" magic)");
-  c.skip(4, "magic");
+  if (c.take(std::min<std::uint64_t>(4, c.total()), "magic") != "GGUF")
+    c.fail("magic", "not a GGUF file (no \"GGUF\" magic)");
   h.version = static_cast<std::uint32_t>(c.le(4, "version"));
   // gguf.cpp: a version whose low 16 bits are 0 was written on a big-endian host.
   if ((h.version & 0xFFFFU) == 0)
@@ -243,35 +410,17 @@ GgufHeader parse_prefix(std::string_view bytes, std::uint64_t total, std::string
   if (n_tensors > c.left() / 32)
     c.fail("tensor_count", "count " + std::to_string(n_tensors) + " cannot fit in the " +
                                std::to_string(c.left()) + " bytes left (corrupt or truncated header)");
-  for (std::uint64_t i = 0; i < n_kv; ++i) {
-    const std::string where = "metadata[" + std::to_string(i) + "]";
-    std::string key = c.str(where + " key");
-    const GgufType t = value_type(c, key);
-    GgufValue v = read_value(c, t, key);
-    if (!h.metadata.emplace(key, std::move(v)).second) c.fail(key, "duplicate metadata key");
-  }
-  for (std::uint64_t i = 0; i < n_tensors; ++i) {
-    GgufTensor t;
-    t.name = c.str("tensor[" + std::to_string(i) + "] name");
-    const std::string field = "tensor '" + t.name + "'";
-    const std::uint64_t dims = c.le(4, field + " n_dims");
-    if (dims == 0 || dims > 4) c.fail(field, "n_dims " + std::to_string(dims) + " (ggml: 1 to 4)");
-    for (std::uint64_t d = 0; d < dims; ++d) t.shape.push_back(c.le(8, field + " ne"));
-    t.type = static_cast<std::uint32_t>(c.le(4, field + " type"));
-    t.offset = c.le(8, field + " offset");
-    (void)ggml_tensor_bytes(t.type, t.shape, std::string(origin_view) + ": " + field);
-    h.tensors.push_back(std::move(t));
-  }
+  read_metadata(c, n_kv, h);
+  for (std::uint64_t i = 0; i < n_tensors; ++i) h.tensors.push_back(read_tensor_info(c, i));
+  check_tensor_data(c, h);
   return h;
 }
+
 }  // namespace
 
 GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin) {
-  try {
-    return parse_prefix(bytes, bytes.size(), origin);
-  } catch (const NeedMore&) {
-    throw Error(std::string(origin), "truncated header");  // unreachable: the whole header is there
-  }
+  Cursor c(bytes, std::string(origin));
+  return parse_header(c);
 }
 
 bool is_gguf_file(const fs::path& path) {
@@ -283,30 +432,15 @@ bool is_gguf_file(const fs::path& path) {
   return in.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
 }
 
-GgufHeader read_gguf_header(const fs::path& path) {
-  const std::string origin = path.filename().string();
+GgufHeader read_gguf_header(const fs::path& path, std::size_t chunk_bytes) {
   presets::require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string(), "cannot open");
-  // The header is read in pieces that double up to the whole file: a header is a few MiB at most (the
-  // tokenizer's strings), while the file may be hundreds of GiB of tensor data that is never read.
   std::error_code ec;
   const std::uint64_t file_size = fs::file_size(path, ec);
   if (ec) throw Error(path.string(), "cannot read its size: " + ec.message());
-  constexpr std::uint64_t kMaxHeader = 1ULL << 30;
-  std::uint64_t want = std::min<std::uint64_t>(file_size, 1ULL << 20);
-  for (;;) {
-    std::string buf(want, '\0');
-    in.clear();
-    in.seekg(0);
-    if (!in.read(buf.data(), static_cast<std::streamsize>(want))) throw Error(path.string(), "read error");
-    try {
-      return parse_prefix(buf, file_size, origin);
-    } catch (const NeedMore&) {
-      if (want >= kMaxHeader) throw Error(origin, "a GGUF header over 1 GiB: refused");
-      want = std::min<std::uint64_t>({file_size, want * 4, kMaxHeader});
-    }
-  }
+  Cursor c(in, file_size, chunk_bytes, path.filename().string());
+  return parse_header(c);
 }
 
 namespace {
@@ -329,8 +463,8 @@ class Keys {
     const std::string k = key(suffix);
     const GgufValue* v = find(k);
     if (v == nullptr) return std::nullopt;
-    if (v->type == GgufType::array || v->uints.size() != 1 || v->type == GgufType::boolean)
-      fail(k, "must be an unsigned integer");
+    if (v->type == GgufType::boolean) fail(k, "must be an unsigned integer, not a boolean");
+    if (v->type == GgufType::array || v->uints.size() != 1) fail(k, "must be an unsigned integer");
     if (v->negative) fail(k, "must not be negative");
     return v->uints[0];
   }
@@ -349,11 +483,13 @@ class Keys {
     const std::string k = key(suffix);
     const GgufValue* v = find(k);
     if (v == nullptr) return std::vector<std::uint64_t>(n_layer, def);
+    if (v->type == GgufType::boolean || (v->type == GgufType::array && v->element == GgufType::boolean))
+      fail(k, "must be an unsigned integer or an array of them, not a boolean");
     if (v->negative || (v->type == GgufType::array && v->element == GgufType::string) || !v->floats.empty() ||
         v->type == GgufType::string)
       fail(k, "must be an unsigned integer or an array of them");
     if (v->type != GgufType::array) return std::vector<std::uint64_t>(n_layer, v->uints.at(0));
-    if (v->count != n_layer)
+    if (v->count != n_layer || v->uints.size() != n_layer)
       fail(k, "has " + std::to_string(v->count) + " entries for " + std::to_string(n_layer) + " layers");
     return v->uints;
   }
@@ -374,7 +510,7 @@ std::vector<bool> swa_layers(const Keys& k, std::uint64_t n_layer, std::vector<s
   std::optional<std::uint64_t> period;
   if (const GgufValue* v = k.find(pk)) {
     if (v->type == GgufType::array) {
-      if (v->count != n_layer || !v->floats.empty() || v->element == GgufType::string)
+      if (v->count != n_layer || v->uints.size() != n_layer)
         k.fail(pk, "must be a period or one boolean per layer (" + std::to_string(n_layer) + ")");
       std::vector<bool> out;
       for (const auto b : v->uints) out.push_back(b != 0);
@@ -427,6 +563,90 @@ RecurrentSpec ssm_layer(const Keys& k) {
   return r;
 }
 
+/// The families whose recurrent layers are Gated DeltaNet (llama-arch.cpp LLM_ARCH_QWEN3NEXT,
+/// LLM_ARCH_QWEN35, LLM_ARCH_QWEN35MOE) and the Nemotron-H ones (LLM_ARCH_NEMOTRON_H, _MOE).
+bool deltanet_family(std::string_view arch) {
+  return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+}
+bool nemotron_h_family(std::string_view arch) { return arch == "nemotron_h" || arch == "nemotron_h_moe"; }
+
+/// A Gated DeltaNet layer from the ssm.* keys as convert_hf_to_gguf.py (Qwen3NextModel) writes them:
+/// group_count = linear_num_key_heads, state_size = linear_key_head_dim, time_step_rank =
+/// linear_num_value_heads, inner_size = their product with linear_value_head_dim. llama.cpp keeps
+/// (conv_kernel - 1) x (inner_size + 2 x group_count x state_size) conv values and state_size x inner_size
+/// state values per sequence (llama-hparams.cpp n_embd_r, n_embd_s), both f32: the same as vLLM's shapes.
+RecurrentSpec deltanet_layer(const Keys& k) {
+  RecurrentSpec r;
+  r.kind = RecurrentSpec::Kind::gated_deltanet;
+  r.d_conv = k.required("ssm.conv_kernel");
+  r.num_key_heads = k.required("ssm.group_count");
+  r.key_head_dim = k.required("ssm.state_size");
+  r.num_value_heads = k.required("ssm.time_step_rank");
+  const std::uint64_t inner = k.required("ssm.inner_size");
+  if (r.num_value_heads == 0 || inner % r.num_value_heads != 0)
+    k.fail(k.key("ssm.time_step_rank"), std::to_string(r.num_value_heads) +
+                                            " value heads must divide ssm.inner_size " +
+                                            std::to_string(inner));
+  r.value_head_dim = inner / r.num_value_heads;
+  r.conv_dtype = r.ssm_dtype = DType::fp32;
+  return r;
+}
+
+/// LFM2's gated short convolution (llama-model.cpp LLM_ARCH_LFM2, LFM2MOE): a conv layer keeps
+/// embedding_length x (shortconv.l_cache - 1) values per sequence in f32 (llama-hparams.cpp n_embd_r),
+/// no SSM state.
+bool short_conv_family(std::string_view arch) { return arch == "lfm2" || arch == "lfm2moe"; }
+RecurrentSpec short_conv_layer(const Keys& k, std::uint64_t embd) {
+  RecurrentSpec r;
+  r.kind = RecurrentSpec::Kind::short_conv;
+  r.d_inner = embd;
+  r.d_conv = k.required("shortconv.l_cache");
+  r.conv_dtype = r.ssm_dtype = DType::fp32;
+  return r;
+}
+
+/// What a layer holds, as llama.cpp's load_hparams marks it (hparams.recurrent_layer_arr).
+enum class Role { attention, recurrent, mlp_only };
+
+/// Each layer's role. Nemotron-H (llama-model.cpp LLM_ARCH_NEMOTRON_H): recurrent only when head_count_kv
+/// and feed_forward_length are both 0; KV heads 0 with a feed-forward width is an MLP-only layer, with
+/// neither KV nor state. Qwen3-Next / Qwen3.5: attention.recurrent_layers (one boolean per layer) or
+/// full_attention_interval (4 when absent): layer il is recurrent when (il + 1) % interval != 0. Others
+/// (llama-hparams.cpp is_recurrent): recurrent when the layer has no heads or no KV heads.
+/// `n_layer` is the trunk: block_count (`n_layer_all`) less the NextN/MTP blocks.
+std::vector<Role> layer_roles(const Keys& k, std::uint64_t n_layer, std::uint64_t n_layer_all,
+                              const std::vector<std::uint64_t>& heads, const std::vector<std::uint64_t>& kv,
+                              const std::vector<std::uint64_t>& ff) {
+  std::vector<Role> roles(n_layer, Role::attention);
+  if (nemotron_h_family(k.arch())) {
+    for (std::uint64_t il = 0; il < n_layer; ++il)
+      if (kv[il] == 0) roles[il] = ff[il] == 0 ? Role::recurrent : Role::mlp_only;
+    return roles;
+  }
+  if (deltanet_family(k.arch())) {
+    // get_key_or_arr: one boolean for every layer, or one per layer (block_count of them).
+    const std::string rk = k.key("attention.recurrent_layers");
+    if (const GgufValue* v = k.find(rk)) {
+      const bool scalar = v->type != GgufType::array && v->uints.size() == 1;
+      const bool per_layer =
+          v->type == GgufType::array && v->count == v->uints.size() && v->count == n_layer_all;
+      if ((!scalar && !per_layer) || !v->floats.empty())
+        k.fail(rk, "must be a boolean, or one per layer (" + std::to_string(n_layer_all) + ")");
+      for (std::uint64_t il = 0; il < n_layer; ++il)
+        roles[il] = v->uints[scalar ? 0 : il] != 0 ? Role::recurrent : Role::attention;
+      return roles;
+    }
+    const std::uint64_t interval = k.uint_or("full_attention_interval", 4);
+    if (interval == 0) k.fail(k.key("full_attention_interval"), "must be positive");
+    for (std::uint64_t il = 0; il < n_layer; ++il)
+      if ((il + 1) % interval != 0) roles[il] = Role::recurrent;
+    return roles;
+  }
+  for (std::uint64_t il = 0; il < n_layer; ++il)
+    if (heads[il] == 0 || kv[il] == 0) roles[il] = Role::recurrent;
+  return roles;
+}
+
 std::uint64_t vocab_size(const GgufHeader& h, const Keys& k) {
   if (const GgufValue* v = k.find("tokenizer.ggml.tokens"); v != nullptr && v->type == GgufType::array)
     return v->count;
@@ -476,8 +696,21 @@ AttentionLayer attention_layer(const Keys& k, const GgufHeader& h, std::uint64_t
   if (sliding) {
     a.kind = k.arch() == "llama4" ? AttentionKind::chunked : AttentionKind::sliding;
     a.window = window;
+    // llama-model.cpp: n_embd_head_k_swa / n_embd_head_v_swa, defaulting to the full layers' (Gemma 4).
+    a.head_dim_k = k.uint_or("attention.key_length_swa", a.head_dim_k);
+    a.head_dim_v = k.uint_or("attention.value_length_swa", a.head_dim_v);
   }
   return a;
+}
+
+/// {arch}.attention.shared_kv_layers: the last n layers read earlier layers' K/V and cache nothing
+/// (llama-model.cpp: n_layer_kv_from_start = n_layer - shared_kv_layers; Gemma 3n, Gemma 4).
+std::uint64_t shared_kv_layers(const Keys& k, std::uint64_t n_layer) {
+  const std::uint64_t n = k.uint_or("attention.shared_kv_layers", 0);
+  if (n >= n_layer)
+    k.fail(k.key("attention.shared_kv_layers"), std::to_string(n) + " shared layers leave none of the " +
+                                                    std::to_string(n_layer) + " to cache K/V");
+  return n;
 }
 
 }  // namespace
@@ -485,62 +718,119 @@ AttentionLayer attention_layer(const Keys& k, const GgufHeader& h, std::uint64_t
 ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const std::string origin(origin_view);
   const auto arch_it = h.metadata.find("general.architecture");
-  if (arch_it == h.metadata.end() || arch_it->second.type != GgufType::string)
+  if (arch_it == h.metadata.end() || arch_it->second.type != GgufType::string ||
+      arch_it->second.str.size() != arch_it->second.count)
     throw Error(origin + ": general.architecture", "missing (a string naming the llama.cpp architecture)");
   const Keys k(h, origin, arch_it->second.str);
   ModelSpec m;
   m.dtype = DType::fp16;  // llama.cpp's default cache type (type_k / type_v = f16)
-  const std::uint64_t n_layer = k.required("block_count");
-  if (n_layer == 0 || n_layer > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
+  const std::uint64_t n_layer_all = k.required("block_count");
+  if (n_layer_all == 0 || n_layer_all > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
+  // NextN/MTP blocks (GLM-4.5, Qwen3.5) come after the trunk in block_count; llama.cpp runs and caches
+  // only the trunk without speculative decoding (llama-model.cpp: n_layer_kv_from_start = n_layer -
+  // nextn_predict_layers). Their weights stay in the tensors' bytes.
+  const std::uint64_t nextn = k.uint_or("nextn_predict_layers", 0);
+  if (nextn >= n_layer_all)
+    k.fail(k.key("nextn_predict_layers"),
+           std::to_string(nextn) + " must be below block_count " + std::to_string(n_layer_all));
+  const std::uint64_t n_layer = n_layer_all - nextn;
+  if (nextn > 0)
+    m.warnings.push_back("GGUF: the last " + std::to_string(nextn) + " of " + std::to_string(n_layer_all) +
+                         " blocks are NextN/MTP layers: without speculative decoding llama.cpp neither runs "
+                         "nor caches them; their weights are counted");
   m.hidden_size = k.required("embedding_length");
   m.max_position_embeddings = k.uint_or("context_length", 0);
   m.vocab_size = vocab_size(h, k);
-  const auto heads = k.per_layer("attention.head_count", n_layer, 0);
-  const auto kv_heads_raw = k.per_layer("attention.head_count_kv", n_layer, 0);
+  const auto heads = k.per_layer("attention.head_count", n_layer_all, 0);
+  const auto kv_heads_raw = k.per_layer("attention.head_count_kv", n_layer_all, 0);
   const bool kv_given = k.find(k.key("attention.head_count_kv")) != nullptr;
-  const auto ff = k.per_layer("feed_forward_length", n_layer, 0);
+  const auto ff = k.per_layer("feed_forward_length", n_layer_all, 0);
   const std::uint64_t window = k.uint_or("attention.sliding_window", 0);
-  const auto swa = window > 0 ? swa_layers(k, n_layer, m.warnings) : std::vector<bool>(n_layer, false);
+  const auto swa =
+      window > 0 ? swa_layers(k, n_layer_all, m.warnings) : std::vector<bool>(n_layer_all, false);
   const std::uint64_t experts = k.uint_or("expert_count", 0);
+  const auto used_given = k.uint("expert_used_count");
+  const std::uint64_t experts_used = used_given.value_or(0);
+  // llama-model.cpp load_hparams: GGML_ASSERT(n_expert_used <= n_expert), and n_expert_used > 0 with
+  // experts, 0 without.
+  if (experts > 0 && !used_given) k.fail(k.key("expert_used_count"), "missing (expert_count is given)");
+  if (experts > 0 && (experts_used == 0 || experts_used > experts))
+    k.fail(k.key("expert_used_count"),
+           std::to_string(experts_used) + " must be in 1.." + std::to_string(experts) + " (expert_count)");
+  if (experts == 0 && experts_used > 0)
+    k.fail(k.key("expert_used_count"), std::to_string(experts_used) + " without expert_count");
   const std::uint64_t dense_first = k.uint_or("leading_dense_block_count", 0);
   const bool falcon_h1 = k.arch() == "falcon-h1";
-  const bool has_ssm = k.find(k.key("ssm.conv_kernel")) != nullptr;
+  const bool has_ssm = k.find(k.key("ssm.conv_kernel")) != nullptr || short_conv_family(k.arch());
 
+  // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
+  const std::vector<std::uint64_t>& kv = kv_given ? kv_heads_raw : heads;
+  const auto roles = layer_roles(k, n_layer, n_layer_all, heads, kv, ff);
+  const std::uint64_t shared_kv = shared_kv_layers(k, n_layer_all);
+  const bool nemotron_h = nemotron_h_family(k.arch());
+  // Read once, not per layer (a file may have 65,536 layers): the recurrent mixer, each distinct
+  // attention layer, the experts' widths.
+  std::optional<RecurrentSpec> mixer;
+  const auto recurrent = [&] {
+    if (!mixer)
+      mixer = deltanet_family(k.arch())     ? deltanet_layer(k)
+              : short_conv_family(k.arch()) ? short_conv_layer(k, m.hidden_size)
+                                            : ssm_layer(k);
+    return *mixer;
+  };
+  std::map<std::tuple<std::uint64_t, std::uint64_t, bool>, AttentionLayer> attention;
+  const auto expert_ff = k.uint("expert_feed_forward_length");
+  // Qwen2-MoE and Qwen3-Next give their one shared expert's width and no count.
+  const auto shared_ff = k.uint("expert_shared_feed_forward_length");
+  const std::uint64_t shared_experts = k.uint_or("expert_shared_count", shared_ff ? 1 : 0);
   std::vector<LayerGroup> layers;
   for (std::uint64_t il = 0; il < n_layer; ++il) {
     LayerGroup g;
-    // head_count_kv absent: MHA (llama-model.cpp: n_head_kv_arr defaults to n_head_arr).
-    const std::uint64_t kv = kv_given ? kv_heads_raw[il] : heads[il];
-    if (heads[il] == 0 || kv == 0) {
-      // llama-hparams.cpp is_recurrent(il): no KV heads on a recurrent layer.
+    if (roles[il] == Role::recurrent) {
       if (!has_ssm)
         k.fail(k.key("attention.head_count_kv"),
                "layer " + std::to_string(il) + " has no KV heads, and '" + k.arch() +
-                   "' has no ssm.* keys: kvplan models only Mamba layers from GGUF");
+                   "' has no ssm.* keys: kvplan reads recurrent layers from GGUF as Mamba, Mamba2, Gated "
+                   "DeltaNet (qwen3next, qwen35) or short convolutions (lfm2)");
       g.attention.kind = AttentionKind::recurrent;
-      g.attention.recurrent = ssm_layer(k);
+      g.attention.recurrent = recurrent();
+    } else if (roles[il] == Role::mlp_only) {
+      g.attention.kind = AttentionKind::mlp_only;
     } else {
-      g.attention = attention_layer(k, h, heads[il], kv, m.hidden_size, swa[il], window);
+      const auto shape = std::make_tuple(heads[il], kv[il], static_cast<bool>(swa[il]));
+      auto it = attention.find(shape);
+      if (it == attention.end())
+        it =
+            attention.emplace(shape, attention_layer(k, h, heads[il], kv[il], m.hidden_size, swa[il], window))
+                .first;
+      g.attention = it->second;
+      g.attention.kv_shared = il >= n_layer_all - shared_kv;
+      g.attention.qk_norm = deltanet_family(k.arch());  // Qwen3-Next's per-head q/k norm
       if (falcon_h1) {
         g.attention.parallel_recurrent = true;
-        g.attention.recurrent = ssm_layer(k);
+        g.attention.recurrent = recurrent();
       }
     }
-    if (experts > 0 && il >= dense_first) {
+    // Nemotron-H: the MLP is a layer of its own (relu2, not gated); mixer layers have none.
+    const bool has_mlp = !nemotron_h || roles[il] == Role::mlp_only;
+    if (experts > 0 && il >= dense_first && has_mlp) {
       g.mlp.num_experts = experts;
-      g.mlp.experts_per_token = k.uint_or("expert_used_count", 0);
-      g.mlp.expert_intermediate_size = k.uint_or("expert_feed_forward_length", ff[il]);
-      g.mlp.num_shared_experts = k.uint_or("expert_shared_count", 0);
+      g.mlp.experts_per_token = experts_used;
+      g.mlp.expert_intermediate_size = expert_ff.value_or(ff[il]);
+      g.mlp.num_shared_experts = shared_experts;
       g.mlp.shared_intermediate_size =
-          g.mlp.num_shared_experts > 0
-              ? k.uint_or("expert_shared_feed_forward_length", g.mlp.expert_intermediate_size)
-              : 0;
+          shared_experts > 0 ? shared_ff.value_or(g.mlp.expert_intermediate_size) : 0;
     } else {
-      g.mlp.intermediate_size = ff[il];
+      g.mlp.intermediate_size = has_mlp ? ff[il] : 0;
     }
-    layers.push_back(std::move(g));
+    g.mlp.gated = !nemotron_h;
+    // Run-length groups as they come (compress's rule), not one LayerGroup per layer first.
+    if (!layers.empty() && layers.back().attention == g.attention && layers.back().mlp == g.mlp)
+      ++layers.back().count;
+    else
+      layers.push_back(std::move(g));
   }
-  m.layers = compress(std::move(layers));
+  m.layers = std::move(layers);
   for (const auto& g : m.layers)
     if (g.attention.mla_per_head_cache) {
       m.warnings.push_back(
@@ -554,7 +844,7 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   std::uint64_t params = 0;
   for (const auto& t : h.tensors) {
     const std::string f = origin + ": tensor '" + t.name + "'";
-    bytes = checked_add(bytes, ggml_tensor_bytes(t.type, t.shape, f).value, f);
+    bytes = checked_add(bytes, t.size, f);
     std::uint64_t n = 1;
     for (const auto d : t.shape) n = checked_mul(n, d, f);
     params = checked_add(params, n, f);

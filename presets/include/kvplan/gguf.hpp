@@ -5,6 +5,7 @@
 /// Format: ggml/docs/gguf.md and ggml/src/gguf.cpp (gguf_init_from_file_impl), versions 2 and 3,
 /// little-endian.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -37,8 +38,10 @@ enum class GgufType : std::uint32_t {
 
 /// One metadata value. Scalars hold one element; arrays hold `count` elements of `element` type.
 /// Integers and booleans go to `uints` (a negative signed value is kept as 0 and sets `negative`: no
-/// key kvplan reads may be negative), floats to `floats`, a string to `str`; string arrays keep only
-/// their length (tokenizer vocabularies).
+/// key kvplan reads may be negative), floats to `floats`, a string to `str` with its length in `count`.
+/// Kept only up to a size (no key kvplan reads comes near it): a string up to 1 MiB, an array of
+/// numbers up to 65,536 elements; longer ones, and every string array (tokenizer vocabularies), keep
+/// only `count`.
 struct GgufValue {
   GgufType type = GgufType::uint32;
   GgufType element = GgufType::uint32;  ///< arrays: the element type
@@ -54,7 +57,8 @@ struct GgufTensor {
   std::string name;
   std::vector<std::uint64_t> shape;
   std::uint32_t type = 0;
-  std::uint64_t offset = 0;
+  std::uint64_t offset = 0;  ///< from the start of the tensor data
+  std::uint64_t size = 0;    ///< bytes, ggml_tensor_bytes
 };
 
 /// A GGUF header: version, metadata and tensor infos.
@@ -62,6 +66,8 @@ struct GgufHeader {
   std::uint32_t version = 0;
   std::map<std::string, GgufValue, std::less<>> metadata;
   std::vector<GgufTensor> tensors;
+  std::uint64_t alignment = 32;   ///< general.alignment (GGUF_DEFAULT_ALIGNMENT when absent)
+  std::uint64_t data_offset = 0;  ///< where the tensor data starts: the header's end, aligned
 };
 
 /// Block size (values per block) and type size (bytes per block) of a ggml type, as ggml/src/ggml.c
@@ -81,25 +87,37 @@ std::optional<GgmlTypeInfo> ggml_type_info(std::uint32_t id);
 Bytes ggml_tensor_bytes(std::uint32_t type, const std::vector<std::uint64_t>& shape, std::string_view field);
 
 /// Reads the header of a GGUF file (magic "GGUF", version 2 or 3, tensor count, metadata count, the
-/// metadata pairs, the tensor infos), never the tensor data. Every count and string length is checked
-/// against what is left of the file before anything is allocated. Throws kvplan::Error naming the file
-/// and the field: not GGUF, big-endian (llama.cpp's test: version & 0xFFFF == 0), version 1 or unknown,
-/// truncated, a count that would overflow, an unknown value or ggml type.
-GgufHeader read_gguf_header(const std::filesystem::path& path);
+/// metadata pairs, the tensor infos), never the tensor data, forward in reads of `chunk_bytes` (at
+/// least 8; tests and the fuzz target use small ones to cross read boundaries often). Every count and
+/// length is checked against what is left of the file before anything is allocated, and every read
+/// against the bytes it got. A hostile header costs at most 256 MiB parsed and 128 MiB kept.
+/// Throws kvplan::Error naming the file and the field: not GGUF, big-endian (llama.cpp's test:
+/// version & 0xFFFF == 0), version 1 or unknown, truncated, a count that would overflow, an unknown
+/// value or ggml type, a duplicate key or tensor name, a tensor name of 64 bytes or more, tensor data
+/// not packed in order (gguf.cpp's offset check) or past the end of the file, a general.alignment that
+/// is not a uint32 power of two, a header over 256 MiB or keeping over 128 MiB.
+GgufHeader read_gguf_header(const std::filesystem::path& path,
+                            std::size_t chunk_bytes = std::size_t{1} << 20);
 
-/// Parses a GGUF header held in memory (read_gguf_header's rules); `origin` names it in errors.
+/// Parses a whole GGUF file held in memory (read_gguf_header's rules); `origin` names it in errors.
 GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin);
 
 /// The model of a GGUF header, after llama.cpp's src/llama-model.cpp (load_hparams) and
 /// src/llama-hparams.h: `general.architecture` names the family, its `{arch}.*` keys shape the layers
-/// (block_count; attention.head_count and head_count_kv, scalar or one per layer, 0 KV heads meaning a
-/// recurrent layer; key_length / value_length (default embedding_length / head_count);
-/// attention.sliding_window with sliding_window_pattern (set_swa_pattern: layer il is SWA when
-/// il % n < n - 1) or the family's own period; attention.kv_lora_rank and key_length_mla for MLA;
-/// ssm.* for Mamba / Mamba2 layers; feed_forward_length, expert_count, expert_used_count), the vocabulary
-/// is tokenizer.ggml.tokens' length, and the weights are the exact bytes of the tensor infos
+/// (block_count, less nextn_predict_layers: NextN/MTP blocks are neither run nor cached; attention.head_count
+/// and head_count_kv, scalar or one per layer, 0 KV heads meaning a recurrent layer; key_length /
+/// value_length (default embedding_length / head_count), key_length_swa / value_length_swa on sliding
+/// layers; attention.sliding_window with sliding_window_pattern (set_swa_pattern: layer il is SWA when
+/// il % n < n - 1, or one boolean per layer) or the family's own period; attention.shared_kv_layers:
+/// the last n layers cache nothing; attention.kv_lora_rank and key_length_mla for MLA; ssm.* for Mamba /
+/// Mamba2 layers; feed_forward_length, expert_count, expert_used_count (1 to expert_count)). Hybrids as
+/// llama.cpp marks their recurrent layers: Nemotron-H when head_count_kv and feed_forward_length are
+/// both 0 (KV heads 0 alone: an MLP-only layer); Qwen3-Next / Qwen3.5 by attention.recurrent_layers or
+/// full_attention_interval (default 4), their recurrent layers Gated DeltaNet. The vocabulary is
+/// tokenizer.ggml.tokens' length, and the weights are the exact bytes of the tensor infos
 /// (ModelSpec::weights_bytes, "GGUF tensors (exact)"). The KV cache default is f16 (llama.cpp's
-/// type_k / type_v). Throws kvplan::Error naming `origin` and the key.
+/// type_k / type_v). Throws kvplan::Error naming `origin` and the key: a missing key, a boolean, float,
+/// string or negative value where an unsigned integer is due, a per-layer array of the wrong length.
 ModelSpec model_from_gguf(const GgufHeader& header, std::string_view origin);
 
 /// read_gguf_header then model_from_gguf; id and name from the file name, source the path.
