@@ -304,11 +304,6 @@ json read_json_file(const fs::path& path, bool python_literals) {
 
 json parse_json_text(std::string_view text, const std::string& origin, bool python_literals) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error(origin, "is empty");
-  // nlohmann's lexer reads a NUL byte as the end of the text (for C strings), so "{}\0garbage" would parse;
-  // JSON has no raw NUL anywhere (RFC 8259: not even in a string), so the text is refused.
-  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
-    throw Error(origin,
-                "malformed JSON: a NUL byte at offset " + std::to_string(nul) + " (JSON text has none)");
   BoundedBuilder builder(origin);
   // The handler throws kvplan::Error itself; a false return cannot happen.
   if (python_literals) {
@@ -317,6 +312,12 @@ json parse_json_text(std::string_view text, const std::string& origin, bool pyth
   } else {
     json::sax_parse(text.begin(), text.end(), &builder);
   }
+  // nlohmann's lexer reads a NUL byte as the end of the text (for C strings), so "{}\0garbage" parsed
+  // whole; JSON has no raw NUL anywhere (RFC 8259: not even in a string), so the text is refused. (Text
+  // that is malformed before its first NUL, a binary file, has its syntax error named above.)
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw Error(origin,
+                "malformed JSON: a NUL byte at offset " + std::to_string(nul) + " (JSON text has none)");
   return builder.take();
 }
 

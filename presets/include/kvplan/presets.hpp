@@ -169,8 +169,9 @@ class InputFile {
 nlohmann::json read_json_file(const std::filesystem::path& path, bool python_literals = false);
 
 /// Parses JSON text as read_json_file does, with its limits; `origin` (the file name) starts every error.
-/// A NUL byte anywhere is refused, naming its offset (nlohmann's lexer takes it for the end of the text, so
-/// anything after it would be accepted unread).
+/// A NUL byte is refused: as a syntax error where the text before it is already malformed or it is in a
+/// string, else naming its offset (nlohmann's lexer takes it for the end of the text, so anything after it
+/// would be accepted unread).
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
                                bool python_literals = false);
 
