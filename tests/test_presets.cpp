@@ -545,6 +545,9 @@ TEST_CASE("HOME unset or empty: the password database's home, never the working 
   }
   const EnvScope h("HOME", "/somewhere/else");
   CHECK(presets::hf_hub_cache_dir() == "/somewhere/else/.cache/huggingface/hub");
+  // A relative XDG_CACHE_HOME is ignored (XDG Base Directory specification): not the working folder either.
+  const EnvScope x("XDG_CACHE_HOME", "relative/cache");
+  CHECK(presets::kvplan_cache_dir() == "/somewhere/else/.cache/kvplan");
 }
 
 TEST_CASE("refs/<revision>: a small read, never a blocking one", "[presets][hub][hostile]") {

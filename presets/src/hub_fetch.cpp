@@ -154,7 +154,7 @@ struct Hub {
   std::chrono::steady_clock::time_point deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeouts.deadline_ms);
   std::size_t shards_total = 0;  ///< shard headers this fetch asks for (for the deadline's message)
-  mutable std::size_t shards_done = 0;
+  std::size_t shards_done = 0;
   bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
 
@@ -337,10 +337,10 @@ struct Hub {
     std::copy(first.body.begin(), first.body.end(), prefix);
     const std::uint64_t n = safetensors_header_length(prefix, size, shard);
     if (n < 2) throw HubError(shard, "the header is not a JSON object");
-    const Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
+    Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
     (void)check(second, shard, false);
     ranged(second, n);
-    return ShardHeader{size, second.body};
+    return ShardHeader{size, std::move(second.body)};  // up to 100 MB: moved, not copied
   }
 };
 
@@ -515,7 +515,10 @@ HubToken hf_token() {
 }
 
 fs::path kvplan_cache_dir() {
-  if (const auto x = env("XDG_CACHE_HOME"); !x.empty()) return fs::path(x) / "kvplan";
+  // A relative XDG_CACHE_HOME is ignored, as the XDG Base Directory specification says (it would put the
+  // cache under whatever folder kvplan runs in).
+  if (const auto x = env("XDG_CACHE_HOME"); !x.empty() && fs::path(x).is_absolute())
+    return fs::path(x) / "kvplan";
   return home_dir() / ".cache" / "kvplan";
 }
 
@@ -565,11 +568,14 @@ std::string without_secrets(std::string text) {
   replace_all(raw, shown);
   const auto scheme = raw.find("://");
   const std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  const std::string userinfo = raw.substr(start, raw.find('@', start) - start);
+  const std::string authority = raw.substr(start, raw.find_first_of("/?#", start) - start);
+  const std::string userinfo = authority.substr(0, authority.rfind('@'));
   const auto colon = userinfo.find(':');
-  // A password of a few characters would mask ordinary words: those are masked in the endpoint only.
-  if (colon != std::string::npos && userinfo.size() - colon - 1 >= 4)
-    replace_all(userinfo.substr(colon + 1), "***");
+  // The whole userinfo (a token given as the user name), then the password alone. One of a few characters
+  // would mask ordinary words: those are masked in the endpoint only.
+  const std::string password = colon == std::string::npos ? std::string() : userinfo.substr(colon + 1);
+  for (const std::string* secret : {&userinfo, &password})
+    if (secret->size() >= 4) replace_all(*secret, "***");
   return text;
 }
 

@@ -320,6 +320,9 @@ def case_secrets(run, server):
     env = {"HF_ENDPOINT": run.endpoint.replace("http://", "http://user:" + secret + "@")}
     p = run("size", "kvplan-test/absent", env=env)
     bad(run, p, "404 with a password in HF_ENDPOINT", "no repo 'kvplan-test/absent' on " + shown)
+    # A token given as the user name, without a password.
+    p2 = run("size", "kvplan-test/absent", env={"HF_ENDPOINT": run.endpoint.replace("http://", "http://hf_" + secret + "@")})
+    bad(run, p2, "404 with a token as HF_ENDPOINT's user", "no repo 'kvplan-test/absent' on " + shown)
     j = ok(run("size", "kvplan-test/tiny", "--json", env=env), "fetch with a password in HF_ENDPOINT")
     if "Hugging Face Hub " + shown not in j["model"]["source"]:
         fail("source: " + j["model"]["source"])
@@ -328,7 +331,7 @@ def case_secrets(run, server):
     p = run("size", "kvplan-test/other", env=env)
     if p.returncode != 2 or "cannot reach " + shown not in p.stderr:
         fail(f"no network with a password: exit {p.returncode}, {p.stderr}")
-    for out in (p.stdout, p.stderr, json.dumps(j)):
+    for out in (p.stdout, p.stderr, p2.stderr, json.dumps(j)):
         if secret in out:
             fail("the password was printed: " + out[:500])
     print("ok: secrets")

@@ -54,7 +54,8 @@ struct HubToken {
 };
 HubToken hf_token();
 
-/// kvplan's own cache folder: $XDG_CACHE_HOME/kvplan, else ~/.cache/kvplan (~: home_dir(), hf_hub.hpp).
+/// kvplan's own cache folder: $XDG_CACHE_HOME/kvplan (an absolute XDG_CACHE_HOME: a relative one is ignored,
+/// as the XDG Base Directory specification says), else ~/.cache/kvplan (~: home_dir(), hf_hub.hpp).
 std::filesystem::path kvplan_cache_dir();
 
 /// Time limits of the HTTP requests to the Hub, in milliseconds: connect 10 s, whole request 60 s, and
