@@ -322,8 +322,11 @@ int open_out_in_place(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
-    if (err == ENXIO)
+    std::error_code ec;
+    if (err == ENXIO && std::filesystem::is_fifo(path, ec))
       throw Error("--out", path + ": is a FIFO (named pipe) that no process reads: it would block forever");
+    if (err == ENXIO && std::filesystem::is_socket(path, ec))
+      throw Error("--out", path + ": is a socket, not a file");
     throw Error("--out", path + ": cannot be written: " + std::strerror(err));
   }
   const int flags = ::fcntl(fd, F_GETFL);
