@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kvplan's libFuzzer targets with clang (ASan + UBSan) in build-fuzz and runs each for SECONDS
 # (default 600), one after another, then prints executions and findings per target.
-#   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size
+#   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size calibration scenario
+#                                             safetensors hf_cache
 #   FUZZ_TARGETS="units size" bash scripts/fuzz.sh 60
 #   FUZZ_RUNS=1000000 bash scripts/fuzz.sh    each target for 1,000,000 executions instead of a time
 #   bash scripts/fuzz.sh 5                    a smoke pass (a few seconds each), as CI may run it
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
-read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors}"
+read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors hf_cache}"
 build=${FUZZ_BUILD:-build-fuzz}
 cxx=${FUZZ_CXX:-clang++-14}
 
