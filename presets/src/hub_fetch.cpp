@@ -418,6 +418,7 @@ fs::path header_cache_path(std::string_view repo, std::string_view commit, const
 struct Weights {
   std::optional<Response> index;
   std::vector<std::pair<std::string, ShardHeader>> headers;
+  std::vector<std::string> cached;  ///< each header as kvplan's cache holds it (header_cache_path)
 };
 
 /// The safetensors headers of `commit` from the Hub: the shards of `index` (the snapshot's), else of the
@@ -454,7 +455,18 @@ Weights fetch_weights(Hub& hub, const std::string& commit, const std::optional<j
     ++hub.shards_done;
   }
   SafetensorsSummary scratch;
-  for (const auto& [shard, h] : w.headers) add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+  for (const auto& [shard, h] : w.headers) {
+    add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+    // The cache holds the header as a JSON string, read back with the JSON files' limit (escaping makes it
+    // longer than the header): one that could not be read back is refused now, before anything is
+    // written, instead of leaving a cache entry that fails every later run.
+    w.cached.push_back(json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+    if (w.cached.back().size() > kMaxJsonBytes)
+      throw HubError("model", "'" + hub.repo + "' " + shard + ": a " + format_count(h.text.size()) +
+                                  "-byte header, " + format_count(w.cached.back().size()) +
+                                  " B as kvplan caches it: over the " + format_count(kMaxJsonBytes >> 20) +
+                                  " MiB it reads back (the limit)");
+  }
   return w;
 }
 
@@ -462,9 +474,8 @@ Weights fetch_weights(Hub& hub, const std::string& commit, const std::optional<j
 /// kvplan's cache, each through a temporary file and a rename.
 void write_weights(const std::string& repo, const std::string& commit, const Weights& w) {
   if (w.index) cache_file(hf_repo_cache_dir(repo), commit, "model.safetensors.index.json", *w.index);
-  for (const auto& [shard, h] : w.headers)
-    write_atomic(header_cache_path(repo, commit, shard),
-                 json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+  for (std::size_t i = 0; i < w.headers.size(); ++i)
+    write_atomic(header_cache_path(repo, commit, w.headers[i].first), w.cached[i]);
 }
 
 }  // namespace

@@ -310,6 +310,9 @@ def case_hostile_headers(run, server):
         "nested deeper than 64 levels (the limit)")
     bad(run, run("size", "broken/overlap"), "overlapping offsets", "model.safetensors: /b/data_offsets",
         "overlaps a, which ends at byte 2000")
+    # A header that kvplan's cache could not read back: refused before anything is written.
+    bad(run, run("size", "broken/escaped-header"), "header too long to cache", "'broken/escaped-header' model.safetensors",
+        "as kvplan caches it: over the 64 MiB it reads back (the limit)")
 
 
 def case_secrets(run, server):

@@ -116,6 +116,12 @@ def repos():
     overlap = Repo("d" * 40, tiny, [[("w", "BF16", [4])]], single=True)
     text = json.dumps({k: {"dtype": "BF16", "shape": [1000], "data_offsets": [0, 2000]} for k in "abc"}).encode()
     overlap.lfs["model.safetensors"] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + 2000)
+    # A valid header of 34 MB whose metadata string is escaped quotes: 68 MB as kvplan caches it (escaped
+    # again), past the 64 MiB it reads back.
+    quotes = Repo("e" * 40, tiny, [[("w", "BF16", [4])]], single=True)
+    text = json.dumps({"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]},
+                       "__metadata__": {"q": '"' * (17 << 20)}}).encode()
+    quotes.lfs["model.safetensors"] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + 8)
     return {
         # Qwen/Qwen3-32B is published in 17 shards; Llama-3.1-8B in 4 and gated.
         "Qwen/Qwen3-32B": Repo(c(1)[:40], qwen, split(*llama_tensors(qwen, q_k_norm=True), 17)),
@@ -131,6 +137,7 @@ def repos():
         "broken/slow-shards": slow_shards,
         "broken/deep-header": deep,
         "broken/overlap": overlap,
+        "broken/escaped-header": quotes,
     }
 
 

@@ -107,7 +107,8 @@ class HubCancelScope {
 /// private (HTTP 401/403: names HF_TOKEN and the repo's page), 404 (no such repo, revision or file), the
 /// Hub not reached (names the cache folder searched), a timeout (names KVPLAN_HUB_TIMEOUT), the whole
 /// fetch past its deadline (names KVPLAN_HUB_DEADLINE and the shard headers fetched so far), an index
-/// naming more than kMaxHubShards shards (before any is fetched), a truncated
+/// naming more than kMaxHubShards shards (before any is fetched), a shard header whose cache entry would be
+/// over kMaxJsonBytes (the cache could not read it back; before anything is written), a truncated
 /// response, a response that is not JSON, an endpoint that is not a Hub (no X-Repo-Commit header), a
 /// server that ignores Range requests; Error("--revision", ...) for a revision that cannot be a name.
 /// No message prints HF_ENDPOINT's password (redact_userinfo).
