@@ -492,11 +492,11 @@ class EnvScope {
   std::optional<std::string> old_;
 };
 
-/// The password database's home folder of this user (what Python's expanduser("~") falls back to).
+/// The password database's home folder of this user (what Python's expanduser("~") falls back to); empty
+/// where the user has no entry (some containers).
 std::string passwd_home() {
   const passwd* pw = ::getpwuid(::getuid());
-  REQUIRE(pw != nullptr);
-  return pw->pw_dir;
+  return pw != nullptr && pw->pw_dir != nullptr ? pw->pw_dir : "";
 }
 }  // namespace
 
@@ -538,6 +538,11 @@ TEST_CASE("HOME unset or empty: the password database's home, never the working 
   const std::string home = passwd_home();
   for (const char* value : {static_cast<const char*>(nullptr), ""}) {
     const EnvScope h("HOME", value);
+    if (home.empty() || home.front() != '/') {
+      CHECK_THROWS_WITH(presets::hf_hub_cache_dir(),
+                        Catch::StartsWith("HOME: is not set, and the password database has no home folder"));
+      continue;
+    }
     // Before: ".cache/huggingface/hub", under whatever folder kvplan ran in.
     CHECK(presets::hf_hub_cache_dir() == std::filesystem::path(home) / ".cache" / "huggingface" / "hub");
     CHECK(presets::kvplan_cache_dir() == std::filesystem::path(home) / ".cache" / "kvplan");
