@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "kvplan/bench/backend.hpp"
@@ -216,7 +219,14 @@ Resolved resolve(const BenchOptions& o) {
   else
     throw Error("--statistic", "must be median or min, not '" + o.statistic + "'");
   s.seed = o.seed == "0" ? 0 : parse_count(o.seed, "--seed");
-  if (!o.max_memory.empty()) s.cpu.max_memory = parse_bytes(o.max_memory, "--max-memory").value;
+  if (!o.max_memory.empty()) {
+    s.cpu.max_memory = parse_bytes(o.max_memory, "--max-memory").value;
+    // 0 used to turn the memory guard off without a word (backends.cpp reads 0 as "no limit" nowhere).
+    if (*s.cpu.max_memory == 0)
+      throw Error("--max-memory",
+                  "must be positive (the memory a CPU run may use; the default is 90% of "
+                  "MemAvailable)");
+  }
   const MachineInfo m = machine_info();
   s.cpu.flush_bytes = o.flush.empty() ? std::max<std::uint64_t>(2 * m.l2_bytes * m.logical_cpus, 1u << 20)
                                       : parse_bytes(o.flush, "--flush").value;
@@ -304,6 +314,30 @@ int run_check(const Resolved& r) {
   return failed == 0 ? 0 : 1;
 }
 
+/// Opens `path`, which exists and is not a regular file (a FIFO, /dev/stdout, a device), for writing without
+/// waiting: a FIFO no process reads fails at once (ENXIO) instead of blocking the open forever. The
+/// descriptor is made blocking again once open, so that a slow reader is waited for. Throws
+/// kvplan::Error("--out", ...).
+int open_out_in_place(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    std::error_code ec;
+    if (err == ENXIO && std::filesystem::is_fifo(path, ec))
+      throw Error("--out", path + ": is a FIFO (named pipe) that no process reads: it would block forever");
+    if (err == ENXIO && std::filesystem::is_socket(path, ec))
+      throw Error("--out", path + ": is a socket, not a file");
+    throw Error("--out", path + ": cannot be written: " + std::strerror(err));
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    const int err = errno;
+    ::close(fd);
+    throw Error("--out", path + ": cannot be written: " + std::strerror(err));
+  }
+  return fd;
+}
+
 /// Writes `text` to `path` through `path`.tmp and a rename, so that a process killed mid-write
 /// (a time limit) or a full disk leaves the previous complete file and no temporary; in place where
 /// `path` is not a regular file (/dev/stdout). Throws kvplan::Error("--out", "PATH: cannot be
@@ -315,7 +349,17 @@ void write_file(const std::string& text, const std::string& path) {
   const bool in_place = std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
   const std::string tmp = in_place ? path : path + ".tmp";
   std::string why;
-  {
+  if (in_place) {
+    const int fd = open_out_in_place(path);
+    for (std::size_t done = 0; done < text.size() && why.empty();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n > 0)
+        done += static_cast<std::size_t>(n);
+      else if (n < 0 && errno != EINTR)
+        why = std::strerror(errno);
+    }
+    if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  } else {
     errno = 0;
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << text;
@@ -362,7 +406,7 @@ void probe_out(const std::string& path) {
   const bool in_place = std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
   if (in_place) {
     if (std::filesystem::is_directory(path, ec)) throw Error("--out", path + ": is a directory");
-    if (!std::ofstream(path, std::ios::app)) throw Error("--out", path + ": cannot be written");
+    ::close(open_out_in_place(path));
     return;
   }
   const std::string tmp = path + ".tmp";

@@ -34,8 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check(8 + n <= rest.size(), "a header length past the file was accepted");
     presets::SafetensorsSummary s;
     presets::add_safetensors_header_text(rest.substr(8, n), rest.size(), "f.safetensors", s);
-    // Every tensor lies in the data region, so the bytes counted are at most the region's.
-    fuzz::check(s.total.bytes <= rest.size() - 8 - n, "more tensor bytes than the file holds");
+    // The tensors tile the data region exactly (tensor.rs Metadata::validate): every data byte is counted
+    // once, none twice.
+    fuzz::check(s.total.bytes == rest.size() - 8 - n, "the tensors' bytes are not the data region's");
     std::uint64_t bytes = 0;
     for (const auto& [dtype, t] : s.by_dtype) bytes += t.bytes;
     fuzz::check(bytes == s.total.bytes, "the dtypes do not add up to the total");

@@ -29,8 +29,31 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+/// The digits of a whole part written with thousands separators, as units.hpp documents them: groups of
+/// three after a first group of one to three ("131,072", "1,024"); nullopt when a comma is misplaced
+/// ("4,09", ",5", "5,"). Without a comma, the digits as they are.
+std::optional<std::string> ungrouped(std::string_view whole) {
+  if (whole.find(',') == std::string_view::npos) return std::string(whole);
+  std::string out;
+  std::size_t group = 0, groups = 0;
+  for (std::size_t i = 0; i <= whole.size(); ++i) {
+    if (i == whole.size() || whole[i] == ',') {
+      const bool ok = groups == 0 ? group >= 1 && group <= 3 : group == 3;
+      if (!ok) return std::nullopt;
+      ++groups;
+      group = 0;
+      continue;
+    }
+    out += whole[i];
+    ++group;
+  }
+  return out;
+}
+
 /// "12.5 GiB" -> (12.5, "gib"): the number as long double and the lower-case suffix; nullopt when
-/// the text is not [+]digits[.digits] followed by a suffix.
+/// the text is not [+|-]digits[.digits] followed by a suffix, the whole part optionally grouped by
+/// thousands separators. A '-' is kept only on zero ("-0" is 0, units.hpp); on any other value
+/// nullopt: the parsers must refuse it.
 struct Reference {
   long double value = 0;
   std::string suffix;
@@ -39,25 +62,29 @@ struct Reference {
 };
 std::optional<Reference> reference(std::string_view text) {
   text = trim(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  bool negative = false;
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
   std::size_t i = 0;
-  std::string number;
-  bool point = false, digit = false;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 || text[i] == ',')) ++i;
+  const auto whole = ungrouped(text.substr(0, i));
+  if (!whole) return std::nullopt;
+  std::string number = *whole;
+  bool digit = !number.empty();
   Reference r;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '.' && !point) {
-      point = true;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+  if (i < text.size() && text[i] == '.') {
+    number += '.';
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0; ++i) {
       digit = true;
-      if (point && c != '0') r.fraction = true;
-    } else {
-      break;
+      if (text[i] != '0') r.fraction = true;
+      number += text[i];
     }
-    number += c;
   }
   if (!digit) return std::nullopt;
   r.value = std::strtold(number.c_str(), nullptr);
+  if (negative && r.value != 0) return std::nullopt;
   r.raw_suffix = std::string(trim(text.substr(i)));
   r.suffix = lower(r.raw_suffix);
   return r;
@@ -137,7 +164,10 @@ void check_count(std::string_view text) {
     fuzz::check_error(e);
     return;
   }
-  const std::string_view t = trim(text);
+  // Digits only, optionally grouped by thousands separators (units.hpp).
+  const auto digits = ungrouped(trim(text));
+  fuzz::check(digits.has_value(), "parse_count took a misplaced separator: '" + std::string(text) + "'");
+  const std::string_view t = *digits;
   for (const char c : t)
     fuzz::check(std::isdigit(static_cast<unsigned char>(c)) != 0, "parse_count took a non-digit");
   fuzz::check(n > 0, "parse_count accepted zero");

@@ -2,15 +2,17 @@
 # Builds kvplan's libFuzzer targets with clang (ASan + UBSan) in build-fuzz and runs each for SECONDS
 # (default 600), one after another, then prints executions and findings per target.
 #   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size calibration scenario
-#                                             safetensors gguf
+#                                             safetensors gguf hf_cache
 #   FUZZ_TARGETS="units size" bash scripts/fuzz.sh 60
+#   FUZZ_RUNS=1000000 bash scripts/fuzz.sh    each target for 1,000,000 executions instead of a time
+#   bash scripts/fuzz.sh 5                    a smoke pass (a few seconds each), as CI may run it
 # The working corpus grows in build-fuzz/corpus/<target> (seeded from fuzz/corpus/<target>, which
 # stays as committed); a crashing input lands in build-fuzz/findings/<target>/ and stops that target.
 # Details, and how a finding becomes a regression test: fuzz/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
-read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors gguf}"
+read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors gguf hf_cache}"
 build=${FUZZ_BUILD:-build-fuzz}
 cxx=${FUZZ_CXX:-clang++-14}
 
@@ -25,11 +27,13 @@ for t in "${targets[@]}"; do
   corpus=$build/corpus/$t findings=$build/findings/$t log=$build/fuzz-$t.log
   mkdir -p "$corpus" "$findings"
   before=$(find "$findings" -type f | wc -l)
-  echo "fuzz: $t for ${secs}s (log: $log)" >&2
+  echo "fuzz: $t for ${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-${secs}s} (log: $log)" >&2
   start=$(date +%s)
   rc=0
   # -timeout: one input taking 25 s is a finding (a hang); -rss_limit_mb: so is using 2 GiB.
-  "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+  limit=(-max_total_time="$secs")
+  [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
+  "$build/fuzz/fuzz_$t" "${limit[@]}" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -dict=fuzz/kvplan.dict -artifact_prefix="$findings/" "$corpus" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
   elapsed=$(($(date +%s) - start))
   execs=$(awk '/stat::number_of_executed_units:/ {print $2}' "$log" | tail -1)

@@ -1,12 +1,20 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "hf_support.hpp"
 #include "kvplan/hf_hub.hpp"
+#include "kvplan/hub_fetch.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
 
@@ -456,4 +464,163 @@ TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[p
   CHECK(presets::is_commit_hash("0123456789abcdef0123456789abcdef01234567"));
   CHECK_FALSE(presets::is_commit_hash("0123456789ABCDEF0123456789abcdef01234567"));
   CHECK_FALSE(presets::is_commit_hash("main"));
+}
+
+// --- Issue 28: hostile input, round 3.
+namespace {
+/// Sets (or, with nullptr, unsets) an environment variable for one scope, then restores it.
+class EnvScope {
+ public:
+  EnvScope(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~EnvScope() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// The password database's home folder of this user (what Python's expanduser("~") falls back to); empty
+/// where the user has no entry (some containers).
+std::string passwd_home() {
+  const passwd* pw = ::getpwuid(::getuid());
+  return pw != nullptr && pw->pw_dir != nullptr ? pw->pw_dir : "";
+}
+}  // namespace
+
+TEST_CASE("JSON text: a NUL byte is refused, not taken for the end", "[presets][json][hostile]") {
+  // nlohmann's lexer ends the text at a NUL, so "{}" followed by anything was accepted.
+  CHECK_THROWS_WITH(presets::parse_json_text(std::string("{}\0garbage", 10), "f"),
+                    "f: malformed JSON: a NUL byte at offset 2 (JSON text has none)");
+  CHECK_THROWS_WITH(presets::parse_json_text(std::string("[1]\0\0", 5), "f"),
+                    "f: malformed JSON: a NUL byte at offset 3 (JSON text has none)");
+  // Inside a string, or in text already malformed before it (a binary file), the syntax error is named.
+  CHECK_THROWS_WITH(presets::parse_json_text(std::string("{\"a\": \"x\0y\"}", 12), "f"),
+                    Catch::StartsWith("f: malformed JSON: parse error at line 1, column 9"));
+}
+
+TEST_CASE("quantization_config must be an object with a string quant_method", "[presets][hf][hostile]") {
+  json c = llama_like();
+  // transformers' AutoHfQuantizer.from_config calls .get on it: a string fails there. It was ignored.
+  c["quantization_config"] = "fp8";
+  CHECK(test::error_of(c) ==
+        "test.json: /quantization_config: must be an object (transformers reads it as a dict), got a string");
+  c["quantization_config"] = json{{"quant_method", 8}};
+  CHECK(test::error_of(c) == "test.json: /quantization_config/quant_method: must be a string, got a number");
+  json wrapped = {{"model_type", "llava"}, {"text_config", llama_like()}};
+  wrapped["text_config"]["quantization_config"] = json::array();
+  CHECK(test::error_of(wrapped) ==
+        "test.json: /text_config/quantization_config: must be an object "
+        "(transformers reads it as a dict), got an array");
+  c["quantization_config"] = json{{"quant_method", "fp8"}};
+  CHECK(test::load(c).weight_dtype == DType::fp8_e4m3);
+  c["quantization_config"] = nullptr;  // None: no quantization, as transformers reads it
+  CHECK(test::error_of(c) == "no error");
+}
+
+TEST_CASE("HOME unset or empty: the password database's home, never the working folder",
+          "[presets][hub][hostile]") {
+  const EnvScope no_hub_cache("HF_HUB_CACHE", nullptr);
+  const EnvScope no_hf_home("HF_HOME", nullptr);
+  const EnvScope no_xdg("XDG_CACHE_HOME", nullptr);
+  const std::string home = passwd_home();
+  for (const char* value : {static_cast<const char*>(nullptr), ""}) {
+    const EnvScope h("HOME", value);
+    if (home.empty() || home.front() != '/') {
+      CHECK_THROWS_WITH(presets::hf_hub_cache_dir(),
+                        Catch::StartsWith("HOME: is not set, and the password database has no home folder"));
+      continue;
+    }
+    // Before: ".cache/huggingface/hub", under whatever folder kvplan ran in.
+    CHECK(presets::hf_hub_cache_dir() == std::filesystem::path(home) / ".cache" / "huggingface" / "hub");
+    CHECK(presets::kvplan_cache_dir() == std::filesystem::path(home) / ".cache" / "kvplan");
+    CHECK(presets::home_dir().is_absolute());
+  }
+  const EnvScope h("HOME", "/somewhere/else");
+  CHECK(presets::hf_hub_cache_dir() == "/somewhere/else/.cache/huggingface/hub");
+  // A relative XDG_CACHE_HOME is ignored (XDG Base Directory specification): not the working folder either.
+  const EnvScope x("XDG_CACHE_HOME", "relative/cache");
+  CHECK(presets::kvplan_cache_dir() == "/somewhere/else/.cache/kvplan");
+}
+
+TEST_CASE("refs/<revision>: a small read, never a blocking one", "[presets][hub][hostile]") {
+  const auto cache = std::filesystem::temp_directory_path() / "kvplan-test-refs";
+  std::filesystem::remove_all(cache);
+  const EnvScope c("HF_HUB_CACHE", cache.c_str());
+  const auto repo = presets::hf_repo_cache_dir("org/name");
+  const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  std::filesystem::create_directories(repo / "refs");
+  std::filesystem::create_directories(repo / "snapshots" / commit);
+  std::ofstream(repo / "snapshots" / commit / "config.json") << llama_like().dump();
+  const auto ref = repo / "refs" / "main";
+  std::ofstream(ref) << commit << "\n";
+  CHECK(presets::hf_cached_config("org/name", "main") == repo / "snapshots" / commit / "config.json");
+  // 1 GiB without a line break (sparse): read whole before (a 3 GiB one took 12 s and 4.1 GB); now at most
+  // 4 KiB, and not a commit: not cached.
+  std::filesystem::resize_file(ref, std::uint64_t{1} << 30);
+  CHECK_FALSE(presets::hf_cached_config("org/name", "main"));
+  // A FIFO no one writes: named, not waited on.
+  std::filesystem::remove(ref);
+  REQUIRE(::mkfifo(ref.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(presets::hf_cached_config("org/name", "main"),
+                    ref.string() + ": is a FIFO (named pipe), not a regular file");
+  std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("HF_ENDPOINT's password is never shown", "[presets][hub][hostile]") {
+  CHECK(presets::redact_userinfo("https://user:s3cret@hub.example:8080/x/y?z#w") ==
+        "https://***@hub.example:8080/x/y?z#w");
+  CHECK(presets::redact_userinfo("http://token@127.0.0.1") == "http://***@127.0.0.1");
+  // An '@' in the path is no userinfo; the last '@' of the authority ends it.
+  CHECK(presets::redact_userinfo("https://hub.example/a@b") == "https://hub.example/a@b");
+  CHECK(presets::redact_userinfo("https://u:p@ss@hub.example/") == "https://***@hub.example/");
+  CHECK(presets::redact_userinfo("https://huggingface.co") == "https://huggingface.co");
+  // Offline, the error names the cache only; online (tests/hub/hub_cases.py "secrets") every Hub message
+  // goes through it.
+}
+
+TEST_CASE("presets folders: one that cannot be read is an error naming it", "[presets][hostile]") {
+  const auto dir = std::filesystem::temp_directory_path() / "kvplan-test-unreadable-presets";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const EnvScope p("KVPLAN_PRESETS", dir.c_str());
+  SECTION("models/ a link loop (was skipped without a word)") {
+    std::filesystem::create_symlink("models", dir / "models");
+    CHECK_THROWS_WITH(presets::list_models(),
+                      (dir / "models").string() + ": cannot be read: Too many levels of symbolic links");
+  }
+  SECTION("models/ a file") {
+    std::ofstream(dir / "models") << "x";
+    CHECK_THROWS_WITH(presets::list_models(), (dir / "models").string() + ": is not a folder");
+  }
+  SECTION("models/ without permission (root reads it anyway)") {
+    std::filesystem::create_directories(dir / "models");
+    std::filesystem::permissions(dir / "models", std::filesystem::perms::none);
+    if (::geteuid() != 0)
+      CHECK_THROWS_WITH(presets::list_models(),
+                        (dir / "models").string() + ": cannot be listed: Permission denied");
+    std::filesystem::permissions(dir / "models", std::filesystem::perms::owner_all);
+  }
+  SECTION("the same folder twice, spelt two ways, is searched once") {
+    std::filesystem::create_directories(dir / "models");
+    std::filesystem::create_symlink(dir, dir.string() + "-link");
+    const std::string twice = dir.string() + ":" + dir.string() + "/.:" + dir.string() + "-link";
+    const EnvScope p2("KVPLAN_PRESETS", twice.c_str());
+    const auto dirs = presets::preset_dirs();
+    CHECK(std::count_if(dirs.begin(), dirs.end(), [](const auto& d) { return d.user; }) == 1);
+    std::filesystem::remove(dir.string() + "-link");
+  }
+  std::filesystem::remove_all(dir);
 }

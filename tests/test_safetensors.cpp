@@ -3,6 +3,7 @@
 // four shards, total_size 16,060,522,496), expected figures worked by hand.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -250,4 +251,138 @@ TEST_CASE("safetensors folder: shards the folder lacks come from elsewhere, or n
   CHECK_THROWS_WITH(
       presets::read_safetensors_folder(dir),
       "model.safetensors.index.json: names the shard s2.safetensors, which is not in " + dir.string());
+}
+
+// Issue 28: the header goes through the JSON readers' bounds (json_file.cpp), not an unbounded DOM parse
+// (32 MiB of "[" took 2.5 GB; tests/reliability/bounds.cmake runs that one under /usr/bin/time).
+TEST_CASE("safetensors header: nesting and value count bounded as for JSON files", "[safetensors][hostile]") {
+  presets::SafetensorsSummary s;
+  // 65 levels of "[": one past kMaxJsonDepth (64). The old parser said only "not a JSON object".
+  const std::string deep(65, '[');
+  CHECK_THROWS_WITH(
+      presets::add_safetensors_header_text(deep, 8 + deep.size(), "d.safetensors", s),
+      Catch::Contains("d.safetensors: /0/0") && Catch::EndsWith("nested deeper than 64 levels (the limit)"));
+  // 524,288 values: the outer array is the first, so the array's element 524,287 is one too many.
+  std::string wide = "[";
+  for (std::size_t i = 0; i < presets::kMaxJsonValues; ++i) wide += "0,";
+  wide += "0]";
+  CHECK_THROWS_WITH(presets::add_safetensors_header_text(wide, 8 + wide.size(), "w.safetensors", s),
+                    "w.safetensors: /524287: more than 524,288 JSON values in the file (the limit)");
+  // Malformed JSON is named as such, with the place.
+  CHECK_THROWS_WITH(presets::add_safetensors_header_text("{\"a\":", 20, "m.safetensors", s),
+                    Catch::StartsWith("m.safetensors: malformed JSON: "));
+  CHECK(s.files == 0);
+}
+
+// safetensors/src/tensor.rs Metadata::validate: sorted by offsets, each tensor starts where the previous
+// ended, and the last ends at the data region's end. Before, 6,000 B of tensors were counted from 2,000
+// data bytes.
+TEST_CASE("safetensors offsets: overlaps, gaps and uncovered bytes refused naming the tensor",
+          "[safetensors][hostile]") {
+  presets::SafetensorsSummary s;
+  const auto tensor = [](const std::string& name, std::uint64_t begin, std::uint64_t end) {
+    // BF16 [n]: (end - begin) / 2 elements.
+    return "\"" + name + "\":{\"dtype\":\"BF16\",\"shape\":[" + std::to_string((end - begin) / 2) +
+           "],\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(end) + "]}";
+  };
+  const auto header = [](std::initializer_list<std::string> parts) {
+    std::string h = "{";
+    for (const auto& p : parts) h += (h.size() > 1 ? "," : "") + p;
+    return h + "}";
+  };
+  SECTION("three tensors on the same 2,000 bytes") {
+    const std::string h = header({tensor("a", 0, 2000), tensor("b", 0, 2000), tensor("c", 0, 2000)});
+    CHECK_THROWS_WITH(presets::add_safetensors_header_text(h, 8 + h.size() + 2000, "o.safetensors", s),
+                      "o.safetensors: /b/data_offsets: [0, 2000] overlaps a, which ends at byte 2000 (each "
+                      "data byte belongs to one tensor)");
+  }
+  SECTION("a partial overlap") {
+    const std::string h = header({tensor("a", 0, 100), tensor("b", 98, 198)});
+    CHECK_THROWS_WITH(presets::add_safetensors_header_text(h, 8 + h.size() + 198, "o.safetensors", s),
+                      Catch::StartsWith("o.safetensors: /b/data_offsets: [98, 198] overlaps a, which ends at "
+                                        "byte 100"));
+  }
+  SECTION("a gap between two tensors") {
+    const std::string h = header({tensor("a", 0, 100), tensor("b", 200, 300)});
+    CHECK_THROWS_WITH(presets::add_safetensors_header_text(h, 8 + h.size() + 300, "g.safetensors", s),
+                      "g.safetensors: /b/data_offsets: [200, 300] leaves bytes 100 to 200 of the data region "
+                      "to no tensor (the tensors must follow each other)");
+  }
+  SECTION("bytes after the last tensor") {
+    const std::string h = header({tensor("model.layers.0.w", 0, 2000)});
+    CHECK_THROWS_WITH(presets::add_safetensors_header_text(h, 8 + h.size() + 6000, "u.safetensors", s),
+                      "u.safetensors: the tensors cover 2000 of the file's 6000 data bytes (the last, "
+                      "model.layers.0.w, ends there): the rest belongs to no tensor");
+  }
+  SECTION("no tensor, but data bytes") {
+    CHECK_THROWS_WITH(presets::add_safetensors_header_text("{}", 8 + 2 + 16, "e.safetensors", s),
+                      "e.safetensors: the tensors cover 0 of the file's 16 data bytes: the rest belongs to "
+                      "no tensor");
+  }
+  // Nothing counted from a refused header.
+  CHECK(s.files == 0);
+  CHECK(s.total.bytes == 0);
+  SECTION("tensors tiling the region, listed out of order, with an empty one, are fine") {
+    const std::string h =
+        header({tensor("z", 100, 300), tensor("e", 100, 100), tensor("a", 0, 100), "\"__metadata__\":{}"});
+    presets::add_safetensors_header_text(h, 8 + h.size() + 300, "f.safetensors", s);
+    CHECK(s.total.bytes == 300);  // 100 + 0 + 200
+    CHECK(s.total.elements == 150);
+  }
+}
+
+TEST_CASE("safetensors index: 250,000 distinct shards listed once each, in first-use order",
+          "[safetensors][hostile]") {
+  // The de-duplication was a linear search (quadratic: 100,000 shards took 15 to 23 s, 250,000 never
+  // ended). Its cost is measured under /usr/bin/time in tests/reliability/bounds.cmake; here the answer.
+  json map = json::object();
+  for (int i = 0; i < 250000; ++i) map["t" + std::to_string(i)] = "s" + std::to_string(i % 125000) + ".st";
+  const auto shards = presets::safetensors_index_shards(json{{"weight_map", map}}, "i.json");
+  REQUIRE(shards.size() == 125000);
+  // Keys sorted: t0, t1, t10, t100, ...: the first use of each shard decides its place.
+  CHECK(shards[0] == "s0.st");
+  CHECK(shards[1] == "s1.st");
+  CHECK(shards[2] == "s10.st");
+}
+
+TEST_CASE("safetensors folder: a shard that is no plain file is named as what it is",
+          "[safetensors][hostile]") {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "special";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.safetensors.index.json")
+      << json{{"weight_map", {{"w", "s.safetensors"}}}}.dump();
+  const fs::path shard = dir / "s.safetensors";
+  const std::string at = shard.string() + ": ";
+  SECTION("a folder") {
+    fs::create_directory(shard);
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir), at + "is a directory, not a file");
+  }
+  SECTION("a FIFO (no reader: reading it would block)") {
+    REQUIRE(::mkfifo(shard.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir),
+                      at + "is a FIFO (named pipe), not a regular file");
+    // The Hub's snapshot path (shards from elsewhere) says the same, and asks nothing.
+    bool asked = false;
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir,
+                                                       [&](const std::string&) {
+                                                         asked = true;
+                                                         return std::optional<presets::ShardHeader>();
+                                                       }),
+                      at + "is a FIFO (named pipe), not a regular file");
+    CHECK_FALSE(asked);
+  }
+  SECTION("a device") {
+    fs::create_symlink("/dev/null", shard);
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir), at + "is a device, not a regular file");
+  }
+  SECTION("a link loop") {
+    fs::create_symlink("s.safetensors", shard);
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir), at + "is a symbolic link loop");
+  }
+  SECTION("a link to a file of /proc (size 0, may block or be consumed by a read)") {
+    fs::create_symlink("/proc/self/status", shard);
+    CHECK_THROWS_WITH(presets::read_safetensors_folder(dir),
+                      at + "is a file of /proc (the kernel's, not a plain file)");
+  }
 }

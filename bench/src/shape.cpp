@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/units.hpp"
 
 namespace kvplan::bench {
@@ -17,9 +18,19 @@ void validate(const Shape& s) {
   if (s.n == 0) throw Error("--seq", "must be positive");
   if (s.head_dim == 0) throw Error("--head-dim", "must be positive");
   if (!std::isfinite(s.scale) || s.scale < 0.0) throw Error("scale", "must be finite and not negative");
-  // Every element count the backends form, checked once here so they can multiply freely.
-  checked_mul(checked_mul(checked_mul(s.batch, s.heads, "--heads"), s.n, "--seq"), s.head_dim, "--head-dim");
-  checked_mul(checked_mul(checked_mul(s.batch, s.heads, "--heads"), s.n, "--seq"), s.n, "--seq");
+  // Every element count the backends form, checked once here so they can multiply freely. An overflow
+  // names every factor with its value: blaming the last one multiplied (--head-dim) misled when --batch
+  // was the huge one.
+  const auto product = [&](std::uint64_t last, const char* last_flag) {
+    std::uint64_t v = 0;
+    if (__builtin_mul_overflow(s.batch, s.heads, &v) || __builtin_mul_overflow(v, s.n, &v) ||
+        __builtin_mul_overflow(v, last, &v))
+      throw Error("--batch x --heads x --seq x " + std::string(last_flag),
+                  format_count(s.batch) + " x " + format_count(s.heads) + " x " + format_count(s.n) + " x " +
+                      format_count(last) + " elements overflow 64-bit arithmetic");
+  };
+  product(s.head_dim, "--head-dim");
+  product(s.n, "--seq");
 }
 
 std::uint64_t attention_flops(const Shape& s) {

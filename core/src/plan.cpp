@@ -345,7 +345,7 @@ void layout_sums(Plan& p, const PlanInputs& in, bool keep_groups) {
         figure("state_bytes_per_sequence", [&] { return layer_state_bytes(g.attention, in.kv) * g.count; });
     // Summed in the same order as before (every group's own figures first, then the sums), so an
     // overflow names the same figure. Figures only: the groups are not copied into the plan.
-    if (keep_groups) p.groups.emplace_back(g, first, per_layer, per_token, kv, state);
+    if (keep_groups) p.groups.push_back(GroupFigures{g, first, per_layer, per_token, kv, state});
     first += g.count;
   }
   const auto add = [&](AttentionKind kind, Bytes per_token, Bytes kv, Bytes state) {

@@ -24,6 +24,7 @@ void check_unread_cache_keys(const Reader& r, std::string_view family) {
                     " rules do not model it: no figure rather than a wrong one");
   }
 }
+
 /// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
 /// ViT encoders as transformers builds them (modeling_siglip.py SiglipVisionTransformer: patch embedding
 /// c x p x p x h + h, position embedding (image / patch)^2 x h, per layer two LayerNorms, q/k/v/o with
@@ -75,6 +76,20 @@ void count_vision_tower(const json& root, const std::string& origin, std::uint64
     m.encoder_unknown = "the multimodal projector of model_type '" + family + "'";
   m.encoder_parameters = n;
 }
+
+/// quantization_config, where a config sets it, must be an object with a string quant_method:
+/// transformers' AutoHfQuantizer.from_config reads it as a dict (quantization_config.get("quant_method")
+/// fails on a string), and one kvplan passed over would leave the weights counted at torch_dtype silently.
+void check_quantization_config(const json& obj, const std::string& origin, const std::string& path) {
+  const auto it = obj.find("quantization_config");
+  if (it == obj.end() || it->is_null()) return;
+  const std::string where = origin + ": " + path + "/quantization_config";
+  if (!it->is_object())
+    throw Error(where, "must be an object (transformers reads it as a dict), got " + hf::a_type(*it));
+  const auto method = it->find("quant_method");
+  if (method != it->end() && !method->is_null() && !method->is_string())
+    throw Error(where + "/quant_method", "must be a string, got " + hf::a_type(*method));
+}
 }  // namespace
 
 ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
@@ -85,6 +100,8 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
     if (!it->is_object()) throw Error(origin + ": /text_config", "must be an object");
     text = &*it;
   }
+  check_quantization_config(root, origin, "");
+  if (text != nullptr) check_quantization_config(*text, origin, "/text_config");
   const Reader top(root, origin, "");
   const Reader r = text ? Reader(*text, origin, "/text_config") : top;
   const std::string model_type = r.string("model_type").value_or(top.string("model_type").value_or(""));

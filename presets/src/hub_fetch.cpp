@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/presets.hpp"
 
@@ -63,6 +65,18 @@ std::string seconds_text(long ms) {
     s += "." + frac;
   }
   return s + " s";
+}
+
+/// A number of seconds in (0, 86400] from the environment variable `name`, as milliseconds (at least 1);
+/// `fallback` when unset or blank. Throws kvplan::Error(name, ...) on anything else.
+long env_milliseconds(const char* name, long fallback) {
+  const std::string v = trim(env(name));
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 86400)
+    throw Error(name, "'" + v + "' is not a number of seconds in (0, 86400]");
+  return std::max(1L, static_cast<long>(s * 1000));
 }
 
 /// What one request brought back. Headers are gathered over the redirects: the Hub's own answer (a 302
@@ -135,6 +149,12 @@ struct Hub {
   std::string endpoint = hf_endpoint();
   HubToken token = hf_token();
   HubTimeouts timeouts = hub_timeouts();
+  /// When the whole fetch must be over (timeouts.deadline_ms from the start): each request's own limit is
+  /// cut to what is left, so N shards x 2 requests cannot add up to N x 2 x 60 s.
+  std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeouts.deadline_ms);
+  std::size_t shards_total = 0;  ///< shard headers this fetch asks for (for the deadline's message)
+  std::size_t shards_done = 0;
   bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
 
@@ -148,7 +168,19 @@ struct Hub {
            hf_hub_cache_dir().string() + ")";
   }
 
-  /// GET `url`, following redirects; `range` asks for bytes [first, last]. Throws on a transfer failure.
+  /// The error for a fetch that reached its overall deadline while fetching `file`.
+  [[nodiscard]] HubError past_deadline(const std::string& file) const {
+    return HubError("model",
+                    "fetching '" + repo + "' from " + endpoint + " reached the overall limit of " +
+                        seconds_text(timeouts.deadline_ms) + " for one fetch at " + file +
+                        (shards_total > 0 ? " (" + std::to_string(shards_done) + " of " +
+                                                std::to_string(shards_total) + " shard headers fetched)"
+                                          : std::string()) +
+                        "; KVPLAN_HUB_DEADLINE sets it in seconds");
+  }
+
+  /// GET `url`, following redirects; `range` asks for bytes [first, last]. Throws on a transfer failure, and
+  /// when the fetch's deadline has passed or passes during the request.
   Response get(const std::string& url, std::size_t limit,
                std::optional<std::pair<std::uint64_t, std::uint64_t>> range, const std::string& file) const {
     static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
@@ -157,6 +189,13 @@ struct Hub {
     if (!handle) handle.reset(curl_easy_init());
     if (!handle) throw HubError("model", "libcurl failed to start a request");
     CURL* curl = handle.get();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
+            .count();
+    if (left <= 0) throw past_deadline(file);
+    // This request's limit: its own, or what is left of the fetch's, whichever is sooner.
+    const bool cut_by_deadline = left < timeouts.total_ms;
+    const long limit_ms = cut_by_deadline ? static_cast<long>(left) : timeouts.total_ms;
     curl_easy_reset(curl);
     Response r;
     r.limit = limit;
@@ -172,8 +211,8 @@ struct Hub {
     // The token goes to the Hub only, not to the CDN a redirect leads to (libcurl's default, made explicit).
     curl_easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeouts.connect_ms);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeouts.total_ms);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeouts.connect_ms, limit_ms));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, limit_ms);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "kvplan");
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -199,6 +238,7 @@ struct Hub {
       case CURLE_ABORTED_BY_CALLBACK:
         throw HubError("model", "fetching " + what + " from " + endpoint + " was cancelled");
       case CURLE_OPERATION_TIMEDOUT:
+        if (cut_by_deadline && std::chrono::steady_clock::now() >= deadline) throw past_deadline(file);
         throw HubError("model", "timed out after " + seconds_text(timeouts.total_ms) + " fetching " + what +
                                     " from " + endpoint + " (" + why +
                                     "; KVPLAN_HUB_TIMEOUT sets the limit in seconds)");
@@ -297,10 +337,10 @@ struct Hub {
     std::copy(first.body.begin(), first.body.end(), prefix);
     const std::uint64_t n = safetensors_header_length(prefix, size, shard);
     if (n < 2) throw HubError(shard, "the header is not a JSON object");
-    const Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
+    Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
     (void)check(second, shard, false);
     ranged(second, n);
-    return ShardHeader{size, second.body};
+    return ShardHeader{size, std::move(second.body)};  // up to 100 MB: moved, not copied
   }
 };
 
@@ -378,12 +418,13 @@ fs::path header_cache_path(std::string_view repo, std::string_view commit, const
 struct Weights {
   std::optional<Response> index;
   std::vector<std::pair<std::string, ShardHeader>> headers;
+  std::vector<std::string> cached;  ///< each header as kvplan's cache holds it (header_cache_path)
 };
 
 /// The safetensors headers of `commit` from the Hub: the shards of `index` (the snapshot's), else of the
 /// Hub's model.safetensors.index.json, else model.safetensors alone, else none; shards for which `have`
 /// is true are skipped. Every header is checked before it is returned.
-Weights fetch_weights(const Hub& hub, const std::string& commit, const std::optional<json>& index,
+Weights fetch_weights(Hub& hub, const std::string& commit, const std::optional<json>& index,
                       const std::function<bool(const std::string&)>& have) {
   Weights w;
   std::vector<std::string> shards;
@@ -400,13 +441,32 @@ Weights fetch_weights(const Hub& hub, const std::string& commit, const std::opti
       shards = {"model.safetensors"};
     }
   }
+  // Two requests a shard: the published checkpoints have at most a few hundred shards (Llama-3.1-405B 191,
+  // DeepSeek-V3 163); an index naming thousands is refused before any is asked for.
+  if (shards.size() > kMaxHubShards)
+    throw HubError("model", "'" + hub.repo + "' " + name + " names " + format_count(shards.size()) +
+                                " shard files: kvplan fetches the headers of at most " +
+                                format_count(kMaxHubShards) + " (the limit)");
+  hub.shards_total = shards.size();
   for (const auto& shard : shards) {
     if (have && have(shard)) continue;
     // model.safetensors without an index may be absent: then there are no headers.
     if (auto h = hub.header(commit, shard, !index && !w.index)) w.headers.emplace_back(shard, std::move(*h));
+    ++hub.shards_done;
   }
   SafetensorsSummary scratch;
-  for (const auto& [shard, h] : w.headers) add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+  for (const auto& [shard, h] : w.headers) {
+    add_safetensors_header_text(h.text, h.file_size, shard, scratch);
+    // The cache holds the header as a JSON string, read back with the JSON files' limit (escaping makes it
+    // longer than the header): one that could not be read back is refused now, before anything is
+    // written, instead of leaving a cache entry that fails every later run.
+    w.cached.push_back(json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+    if (w.cached.back().size() > kMaxJsonBytes)
+      throw HubError("model", "'" + hub.repo + "' " + shard + ": a " + format_count(h.text.size()) +
+                                  "-byte header, " + format_count(w.cached.back().size()) +
+                                  " B as kvplan caches it: over the " + format_count(kMaxJsonBytes >> 20) +
+                                  " MiB it reads back (the limit)");
+  }
   return w;
 }
 
@@ -414,9 +474,8 @@ Weights fetch_weights(const Hub& hub, const std::string& commit, const std::opti
 /// kvplan's cache, each through a temporary file and a rename.
 void write_weights(const std::string& repo, const std::string& commit, const Weights& w) {
   if (w.index) cache_file(hf_repo_cache_dir(repo), commit, "model.safetensors.index.json", *w.index);
-  for (const auto& [shard, h] : w.headers)
-    write_atomic(header_cache_path(repo, commit, shard),
-                 json{{"file_size", h.file_size}, {"header", h.text}}.dump());
+  for (std::size_t i = 0; i < w.headers.size(); ++i)
+    write_atomic(header_cache_path(repo, commit, w.headers[i].first), w.cached[i]);
 }
 
 }  // namespace
@@ -439,38 +498,56 @@ std::string hf_endpoint() {
 HubToken hf_token() {
   if (auto t = trim(env("HF_TOKEN")); !t.empty()) return {t, "HF_TOKEN"};
   fs::path file;
-  if (const auto p = env("HF_TOKEN_PATH"); !p.empty())
+  if (const auto p = env("HF_TOKEN_PATH"); !p.empty()) {
     file = p;
-  else if (const auto h = env("HF_HOME"); !h.empty())
+  } else if (const auto h = env("HF_HOME"); !h.empty()) {
     file = fs::path(h) / "token";
-  else
-    file = fs::path(env("HOME")) / ".cache" / "huggingface" / "token";
+  } else {
+    try {
+      file = home_dir() / ".cache" / "huggingface" / "token";
+    } catch (const Error&) {
+      return {};  // no home folder: no token file either (the cache folder's own lookup says why)
+    }
+  }
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) > 4096) return {};
-  std::ifstream in(file);
-  std::string t;
-  std::getline(in, t);
-  t = trim(t);
+  if (!fs::is_regular_file(file, ec)) return {};
+  std::optional<std::string> text;
+  try {
+    // At most 4 KiB, never from a file that blocks (InputFile).
+    InputFile in(file);
+    text = in.read_all(4096);
+  } catch (const Error&) {
+    return {};
+  }
+  if (!text) return {};
+  std::string t = trim(text->substr(0, text->find('\n')));
   if (t.empty()) return {};
   return {t, file.string()};
 }
 
 fs::path kvplan_cache_dir() {
-  if (const auto x = env("XDG_CACHE_HOME"); !x.empty()) return fs::path(x) / "kvplan";
-  return fs::path(env("HOME")) / ".cache" / "kvplan";
+  // A relative XDG_CACHE_HOME is ignored, as the XDG Base Directory specification says (it would put the
+  // cache under whatever folder kvplan runs in).
+  if (const auto x = env("XDG_CACHE_HOME"); !x.empty() && fs::path(x).is_absolute())
+    return fs::path(x) / "kvplan";
+  return home_dir() / ".cache" / "kvplan";
 }
 
 HubTimeouts hub_timeouts() {
   HubTimeouts t;
-  const std::string v = trim(env("KVPLAN_HUB_TIMEOUT"));
-  if (v.empty()) return t;
-  char* end = nullptr;
-  const double s = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 86400)
-    throw Error("KVPLAN_HUB_TIMEOUT", "'" + v + "' is not a number of seconds in (0, 86400]");
-  t.total_ms = std::max(1L, static_cast<long>(s * 1000));
+  t.total_ms = env_milliseconds("KVPLAN_HUB_TIMEOUT", t.total_ms);
   t.connect_ms = std::min(t.connect_ms, t.total_ms);
+  t.deadline_ms = env_milliseconds("KVPLAN_HUB_DEADLINE", t.deadline_ms);
   return t;
+}
+
+std::string redact_userinfo(std::string_view url) {
+  const auto scheme = url.find("://");
+  const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  const std::size_t end = std::min(url.find_first_of("/?#", start), url.size());
+  const auto at = url.substr(start, end - start).rfind('@');
+  if (at == std::string_view::npos) return std::string(url);
+  return std::string(url.substr(0, start)) + "***@" + std::string(url.substr(start + at + 1));
 }
 
 std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::string_view commit,
@@ -488,7 +565,44 @@ std::optional<ShardHeader> cached_shard_header(std::string_view repo, std::strin
   return ShardHeader{size->get<std::uint64_t>(), text->get<std::string>()};
 }
 
-fs::path hf_fetch_model(std::string_view repo_view, std::string_view revision_view) {
+namespace {
+/// `text` without HF_ENDPOINT's userinfo ("https://user:password@host" as "https://***@host"), and without
+/// its password wherever else it appears (libcurl's own words): messages and warnings print the endpoint.
+std::string without_secrets(std::string text) {
+  const std::string raw = hf_endpoint();
+  const std::string shown = redact_userinfo(raw);
+  if (raw == shown) return text;
+  const auto replace_all = [&text](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all(raw, shown);
+  const auto scheme = raw.find("://");
+  const std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const std::string authority = raw.substr(start, raw.find_first_of("/?#", start) - start);
+  const std::string userinfo = authority.substr(0, authority.rfind('@'));
+  const auto colon = userinfo.find(':');
+  // The whole userinfo (a token given as the user name), then the password alone. One of a few characters
+  // would mask ordinary words: those are masked in the endpoint only.
+  const std::string password = colon == std::string::npos ? std::string() : userinfo.substr(colon + 1);
+  for (const std::string* secret : {&userinfo, &password})
+    if (secret->size() >= 4) replace_all(*secret, "***");
+  return text;
+}
+
+/// f(), its kvplan::Error (HubError kept as such) passed through without_secrets.
+template <class F>
+auto secrets_masked(F&& f) {
+  try {
+    return f();
+  } catch (const HubError& e) {
+    throw HubError(without_secrets(e.field()), without_secrets(e.reason()));
+  } catch (const Error& e) {
+    throw Error(without_secrets(e.field()), without_secrets(e.reason()));
+  }
+}
+
+fs::path fetch_model(std::string_view repo_view, std::string_view revision_view) {
   Hub hub;
   hub.repo = std::string(repo_view);
   hub.revision = revision_view.empty() ? "main" : std::string(revision_view);
@@ -518,7 +632,7 @@ fs::path hf_fetch_model(std::string_view repo_view, std::string_view revision_vi
   return repo_dir / "snapshots" / commit;
 }
 
-ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
+ModelSpec load_repo(std::string_view repo, std::string_view revision) {
   const std::string rev = revision.empty() ? "main" : std::string(revision);
   auto config = hf_cached_config(repo, rev);
   std::string from = "from the Hugging Face cache";
@@ -529,9 +643,9 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
                                   "' of it is not in the Hugging Face cache (searched " +
                                   hf_hub_cache_dir().string() +
                                   "); HF_HUB_OFFLINE is set, so the Hub was not asked");
-    const fs::path snapshot = hf_fetch_model(repo, rev);
+    const fs::path snapshot = fetch_model(repo, rev);
     config = snapshot / "config.json";
-    from = "from the Hugging Face Hub " + hf_endpoint() + ", now cached";
+    from = "from the Hugging Face Hub " + redact_userinfo(hf_endpoint()) + ", now cached";
     fetched = true;
   }
   const fs::path snapshot = config->parent_path();
@@ -579,7 +693,17 @@ ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
         "safetensors: the header of " + (missing.empty() ? std::string("a shard") : missing.front()) +
         " is neither in the snapshot nor in kvplan's cache (" + kvplan_cache_dir().string() +
         "), and the Hub did not give it (" + why + "): the weights are the architecture's estimate");
+  for (auto& w : m.warnings) w = without_secrets(std::move(w));
   return m;
+}
+}  // namespace
+
+fs::path hf_fetch_model(std::string_view repo, std::string_view revision) {
+  return secrets_masked([&] { return fetch_model(repo, revision); });
+}
+
+ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
+  return secrets_masked([&] { return load_repo(repo, revision); });
 }
 
 }  // namespace kvplan::presets

@@ -5,8 +5,16 @@
 // parent array after every object (quadratic: 21 s for a 1 MB array of empty objects), and the DOM
 // parser's memory is bounded by neither depth nor count (4 MiB of "[" took 504 MB).
 #include <array>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 
 #include <nlohmann/json.hpp>
 
@@ -206,22 +214,92 @@ void require_regular_file(const fs::path& path) {
   }
 }
 
-json read_json_file(const fs::path& path, bool python_literals) {
-  const std::string p = path.string();
+namespace {
+/// The kernel's pseudo file system holding the open file `fd`, or null: their "regular" files report no
+/// size and may block (/proc/kmsg, tracefs's trace_pipe) or be consumed by a read.
+const char* pseudo_file_system([[maybe_unused]] int fd) {
+#ifdef __linux__
+  struct statfs fs_info {};
+  if (fstatfs(fd, &fs_info) != 0) return nullptr;
+  // linux/magic.h: PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC.
+  switch (static_cast<unsigned long>(fs_info.f_type)) {
+    case 0x9fa0UL: return "/proc";
+    case 0x62656572UL: return "sysfs (/sys)";
+    case 0x64626720UL: return "debugfs";
+    case 0x74726163UL: return "tracefs";
+    default: return nullptr;
+  }
+#else
+  return nullptr;
+#endif
+}
+}  // namespace
+
+InputFile::InputFile(const fs::path& path) : path_(path.string()) {
   require_regular_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(p, "cannot be read");
-  // Read at most the limit: a huge file is not a config.
+  // O_NONBLOCK: opening or reading a special file must not wait (require_regular_file looked at the path,
+  // and what is opened may differ); O_NOCTTY: a terminal never becomes ours.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd_ < 0) throw Error(path_, "cannot be read: " + std::string(std::strerror(errno)));
+  struct stat st {};
+  const char* pseudo = nullptr;
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || (pseudo = pseudo_file_system(fd_)) != nullptr) {
+    const std::string why = pseudo != nullptr
+                                ? std::string("is a file of ") + pseudo + " (the kernel's, not a plain file)"
+                                : "is not a regular file";
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(path_, why);
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t InputFile::read_some(char* into, std::size_t n) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, into, n);
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) throw Error(path_, "a read would block: not a plain file");
+    throw Error(path_, "cannot be read: " + std::string(std::strerror(errno)));
+  }
+}
+
+std::string InputFile::read_exact(std::size_t n) {
+  std::string out(n, '\0');
+  std::size_t have = 0;
+  while (have < n) {
+    const std::size_t got = read_some(out.data() + have, n - have);
+    if (got == 0)
+      throw Error(path_, "truncated: it ended after " + std::to_string(have) + " of " + std::to_string(n) +
+                             " more bytes");
+    have += got;
+  }
+  return out;
+}
+
+std::optional<std::string> InputFile::read_all(std::size_t max) {
   std::string text;
   std::array<char, 1 << 16> buf{};
-  while (in.read(buf.data(), buf.size()) || in.gcount() > 0) {
-    text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxJsonBytes)
-      throw Error(p,
-                  "is larger than " + format_count(kMaxJsonBytes >> 20) + " MiB (the limit): not a config");
+  for (;;) {
+    const std::size_t got = read_some(buf.data(), buf.size());
+    if (got == 0) return text;
+    text.append(buf.data(), got);
+    if (text.size() > max) return std::nullopt;
   }
-  if (in.bad()) throw Error(p, "cannot be read");
-  return parse_json_text(text, p, python_literals);
+}
+
+json read_json_file(const fs::path& path, bool python_literals) {
+  const std::string p = path.string();
+  InputFile in(path);
+  // Read at most the limit: a huge file is not a config.
+  const auto text = in.read_all(kMaxJsonBytes);
+  if (!text)
+    throw Error(p, "is larger than " + format_count(kMaxJsonBytes >> 20) + " MiB (the limit): not a config");
+  return parse_json_text(*text, p, python_literals);
 }
 
 json parse_json_text(std::string_view text, const std::string& origin, bool python_literals) {
@@ -234,6 +312,12 @@ json parse_json_text(std::string_view text, const std::string& origin, bool pyth
   } else {
     json::sax_parse(text.begin(), text.end(), &builder);
   }
+  // nlohmann's lexer reads a NUL byte as the end of the text (for C strings), so "{}\0garbage" parsed
+  // whole; JSON has no raw NUL anywhere (RFC 8259: not even in a string), so the text is refused. (Text
+  // that is malformed before its first NUL, a binary file, has its syntax error named above.)
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw Error(origin,
+                "malformed JSON: a NUL byte at offset " + std::to_string(nul) + " (JSON text has none)");
   return builder.take();
 }
 

@@ -283,6 +283,63 @@ def case_single(run, server):
     print("ok: single file, none")
 
 
+def case_many_shards(run, server):
+    """Issue 28: an index naming more shards than kvplan fetches is refused before any request for them."""
+    p = run("size", "kvplan-test/many-shards")
+    bad(run, p, "1,025 shards", "names 1,025 shard files", "at most 1,024 (the limit)")
+    if p.seconds > 4:
+        fail(f"1,025 shards: {p.seconds:.1f} s")
+
+
+def case_deadline(run, server):
+    """Issue 28: 40 shards at 0.1 s a request (8 s in all) under an overall limit of 1 s: stopped at it,
+    saying how far it got; nothing written."""
+    p = run("size", "broken/slow-shards", env={"KVPLAN_HUB_DEADLINE": "1"})
+    bad(run, p, "overall deadline", "'broken/slow-shards'", "reached the overall limit of 1 s for one fetch at",
+        "shard headers fetched)", "KVPLAN_HUB_DEADLINE sets it in seconds")
+    if p.seconds > 4:
+        fail(f"overall deadline: {p.seconds:.1f} s, the limit was 1 s")
+    bad(run, run("size", "broken/slow-shards", env={"KVPLAN_HUB_DEADLINE": "-1"}), "bad deadline",
+        "KVPLAN_HUB_DEADLINE: '-1' is not a number of seconds")
+
+
+def case_hostile_headers(run, server):
+    """Issue 28: a Hub header of 32 MiB of "[" goes through the bounded JSON reader (2.5 GB before);
+    overlapping offsets are refused as for a local file."""
+    bad(run, run("size", "broken/deep-header"), "32 MiB of [", "model.safetensors: /0/0",
+        "nested deeper than 64 levels (the limit)")
+    bad(run, run("size", "broken/overlap"), "overlapping offsets", "model.safetensors: /b/data_offsets",
+        "overlaps a, which ends at byte 2000")
+    # A header that kvplan's cache could not read back: refused before anything is written.
+    bad(run, run("size", "broken/escaped-header"), "header too long to cache", "'broken/escaped-header' model.safetensors",
+        "as kvplan caches it: over the 64 MiB it reads back (the limit)")
+
+
+def case_secrets(run, server):
+    """Issue 28: a password in HF_ENDPOINT is never printed: errors, warnings and the model's source show
+    the endpoint as http://***@host."""
+    secret = "s3cret-pass"
+    shown = run.endpoint.replace("http://", "http://***@")
+    env = {"HF_ENDPOINT": run.endpoint.replace("http://", "http://user:" + secret + "@")}
+    p = run("size", "kvplan-test/absent", env=env)
+    bad(run, p, "404 with a password in HF_ENDPOINT", "no repo 'kvplan-test/absent' on " + shown)
+    # A token given as the user name, without a password.
+    p2 = run("size", "kvplan-test/absent", env={"HF_ENDPOINT": run.endpoint.replace("http://", "http://hf_" + secret + "@")})
+    bad(run, p2, "404 with a token as HF_ENDPOINT's user", "no repo 'kvplan-test/absent' on " + shown)
+    j = ok(run("size", "kvplan-test/tiny", "--json", env=env), "fetch with a password in HF_ENDPOINT")
+    if "Hugging Face Hub " + shown not in j["model"]["source"]:
+        fail("source: " + j["model"]["source"])
+    server.shutdown()
+    server.server_close()
+    p = run("size", "kvplan-test/other", env=env)
+    if p.returncode != 2 or "cannot reach " + shown not in p.stderr:
+        fail(f"no network with a password: exit {p.returncode}, {p.stderr}")
+    for out in (p.stdout, p.stderr, p2.stderr, json.dumps(j)):
+        if secret in out:
+            fail("the password was printed: " + out[:500])
+    print("ok: secrets")
+
+
 if __name__ == "__main__":
     case, KVPLAN = sys.argv[1], sys.argv[2]
     srv, endpoint = hub_server.start()

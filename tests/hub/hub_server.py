@@ -104,6 +104,24 @@ def repos():
             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,
             "max_position_embeddings": 4096, "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
     c = lambda i: f"{i:x}" * 40  # a commit hash per repo
+    # Issue 28: an index naming 1,025 shards (one past kvplan's cap; none is served), 40 shards answered
+    # slowly (the overall deadline), a 32 MiB header of "[" (the bounded JSON reader), overlapping offsets.
+    many = Repo("a" * 40, tiny)
+    many.files["model.safetensors.index.json"] = json.dumps(
+        {"weight_map": {f"t{i}": f"model-{i + 1:05d}-of-01025.safetensors" for i in range(1025)}}).encode()
+    slow_shards = Repo("b" * 40, tiny, [[(f"model.layers.{i}.w", "BF16", [4])] for i in range(40)])
+    deep = Repo("c" * 40, tiny, [[("w", "BF16", [4])]], single=True)
+    n = 32 << 20
+    deep.lfs["model.safetensors"] = (struct.pack("<Q", n) + b"[" * n, 8 + n)
+    overlap = Repo("d" * 40, tiny, [[("w", "BF16", [4])]], single=True)
+    text = json.dumps({k: {"dtype": "BF16", "shape": [1000], "data_offsets": [0, 2000]} for k in "abc"}).encode()
+    overlap.lfs["model.safetensors"] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + 2000)
+    # A valid header of 34 MB whose metadata string is escaped quotes: 68 MB as kvplan caches it (escaped
+    # again), past the 64 MiB it reads back.
+    quotes = Repo("e" * 40, tiny, [[("w", "BF16", [4])]], single=True)
+    text = json.dumps({"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]},
+                       "__metadata__": {"q": '"' * (17 << 20)}}).encode()
+    quotes.lfs["model.safetensors"] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + 8)
     return {
         # Qwen/Qwen3-32B is published in 17 shards; Llama-3.1-8B in 4 and gated.
         "Qwen/Qwen3-32B": Repo(c(1)[:40], qwen, split(*llama_tensors(qwen, q_k_norm=True), 17)),
@@ -115,6 +133,11 @@ def repos():
         "broken/slow": Repo(c(7)[:40], tiny),
         "broken/no-range": Repo(c(8)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
         "broken/short-range": Repo(c(9)[:40], tiny, [sum(split(*llama_tensors(tiny), 1), [])], single=True),
+        "kvplan-test/many-shards": many,
+        "broken/slow-shards": slow_shards,
+        "broken/deep-header": deep,
+        "broken/overlap": overlap,
+        "broken/escaped-header": quotes,
     }
 
 
@@ -183,6 +206,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def cdn(self, repo, file):
         prefix, size = repo.lfs[file]
+        if repo is self.repos["broken/slow-shards"]:
+            time.sleep(0.1)
         rng = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
         if repo is self.repos["broken/no-range"] or not rng:
             # The whole file: the header then zeros, in pieces (a client that asked for a range stops).

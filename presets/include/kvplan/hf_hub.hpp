@@ -11,7 +11,14 @@
 
 namespace kvplan::presets {
 
-/// The Hub cache folder: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub
+/// The user's home folder as Python's os.path.expanduser("~") finds it, which huggingface_hub's default
+/// paths go through: $HOME, else (unset or empty) the password database's home for the real user id
+/// (getpwuid_r), never the working folder. (Python takes an empty HOME as "", making "~/.cache" the root's
+/// /.cache; kvplan reads empty as unset.) Throws kvplan::Error("HOME", ...) when neither gives an absolute
+/// folder.
+std::filesystem::path home_dir();
+
+/// The Hub cache folder: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub (~: home_dir())
 /// (huggingface_hub/constants.py).
 std::filesystem::path hf_hub_cache_dir();
 
@@ -32,7 +39,8 @@ bool is_hf_revision(std::string_view revision);
 bool is_commit_hash(std::string_view revision);
 
 /// The cached config.json of `repo` at `revision` (empty: "main"): a 40-hex-digit revision is a snapshot
-/// directly; a branch or tag name is read from refs/<revision>. nullopt when the cache lacks it.
+/// directly; a branch or tag name is read from refs/<revision> (its first line, at most 4 KiB read). nullopt
+/// when the cache lacks it; throws kvplan::Error naming the ref when it is no plain file (a FIFO, a device).
 std::optional<std::filesystem::path> hf_cached_config(std::string_view repo, std::string_view revision);
 
 }  // namespace kvplan::presets

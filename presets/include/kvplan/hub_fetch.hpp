@@ -8,6 +8,7 @@
 /// taken for the whole file), go to kvplan's own cache (kvplan_cache_dir()).
 
 #include <atomic>
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -32,8 +33,17 @@ class HubError : public Error {
 bool hf_hub_offline();
 
 /// The Hub's address: $HF_ENDPOINT without a trailing '/', default https://huggingface.co
-/// (huggingface_hub constants.py ENDPOINT).
+/// (huggingface_hub constants.py ENDPOINT). It may hold a user name and password
+/// (https://user:password@host): messages show it through redact_userinfo.
 std::string hf_endpoint();
+
+/// `url` with its userinfo (RFC 3986 3.2.1: "user:password@" before the host) replaced by "***@", for
+/// messages: "https://u:secret@hub.example/x" -> "https://***@hub.example/x". Unchanged without one.
+std::string redact_userinfo(std::string_view url);
+
+/// Most shard headers one Hub fetch asks for (two requests each): the published checkpoints have a few
+/// hundred shards at most (meta-llama/Llama-3.1-405B 191, deepseek-ai/DeepSeek-V3 163).
+inline constexpr std::size_t kMaxHubShards = 1024;
 
 /// The token for gated and private repos, and where it came from ("HF_TOKEN", or the file's path): $HF_TOKEN,
 /// else the file $HF_TOKEN_PATH, else $HF_HOME/token, else ~/.cache/huggingface/token (huggingface_hub
@@ -44,15 +54,19 @@ struct HubToken {
 };
 HubToken hf_token();
 
-/// kvplan's own cache folder: $XDG_CACHE_HOME/kvplan, else ~/.cache/kvplan.
+/// kvplan's own cache folder: $XDG_CACHE_HOME/kvplan (an absolute XDG_CACHE_HOME: a relative one is ignored,
+/// as the XDG Base Directory specification says), else ~/.cache/kvplan (~: home_dir(), hf_hub.hpp).
 std::filesystem::path kvplan_cache_dir();
 
-/// Time limits of each HTTP request to the Hub, in milliseconds: connect 10 s, whole request 60 s; the
-/// environment variable KVPLAN_HUB_TIMEOUT (seconds, a number in (0, 86400]) sets the whole request's
-/// limit and caps the connect one. Throws kvplan::Error("KVPLAN_HUB_TIMEOUT", ...) on a bad value.
+/// Time limits of the HTTP requests to the Hub, in milliseconds: connect 10 s, whole request 60 s, and
+/// the whole fetch (every request of one hf_fetch_model or load_hf_repo) 300 s; the environment variable
+/// KVPLAN_HUB_TIMEOUT (seconds, a number in (0, 86400]) sets the request's limit and caps the connect one,
+/// KVPLAN_HUB_DEADLINE (the same form) the whole fetch's. Throws kvplan::Error naming the variable on a
+/// bad value.
 struct HubTimeouts {
   long connect_ms = 10'000;
   long total_ms = 60'000;
+  long deadline_ms = 300'000;
 };
 HubTimeouts hub_timeouts();
 
@@ -91,9 +105,13 @@ class HubCancelScope {
 /// files and renames, refs/<revision> last: a failure leaves no partial file and no ref to a partial
 /// snapshot. Returns the snapshot folder. Throws kvplan::Error("model", ...), one line each: gated or
 /// private (HTTP 401/403: names HF_TOKEN and the repo's page), 404 (no such repo, revision or file), the
-/// Hub not reached (names the cache folder searched), a timeout (names KVPLAN_HUB_TIMEOUT), a truncated
+/// Hub not reached (names the cache folder searched), a timeout (names KVPLAN_HUB_TIMEOUT), the whole
+/// fetch past its deadline (names KVPLAN_HUB_DEADLINE and the shard headers fetched so far), an index
+/// naming more than kMaxHubShards shards (before any is fetched), a shard header whose cache entry would be
+/// over kMaxJsonBytes (the cache could not read it back; before anything is written), a truncated
 /// response, a response that is not JSON, an endpoint that is not a Hub (no X-Repo-Commit header), a
 /// server that ignores Range requests; Error("--revision", ...) for a revision that cannot be a name.
+/// No message prints HF_ENDPOINT's password (redact_userinfo).
 std::filesystem::path hf_fetch_model(std::string_view repo, std::string_view revision);
 
 /// A Hugging Face repo id as MODEL: its config.json from the Hub cache (hf_cached_config), else, unless

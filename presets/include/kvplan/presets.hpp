@@ -5,7 +5,9 @@
 /// ("config.json: /text_config/num_key_value_heads: must be a positive integer").
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -129,6 +131,33 @@ inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 19;
 /// regular files keeps a FIFO or a device from blocking a read forever.
 void require_regular_file(const std::filesystem::path& path);
 
+/// A file opened for reading that never blocks: only a regular file (require_regular_file), opened with
+/// O_NONBLOCK and checked again on the open descriptor (fstat), and not a file of the kernel's pseudo
+/// file systems (/proc, /sys, debugfs, tracefs), whose "regular" files have no size and may block or be
+/// consumed by a read (a link to /proc/kmsg hung every reader). A read that would block is an error too.
+/// Every error is kvplan::Error(path, reason) naming what the file is.
+class InputFile {
+ public:
+  explicit InputFile(const std::filesystem::path& path);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  /// The file's size in bytes when it was opened (fstat).
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+  /// Exactly `n` more bytes; throws Error(path, "truncated ...") when the file ends first.
+  std::string read_exact(std::size_t n);
+  /// The rest of the file when it holds at most `max` more bytes, else nullopt (at most max + 1 bytes are
+  /// read, whatever the file's size).
+  std::optional<std::string> read_all(std::size_t max);
+
+ private:
+  std::size_t read_some(char* into, std::size_t n);
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::string path_;
+};
+
 /// Reads and parses a JSON file (a regular file of at most kMaxJsonBytes); errors name the file
 /// (missing, not a regular file, unreadable, too large, empty, malformed) or the JSON path of the value
 /// at fault (a number out of range, nesting past kMaxJsonDepth, more than kMaxJsonValues values).
@@ -140,6 +169,9 @@ void require_regular_file(const std::filesystem::path& path);
 nlohmann::json read_json_file(const std::filesystem::path& path, bool python_literals = false);
 
 /// Parses JSON text as read_json_file does, with its limits; `origin` (the file name) starts every error.
+/// A NUL byte is refused: as a syntax error where the text before it is already malformed or it is in a
+/// string, else naming its offset (nlohmann's lexer takes it for the end of the text, so anything after it
+/// would be accepted unread).
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
                                bool python_literals = false);
 

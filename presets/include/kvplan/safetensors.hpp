@@ -54,11 +54,14 @@ inline constexpr std::uint64_t kMaxSafetensorsHeader = 100'000'000;
 std::uint64_t safetensors_header_length(const unsigned char (&prefix)[8], std::uint64_t file_size,
                                         const std::string& origin);
 
-/// Reads the header of one .safetensors file into `into`. Checks: the length fits the file and is at most
-/// 100 MB (the format's limit), the JSON is an object of tensors with a known dtype, a shape of
-/// non-negative integers and data_offsets [begin, end] inside the file whose length is the shape's
-/// elements x the dtype's size (sub-byte dtypes: bits / 8 rounded up). Throws kvplan::Error naming the
-/// file and the tensor.
+/// Reads the header of one .safetensors file into `into`. Checks: the file is a plain file (InputFile:
+/// never blocks), the length fits the file and is at most 100 MB (the format's limit), the JSON is read
+/// with the JSON files' bounds (depth, value count: parse_json_text) and is an object of tensors with a
+/// known dtype, a shape of non-negative integers and data_offsets [begin, end] inside the file whose length
+/// is the shape's elements x the dtype's size (sub-byte dtypes: bits / 8 rounded up), and the tensors tile
+/// the data region exactly, as safetensors/src/tensor.rs Metadata::validate requires (no overlap, no gap,
+/// no byte after the last). Throws kvplan::Error naming the file and the tensor; a refused header adds
+/// nothing to `into`.
 void add_safetensors_header(const std::filesystem::path& file, SafetensorsSummary& into);
 
 /// add_safetensors_header on a header read elsewhere (an HTTP Range request, kvplan's header cache):
@@ -68,8 +71,8 @@ void add_safetensors_header_text(std::string_view text, std::uint64_t file_size,
                                  SafetensorsSummary& into);
 
 /// The shard files of a model.safetensors.index.json (parsed), each once, in order of first use in its
-/// weight_map. Throws kvplan::Error(origin + JSON path): no weight_map object, or a shard that is not a
-/// plain file name (empty, ".", "..", or with a '/' or '\\').
+/// weight_map (linear time: a hash set of those seen). Throws kvplan::Error(origin + JSON path): no
+/// weight_map object, or a shard that is not a plain file name (empty, ".", "..", or with a '/' or '\\').
 std::vector<std::string> safetensors_index_shards(const nlohmann::json& index, const std::string& origin);
 
 /// A shard's header found outside the folder: the JSON text after the 8-byte length, and the file's size.
@@ -83,7 +86,8 @@ using ShardSource = std::function<std::optional<ShardHeader>(const std::string& 
 
 /// The safetensors headers of a model folder: the shards named by model.safetensors.index.json's
 /// weight_map, else model.safetensors; nullopt when the folder has neither. A shard missing from the folder
-/// is an error naming it, unless `elsewhere` is given: then its header comes from there (a Hub snapshot
+/// is an error naming it (one there that is no plain file, a FIFO, a device, a folder, a link loop, is
+/// an error saying what it is), unless `elsewhere` is given: then its header comes from there (a Hub snapshot
 /// holds the index but not the shards), and nullopt when `elsewhere` has none; with `elsewhere`, a folder
 /// without an index asks it for model.safetensors. Throws kvplan::Error naming the file on a bad index or
 /// header.
