@@ -438,3 +438,5 @@ kvplan_cli_bad("from-log: another engine's log" "--from-log: is a sglang log, bu
   size llama-3.1-8b --engine vllm --from-log ${KVPLAN_FIXTURES}/logs/sglang-qwen3-235b-fp8-tp4.log)
 kvplan_cli_bad("from-log: with --kv-memory" "--from-log: give --from-log or --kv-memory, not both"
   size llama-3.1-8b --kv-memory 10GiB --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)
+kvplan_cli_bad("from-log: a kernel pseudo-file is never read" "--from-log /proc/self/status: .*"
+  size llama-3.1-8b --from-log /proc/self/status)

@@ -1,10 +1,10 @@
 // Engine start-up logs -> the KV memory the engine settled on (engine_log.hpp).
 #include "kvplan/engine_log.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <string_view>
 
 #include "kvplan/error.hpp"
@@ -84,14 +84,11 @@ std::string version_after(std::string_view line, std::string_view key) {
 
 EngineLogFigures read_engine_log(const std::filesystem::path& path) {
   const std::string p = path.string();
-  require_regular_file(path);
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(p, "cannot be read: " + ec.message());
-  if (size > kMaxEngineLogBytes)
+  // A plain file, read without blocking (InputFile: a FIFO, a device or /proc/kmsg is refused).
+  InputFile file(path);
+  const auto text = file.read_all(kMaxEngineLogBytes);
+  if (!text)
     throw Error(p, "is larger than " + format_count(kMaxEngineLogBytes >> 20) + " MiB: not a start-up log");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(p, "cannot be read");
 
   EngineLogFigures f;
   bool found = false;
@@ -100,13 +97,13 @@ EngineLogFigures read_engine_log(const std::filesystem::path& path) {
   EngineLogFigures trt;
   std::string vllm_version;
   std::optional<std::uint64_t> vllm_tokens;
-  std::string line;
-  std::uint64_t read = 0;
-  while (std::getline(in, line)) {
-    read += line.size() + 1;
-    if (read > kMaxEngineLogBytes) break;  // the file grew while read
-    if (line.size() > kMaxEngineLogLine) continue;
-    const std::string_view l(line);
+  std::string_view rest(*text);
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    const std::string_view l = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    if (l.size() > kMaxEngineLogLine) continue;
+    const std::string line(l);
     if (vllm_version.empty()) {
       vllm_version = version_after(l, "vLLM API server version ");
       if (vllm_version.empty()) vllm_version = version_after(l, "Initializing a V1 LLM engine (");
@@ -155,7 +152,6 @@ EngineLogFigures read_engine_log(const std::filesystem::path& path) {
       found = true;
     }
   }
-  if (in.bad()) throw Error(p, "cannot be read");
   if (!found && trt.kv_memory != Bytes{0}) {
     f = trt;
     found = true;

@@ -424,16 +424,21 @@ GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin) {
 }
 
 bool is_gguf_file(const fs::path& path) {
-  // Only a regular file is opened: a FIFO would block the open (read_json_file then names what it is).
+  // Only a plain file is opened, without blocking (presets::InputFile: a FIFO, a device or a kernel
+  // pseudo-file such as /proc/kmsg is not; read_json_file then names what it is).
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
+  try {
+    presets::InputFile in(path);
+    return in.size() >= 4 && in.read_exact(4) == "GGUF";
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 GgufHeader read_gguf_header(const fs::path& path, std::size_t chunk_bytes) {
-  presets::require_regular_file(path);
+  // InputFile refuses what a read could block on (a FIFO, a device, /proc/kmsg) before the stream opens.
+  { const presets::InputFile check(path); }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string(), "cannot open");
   std::error_code ec;

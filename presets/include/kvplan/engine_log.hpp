@@ -25,11 +25,11 @@ struct EngineLogFigures {
 };
 
 /// Largest log read (bytes) and longest line looked at: a start-up log is a few MiB at most.
-inline constexpr std::uint64_t kMaxEngineLogBytes = 256ULL << 20;
+inline constexpr std::size_t kMaxEngineLogBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxEngineLogLine = 64 * 1024;
 
-/// Reads `path` (a regular file, at most kMaxEngineLogBytes) line by line and takes the first line of
-/// the first engine whose KV line it finds:
+/// Reads `path` (a plain file, opened as presets::InputFile, at most kMaxEngineLogBytes) line by line and
+/// takes the first line of the first engine whose KV line it finds:
 ///  - vLLM: "Available KV cache memory: X GiB" (vllm/v1/worker/gpu_worker.py), with "GPU KV cache size:
 ///    N tokens" and the version from "vLLM API server version V" or "Initializing a V1 LLM engine (vV)";
 ///  - SGLang: "KV Cache is allocated. ... #tokens: N, K size: X GB, V size: Y GB" (memory_pool.py; its
