@@ -234,6 +234,8 @@ void add_data_parallel(std::string_view engine, const std::string& flag, const s
   const std::uint64_t tp = count_in(out, "--tp", 1), pp = count_in(out, "--pp", 1);
   if (!attention) {
     note_typed("--gpus", flag);
+    // The engine's tp is 1 when the line gives none; kvplan's --gpus alone would make it tensor parallel.
+    if (std::find(out.begin(), out.end(), "--tp") == out.end()) out.insert(out.end(), {"--tp", "1"});
     out.insert(out.end(), {"--gpus", std::to_string(checked_mul(checked_mul(tp, pp, flag), n, flag))});
     return;
   }

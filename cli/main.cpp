@@ -136,6 +136,19 @@ int run_size(const SizeOptions& o) {
     return naming_overflow(in, [&] { return make_plan(in); });
   });
   warn(p.warnings);
+  // The log's own token count against what its (rounded) memory holds for this model: a log of another
+  // model, tp, pp or KV dtype holds another count.
+  if (log && log->kv_cache_tokens && p.engine.kv_cache_tokens && p.engine.bytes_per_token &&
+      p.engine.bytes_per_token->value != 0) {
+    const std::uint64_t logged = *log->kv_cache_tokens, planned = *p.engine.kv_cache_tokens;
+    // The printed memory is rounded to 0.01 GiB: up to 0.005 GiB of tokens, plus a page, either way.
+    const std::uint64_t slack =
+        (5ULL << 30) / 1000 / p.engine.bytes_per_token->value + p.engine.block_size + 1;
+    if ((logged > planned ? logged - planned : planned - logged) > slack)
+      warn({"--from-log: the log's " + format_count(logged) + " KV cache tokens are not what its " +
+            format_bytes(log->kv_memory, UnitSystem::iec) + " hold for this plan (" + format_count(planned) +
+            "): is it the log of this model, tp, pp and KV dtype?"});
+  }
   // The speed roofline assumes tensor parallel over every GPU: not modelled under DP attention.
   const bool dp_attention = p.inputs.deployment.dp_attention > 1;
   if (dp_attention && p.has_gpu && !p.inputs.kv_memory)

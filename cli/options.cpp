@@ -248,7 +248,8 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
   app.add_option("--overhead", o.overhead,
                  "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's "
-                 "modelled activation, non-torch and CUDA graph memory; 1 GiB for the other engines)");
+                 "modelled activation, non-torch and CUDA graph memory; 1 GiB for the other engines); the "
+                 "budget is then the flat one: nvidia-smi's size x utilisation - weights - reserve");
   app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
   app.add_flag("--json", o.json, "one JSON object");
 }
@@ -424,6 +425,8 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   std::optional<presets::EngineLogFigures> figures;
   if (!o.engine.from_log.empty()) {
     if (!o.engine.kv_memory.empty()) throw Error("--from-log", "give --from-log or --kv-memory, not both");
+    if (o.model.model.empty() && o.model.layers.empty())
+      throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
     try {
       figures = presets::read_engine_log(o.engine.from_log);
     } catch (const Error& e) {

@@ -384,7 +384,9 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   if (p.has_gpu) {
     if (!in.kv_memory) {
       out += row("reserve", format_bytes(g.reserve_bytes, u));
-      out += row("usable (memory x utilisation)", format_bytes(g.usable_bytes, u));
+      out +=
+          row(p.budget.modelled ? "requested (runtime total x utilisation)" : "usable (memory x utilisation)",
+              format_bytes(g.usable_bytes, u));
     }
     out += row(in.kv_memory ? "KV memory (given)" : "available for KV", both(g.available_kv_bytes, u));
     out += row("free after KV", format_bytes(g.free_bytes, u));

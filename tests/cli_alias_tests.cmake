@@ -221,3 +221,8 @@ kvplan_cli_same("from-launch: --kv-cache-memory-bytes is the KV memory"
   "\"kv_memory_bytes\": 40000000000"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --kv-cache-memory-bytes 40000000000" --json
   SAME_AS size llama-3.1-8b --engine vllm --context 8192 --kv-memory 40000000000 --json)
+# Data-parallel ranks without -tp are replicas of tp 1 (the engine's default tp), not tensor parallel.
+kvplan_cli_same("from-launch: -dp without -tp is replicas of tp 1"
+  "\"dp\": 2,.*\"tp\": 1"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --data-parallel-size 2" --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --tp 1 --gpus 2 --gpu h100-sxm --json)

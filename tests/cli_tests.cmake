@@ -440,3 +440,12 @@ kvplan_cli_bad("from-log: with --kv-memory" "--from-log: give --from-log or --kv
   size llama-3.1-8b --kv-memory 10GiB --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)
 kvplan_cli_bad("from-log: a kernel pseudo-file is never read" "--from-log /proc/self/status: .*"
   size llama-3.1-8b --from-log /proc/self/status)
+kvplan_cli_bad("from-log: the model is required" "--from-log: give the model the log was written for"
+  size --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)
+# Qwen2.5-7B's 57,344 B a token: the log's 58.11 GiB hold about 1,088,000 tokens, not Llama's 476,016.
+kvplan_cli_warns("from-log: another model's log is named as such"
+  "GPU KV cache size: 1,088,"
+  "kvplan: warning: --from-log: the log's 476,016 KV cache tokens are not what its 58.1 GiB hold for this plan"
+  size qwen2.5-7b --context 8192 --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)
+kvplan_cli_bad("budget: more sequences than batched tokens" "max-num-seqs: 4,096 exceeds max_num_batched_tokens 1,024"
+  size llama-3.1-8b --gpu h100-sxm --engine vllm --max-num-seqs 4096 --max-num-batched-tokens 1024)

@@ -3,6 +3,10 @@
 // TensorRT-LLM's GB) or x 2^20 (llama.cpp's MiB), rounded to whole bytes.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
 #include "kvplan/engine_log.hpp"
 
 using namespace kvplan;
@@ -50,10 +54,56 @@ TEST_CASE("engine logs: llama.cpp's KV and recurrent buffers of one context, sum
   CHECK(f.lines.size() == 2);
 }
 
-TEST_CASE("engine logs: a file without an engine line is refused naming the lines looked for", "[engine_log]") {
+TEST_CASE("engine logs: a file without an engine line is refused naming the lines looked for",
+          "[engine_log]") {
   CHECK_THROWS_WITH(read_engine_log(log_path("not-a-log.txt")),
                     Catch::Contains("is not an engine start-up log") &&
                         Catch::Contains("Available KV cache memory") && Catch::Contains("K size"));
   CHECK_THROWS_WITH(read_engine_log(log_path("no-such.log")), Catch::Contains("no such file"));
   CHECK_THROWS_WITH(read_engine_log(std::string(KVPLAN_FIXTURES) + "/logs"), Catch::Contains("directory"));
+}
+
+namespace {
+/// A log written for the test into the temporary folder (removed when the test ends).
+struct TempLog {
+  std::filesystem::path path;
+  explicit TempLog(const std::string& text) {
+    path = std::filesystem::temp_directory_path() /
+           ("kvplan-engine-log-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".log");
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempLog() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+}  // namespace
+
+TEST_CASE("engine logs: several ranks' lines give the smallest pool", "[engine_log]") {
+  // tp 2, each worker prints its own line; every rank then takes the smallest (get_kv_cache_configs).
+  const TempLog log(
+      "(VllmWorker TP0 pid=1) INFO [gpu_worker.py:391] Available KV cache memory: 20.00 GiB\r\n"
+      "(VllmWorker TP1 pid=2) INFO [gpu_worker.py:391] Available KV cache memory: 18.00 GiB\r\n");
+  const auto f = read_engine_log(log.path);
+  CHECK(f.kv_memory.value == 18ULL << 30);
+  CHECK(f.lines.size() == 2);
+  CHECK(f.lines[0].find('\r') == std::string::npos);  // CRLF read as one line end
+}
+
+TEST_CASE("engine logs: two engines' lines, or a line whose value is not a size, are refused",
+          "[engine_log]") {
+  const TempLog mixed(
+      "Available KV cache memory: 20.00 GiB\n"
+      "KV Cache is allocated. #tokens: 1000, K size: 1.00 GB, V size: 1.00 GB\n");
+  CHECK_THROWS_WITH(read_engine_log(mixed.path), Catch::Contains("holds the KV lines of vllm and sglang"));
+  for (const char* value : {"-5.00 GiB", "nan GiB", "1e400 GiB", "5 TiB", "0.00 GiB", "twenty GiB"}) {
+    INFO(value);
+    const TempLog bad(std::string("INFO hello\nAvailable KV cache memory: ") + value + "\n");
+    CHECK_THROWS_WITH(read_engine_log(bad.path),
+                      Catch::Contains(": line 2") && Catch::Contains("not a positive size in GiB"));
+  }
+  const TempLog zero(
+      "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 0.00 GiB for max tokens in paged KV cache "
+      "(3958272).\n");
+  CHECK_THROWS_WITH(read_engine_log(zero.path), Catch::Contains("is 0 B"));
 }

@@ -194,7 +194,13 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   b.max_num_batched_tokens = in.engine.max_num_batched_tokens != 0
                                  ? in.engine.max_num_batched_tokens
                                  : vllm_default_max_num_batched_tokens(total, in.gpu.name);
-  // EngineArgs: max_num_seqs = min(max_num_seqs, max_num_batched_tokens).
+  // vLLM refuses a max_num_batched_tokens below max_num_seqs when both are given (SchedulerConfig's
+  // verification); its defaults are capped instead (EngineArgs: min(max_num_seqs, max_num_batched_tokens)).
+  if (in.engine.max_num_seqs != 0 && in.engine.max_num_batched_tokens != 0 &&
+      in.engine.max_num_seqs > in.engine.max_num_batched_tokens)
+    throw Error("max_num_seqs", format_count(in.engine.max_num_seqs) + " exceeds max_num_batched_tokens " +
+                                    format_count(in.engine.max_num_batched_tokens) +
+                                    ": vLLM refuses a batch of fewer tokens than sequences");
   b.max_num_seqs = std::min(
       in.engine.max_num_seqs != 0 ? in.engine.max_num_seqs : vllm_default_max_num_seqs(total, in.gpu.name),
       b.max_num_batched_tokens);

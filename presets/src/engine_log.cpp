@@ -90,20 +90,31 @@ EngineLogFigures read_engine_log(const std::filesystem::path& path) {
   if (!text)
     throw Error(p, "is larger than " + format_count(kMaxEngineLogBytes >> 20) + " MiB: not a start-up log");
 
-  EngineLogFigures f;
-  bool found = false;
-  Bytes llama_sum{0};
-  std::vector<std::string> llama_lines;
-  EngineLogFigures trt;
+  // Each engine's lines, as found. A log of one server holds one engine's; several ranks (tp, pp, dp)
+  // each print their line, and every stage takes the smallest pool, so the smallest is taken.
+  EngineLogFigures vllm, sglang, trt, llama;
+  bool llama_done = false;  // the first context's buffers are summed; a later context's are not
   std::string vllm_version;
   std::optional<std::uint64_t> vllm_tokens;
+  std::uint64_t number = 0;
+  const auto bad = [&](std::string_view l, const char* what) {
+    std::string shown = printable(l.substr(0, 160));
+    throw Error(p + ": line " + std::to_string(number),
+                "'" + shown + (l.size() > 160 ? "...'" : "'") + ": " + what);
+  };
+  const auto smallest = [](EngineLogFigures& e, Engine engine, Bytes kv, std::string line) {
+    if (e.lines.empty() || kv < e.kv_memory) e.kv_memory = kv;
+    e.engine = engine;
+    e.lines.push_back(std::move(line));
+  };
   std::string_view rest(*text);
   while (!rest.empty()) {
     const std::size_t end = std::min(rest.find('\n'), rest.size());
-    const std::string_view l = rest.substr(0, end);
+    std::string_view l = rest.substr(0, end);
     rest.remove_prefix(std::min(end + 1, rest.size()));
+    ++number;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF
     if (l.size() > kMaxEngineLogLine) continue;
-    const std::string line(l);
     if (vllm_version.empty()) {
       vllm_version = version_after(l, "vLLM API server version ");
       if (vllm_version.empty()) vllm_version = version_after(l, "Initializing a V1 LLM engine (");
@@ -112,62 +123,53 @@ EngineLogFigures read_engine_log(const std::filesystem::path& path) {
       if (const auto t = count_after(l, "GPU KV cache size:");
           t && l.find("tokens") != std::string_view::npos)
         vllm_tokens = *t;
-    if (found) continue;
-    if (const auto kv = size_after(l, "Available KV cache memory:")) {
-      f.engine = Engine::vllm;
-      f.kv_memory = *kv;
-      f.lines.push_back(line);
-      found = true;
+    if (l.find("Available KV cache memory:") != std::string_view::npos) {
+      const auto kv = size_after(l, "Available KV cache memory:");
+      if (!kv || *kv == Bytes{0}) bad(l, "not a positive size in GiB");
+      smallest(vllm, Engine::vllm, *kv, std::string(l));
     } else if (l.find("KV Cache is allocated.") != std::string_view::npos) {
       const auto k = size_after(l, "K size:"), v = size_after(l, "V size:");
-      if (k && v) {
-        f.engine = Engine::sglang;
-        f.kv_memory = *k + *v;
-        f.kv_cache_tokens = count_after(l, "#tokens:");
-        f.lines.push_back(line);
-        found = true;
-      }
+      if (!k || !v || *k + *v == Bytes{0}) bad(l, "K size and V size are not sizes in GB");
+      const bool first = sglang.lines.empty();
+      smallest(sglang, Engine::sglang, *k + *v, std::string(l));
+      if (first || sglang.kv_memory == *k + *v) sglang.kv_cache_tokens = count_after(l, "#tokens:");
     } else if (l.find("for max tokens in paged KV cache") != std::string_view::npos) {
       // The PyTorch backend allocates a small cache to estimate the real one first (its "Allocated 0.00
       // GiB" line, tensorrt_llm/_torch/pyexecutor/_util.py): the last such line is the cache it serves with.
-      if (const auto kv = size_after(l, "Allocated ")) {
-        trt.engine = Engine::trtllm;
-        trt.kv_memory = *kv;
-        trt.kv_cache_tokens = count_after(l, "paged KV cache (");
-        trt.lines = {line};
-      }
+      const auto kv = size_after(l, "Allocated ");
+      if (!kv) bad(l, "not a size in GiB");
+      trt.engine = Engine::trtllm;
+      trt.kv_memory = *kv;
+      trt.kv_cache_tokens = count_after(l, "paged KV cache (");
+      trt.lines = {std::string(l)};
     } else if ((l.find("llama_kv_cache") != std::string_view::npos ||
                 l.find("llama_memory_recurrent") != std::string_view::npos) &&
                l.find(": size =") != std::string_view::npos) {  // not the "buffer size =" lines
-      // One context's buffers: the full cache, the SWA cache, the recurrent state; a second context's
-      // lines (a repeated "size =" of the same kind after the context's compute buffers) are not added.
-      if (const auto kv = size_after(l, ": size =")) {
-        llama_sum = llama_sum + *kv;
-        llama_lines.push_back(line);
+      const auto kv = size_after(l, ": size =");
+      if (!kv) bad(l, "not a size in MiB");
+      if (!llama_done) {  // one context's buffers: the full cache, the SWA cache, the recurrent state
+        llama.engine = Engine::llamacpp;
+        llama.kv_memory = llama.kv_memory + *kv;
+        llama.lines.push_back(std::string(l));
       }
-    } else if (!llama_lines.empty() && l.find("compute buffer size") != std::string_view::npos) {
-      f.engine = Engine::llamacpp;
-      f.kv_memory = llama_sum;
-      f.lines = llama_lines;
-      found = true;
+    } else if (!llama.lines.empty() && l.find("compute buffer size") != std::string_view::npos) {
+      llama_done = true;
     }
   }
-  if (!found && trt.kv_memory != Bytes{0}) {
-    f = trt;
-    found = true;
-  }
-  if (!found && !llama_lines.empty()) {  // a log cut before the compute buffers
-    f.engine = Engine::llamacpp;
-    f.kv_memory = llama_sum;
-    f.lines = llama_lines;
-    found = true;
-  }
-  if (!found || f.kv_memory == Bytes{0})
+  std::vector<EngineLogFigures*> found;
+  for (EngineLogFigures* e : {&vllm, &sglang, &trt, &llama})
+    if (!e->lines.empty()) found.push_back(e);
+  if (found.empty())
     throw Error(
         p,
         "is not an engine start-up log kvplan reads: no line 'Available KV cache memory: X GiB' (vLLM), "
         "'KV Cache is allocated. ... K size: X GB, V size: Y GB' (SGLang), 'llama_kv_cache...: size = X "
         "MiB' (llama.cpp) or 'Allocated X GiB for max tokens in paged KV cache (N)' (TensorRT-LLM)");
+  if (found.size() > 1)
+    throw Error(p, "holds the KV lines of " + std::string(name(found[0]->engine)) + " and " +
+                       std::string(name(found[1]->engine)) + ": give the log of one server");
+  EngineLogFigures f = std::move(*found.front());
+  if (f.kv_memory == Bytes{0}) throw Error(p, "the KV cache it logged is 0 B: no capacity to plan against");
   if (f.engine == Engine::vllm) {
     f.version = vllm_version;
     f.kv_cache_tokens = vllm_tokens;

@@ -38,8 +38,10 @@ inline constexpr std::size_t kMaxEngineLogLine = 64 * 1024;
 ///    line of the first context (llama-kv-cache.cpp, llama-memory-recurrent.cpp), summed;
 ///  - TensorRT-LLM: the last "Allocated X GiB for max tokens in paged KV cache (N)" (kv_cache_manager.cpp;
 ///    the PyTorch backend's first such line sized a cache for its estimate);
-/// Throws kvplan::Error(path, ...) naming the lines it looked for when none is there, or when the file
-/// cannot be read, is not a regular file or is too large.
+/// Where several ranks print their line (vLLM and SGLang under tp, pp or dp), the smallest pool is taken:
+/// every stage gets it. Throws kvplan::Error(path, ...) naming the lines it looked for when none is there;
+/// naming the line ("path: line N") when a KV line's value is not a size; when the file holds the lines of
+/// two engines; or when the file cannot be read, is not a plain file or is too large.
 EngineLogFigures read_engine_log(const std::filesystem::path& path);
 
 }  // namespace kvplan::presets
