@@ -449,3 +449,6 @@ kvplan_cli_warns("from-log: another model's log is named as such"
   size qwen2.5-7b --context 8192 --from-log ${KVPLAN_FIXTURES}/logs/vllm-0.19-llama-3.1-8b.log)
 kvplan_cli_bad("budget: more sequences than batched tokens" "max-num-seqs: 4,096 exceeds max_num_batched_tokens 1,024"
   size llama-3.1-8b --gpu h100-sxm --engine vllm --max-num-seqs 4096 --max-num-batched-tokens 1024)
+# A reserve past 2^64 B with the weights is the reserve's fault, not the context's (it named --context 4096).
+kvplan_cli_bad("overflow: the reserve named, not the context" "^kvplan: error: --overhead: the weights and the reserve per GPU together overflow 2\\^64 B"
+  size llama-3.1-8b --gpu h100-sxm --overhead 18446744073709551615)

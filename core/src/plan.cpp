@@ -493,8 +493,10 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
     g.weights_bytes = p.budget.weights;  // as vLLM loads them (MXFP4 padding)
     g.reserve_bytes = p.budget.activation + p.budget.non_torch + p.budget.cuda_graphs;
   } else {
-    p.budget =
-        flat_budget(in.gpu->memory, in.deployment.gpu_memory_utilization, g.weights_bytes, g.reserve_bytes);
+    p.budget = figure("per_gpu.budget", [&] {
+      return flat_budget(in.gpu->memory, in.deployment.gpu_memory_utilization, g.weights_bytes,
+                         g.reserve_bytes);
+    });
     g.usable_bytes = p.budget.requested;
   }
 }
@@ -622,6 +624,11 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
 
 void rethrow_naming_input(const Error& e, const PlanInputs& in, const InputNames& names) {
   if (e.reason() != "overflows 64-bit arithmetic") throw e;
+  // The fixed costs per GPU (weights plus the reserve, or the budget's components) are the weights' or the
+  // reserve's, never the context's: the one the user gave is named.
+  if (e.field() == "per_gpu.weights_bytes" || e.field() == "per_gpu.budget")
+    throw Error(in.deployment.reserve ? "reserve" : "weights",
+                "the weights and the reserve per GPU together overflow 2^64 B");
   const std::string context = std::string(names.context) + " " + std::to_string(in.context.value);
   const std::string users = std::string(names.users) + " " + std::to_string(in.users);
   Bytes per_token{0}, per_sequence{0};

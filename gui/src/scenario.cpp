@@ -615,8 +615,9 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
       else if (spec.kind == OptionKind::ratio)
         e.*std::get<double EngineOptions::*>(spec.member) =
             er.number(key, e.*std::get<double EngineOptions::*>(spec.member));
-      else
-        e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = er.u64(key, 0);
+      else  // a count given is positive: 0 would silently mean the engine's default (block_size: 0)
+        e.*std::get<std::uint64_t EngineOptions::*>(spec.member) =
+            options->contains(key) ? er.positive(key, 1) : 0;
     }
     try {
       validate_engine_options(e);

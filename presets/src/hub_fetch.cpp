@@ -238,7 +238,9 @@ struct Hub {
       case CURLE_ABORTED_BY_CALLBACK:
         throw HubError("model", "fetching " + what + " from " + endpoint + " was cancelled");
       case CURLE_OPERATION_TIMEDOUT:
-        if (cut_by_deadline && std::chrono::steady_clock::now() >= deadline) throw past_deadline(file);
+        // The request's limit was what the deadline left (rounded down to the millisecond): its timeout
+        // is the deadline's, even when the clock reads a hair before it.
+        if (cut_by_deadline) throw past_deadline(file);
         throw HubError("model", "timed out after " + seconds_text(timeouts.total_ms) + " fetching " + what +
                                     " from " + endpoint + " (" + why +
                                     "; KVPLAN_HUB_TIMEOUT sets the limit in seconds)");

@@ -223,6 +223,10 @@ class ScenarioTest : public QObject {
     QTest::newRow("engine option null") << "engine_options"
                                         << "{\"block_size\": null}"
                                         << "s.json: /engine_options/block_size: must not be null";
+    // Issue 28: a block_size of 0 was taken as "the engine's default" without a word.
+    QTest::newRow("engine option 0") << "engine_options"
+                                     << "{\"block_size\": 0}"
+                                     << "s.json: /engine_options/block_size: must be a positive integer";
     // As the CLI's --k-dtype without --v-dtype: V was planned at the model's bf16 without a word.
     QTest::newRow("K dtype alone") << "k_dtype"
                                    << "\"fp8_e4m3\""
