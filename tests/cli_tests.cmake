@@ -452,3 +452,6 @@ kvplan_cli_bad("budget: more sequences than batched tokens" "max-num-seqs: 4,096
 # A reserve past 2^64 B with the weights is the reserve's fault, not the context's (it named --context 4096).
 kvplan_cli_bad("overflow: the reserve named, not the context" "^kvplan: error: --overhead: the weights and the reserve per GPU together overflow 2\\^64 B"
   size llama-3.1-8b --gpu h100-sxm --overhead 18446744073709551615)
+# A vision tower's size past kvplan's dimension bound is refused naming its key (4 x 2^40 wrapped before).
+kvplan_cli_bad("vision_config hidden_size past the bound" "vision-tower-huge.json: /vision_config/hidden_size: must be at most 1,048,576"
+  size ${KVPLAN_FIXTURES}/vision-tower-huge.json)

@@ -86,7 +86,6 @@ TEST_CASE("vLLM budget: every 0.19.0 start-up within 0.5 GiB of the logged KV me
     const double predicted = static_cast<double>(b.first_stage_kv.value) / kGiB;
     CHECK(std::abs(predicted - r.kv) <= 0.5);
     CHECK(std::abs(static_cast<double>(b.non_torch.value) / kGiB - r.non_torch) <= 0.1);
-    CHECK(std::abs(static_cast<double>((r.pp > 1 ? b.first_stage_kv : b.kv).value) / kGiB - r.kv) <= 0.5);
     // The tokens follow from the pool: within the pool's error (0.5 GiB of KV) of the logged count.
     REQUIRE(p.engine.kv_cache_tokens.has_value());
     const double tokens = static_cast<double>(*p.engine.kv_cache_tokens);
@@ -169,7 +168,8 @@ TEST_CASE("vLLM release numbers map to the rule sets", "[budget][vllm]") {
   CHECK(vllm_rules_for_release("0.25.1") == "0.21");
   CHECK(vllm_rules_for_release("0.26.0") == "0.26");
   CHECK(vllm_rules_for_release("v0") == "v0");
-  for (const char* bad : {"0.10.2", "0.27.0", "1.0.0", "0.19.x", "0.", "", "0.19.0.1", "latest"})
+  for (const char* bad :
+       {"0.10.2", "0.27.0", "1.0.0", "0.19.x", "0.", "", "0.19.0.1", "latest", "0.019", "0.19.01"})
     CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.26"));
 }
 

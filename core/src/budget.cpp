@@ -293,8 +293,9 @@ std::string vllm_rules_for_release(std::string_view release) {
                                        "' is not a vLLM release kvplan models: releases 0.11 to 0.26 "
                                        "(e.g. 0.19.0), or the rule sets v1, 0.20, 0.21, 0.26, v0");
   };
+  // Digits as a release writes them: no leading zero ("0.019" is not 0.19).
   const auto digits = [](std::string_view s) {
-    return !s.empty() && s.size() <= 4 &&
+    return !s.empty() && s.size() <= 4 && (s.size() == 1 || s.front() != '0') &&
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
   const auto dot = release.find('.');

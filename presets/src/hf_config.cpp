@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hf/adapters.hpp"
+#include "kvplan/format.hpp"
+#include "kvplan/limits.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::presets {
@@ -49,12 +51,16 @@ void count_vision_tower(const json& root, const std::string& origin, std::uint64
   const auto need = [&](std::string_view key) {
     const auto value = v.u64(key);
     if (!value || *value == 0) v.fail(key, "must be a positive integer (the vision encoder's size)");
+    // Bounded as every decoder dimension is (limits.hpp): the sums below then cannot pass 2^64.
+    if (*value > kMaxDimension) v.fail(key, "must be at most " + format_count(kMaxDimension));
     return *value;
   };
   const std::uint64_t h = need("hidden_size"), i = need("intermediate_size"),
                       layers = need("num_hidden_layers"), patch = need("patch_size"),
                       image = need("image_size");
   const std::uint64_t channels = v.u64("num_channels").value_or(3);
+  if (channels == 0 || channels > kMaxDimension)
+    v.fail("num_channels", "must be a positive integer of at most " + format_count(kMaxDimension));
   const auto mul = [](std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "vision_config"); };
   const auto add = [](std::uint64_t a, std::uint64_t b) { return checked_add(a, b, "vision_config"); };
   const std::uint64_t positions = mul(image / patch, image / patch) + (clip ? 1 : 0);
