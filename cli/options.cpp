@@ -244,7 +244,10 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
   app.add_option(option_names("--users"), o.users,
                  alias_help("--users", "concurrent sequences (default 1; llama.cpp: slots)"));
   app.add_option(option_names("--gpu-util"), o.gpu_util,
-                 alias_help("--gpu-util", "share of GPU memory the engine uses, (0, 1] (default 0.90)"));
+                 alias_help("--gpu-util",
+                            "share of GPU memory the engine uses, (0, 1] (default: the engine's; 0.90, "
+                            "SGLang's mem_fraction_static from the GPU's memory and tp as server_args.py "
+                            "computes it)"));
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
   app.add_option("--overhead", o.overhead,
                  "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's "
@@ -302,6 +305,7 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   e.version = lowercase(o.version);  // as every enum-like value: case-insensitive ("V1" is v1)
   // A vLLM release number ("0.19.0") takes the rule set kvplan models for it.
   if (e.engine == Engine::vllm && !e.version.empty()) e.version = vllm_rules_for_release(e.version);
+  if (e.engine == Engine::sglang && !e.version.empty()) e.version = sglang_rules_for_release(e.version);
   if (e.engine == Engine::ideal && !o.version.empty())
     throw Error("--engine-version", "applies to an engine other than ideal");
   // Each option given: parsed by its kind, and refused unless it applies to the engine (core's rule).

@@ -194,26 +194,37 @@ json budget_json(const MemoryBudget& b) {
           {"activation", b.activation.value},
           {"non_torch", b.non_torch.value},
           {"cuda_graphs", b.cuda_graphs.value},
+          {"reserve", b.reserve.value},
+          {"utilization", b.utilization},
           {"kv", b.kv.value},
           {"first_stage_kv", b.first_stage_kv.value},
-          {"max_num_seqs", b.modelled ? json(b.max_num_seqs) : json(nullptr)},
-          {"max_num_batched_tokens", b.modelled ? json(b.max_num_batched_tokens) : json(nullptr)},
+          {"max_num_seqs", b.max_num_seqs != 0 ? json(b.max_num_seqs) : json(nullptr)},
+          {"max_num_batched_tokens",
+           b.max_num_batched_tokens != 0 ? json(b.max_num_batched_tokens) : json(nullptr)},
           {"lines", b.lines},
           {"notes", b.notes}};
 }
 
-std::string budget_text(const MemoryBudget& b, UnitSystem u) {
+std::string budget_text(const MemoryBudget& b, Engine engine, UnitSystem u) {
   if (!b.modelled) return "";
   std::string out = "\nMemory budget per GPU (" + b.rules + ")\n";
   out += row(b.runtime_total ? "GPU memory (runtime total)" : "GPU memory (nvidia-smi)",
              format_bytes(b.total, u));
-  out += row("requested (x utilisation)", format_bytes(b.requested, u));
-  out += row("weights", format_bytes(b.weights, u));
-  out += row("activation peak (profile run)", format_bytes(b.activation, u));
-  out += row("non-torch memory", format_bytes(b.non_torch, u));
-  out += row("CUDA graphs (subtracted)", format_bytes(b.cuda_graphs, u));
-  out += row("KV cache", format_bytes(b.kv, u));
-  out += "  as vLLM logs it:\n";
+  if (engine == Engine::sglang) {  // the fraction applies to what is free before the weights load
+    out += row("held before the weights load", format_bytes(b.non_torch, u));
+    out += row("requested (free x " + format_shortest(b.utilization) + ")", format_bytes(b.requested, u));
+    out += row("weights", format_bytes(b.weights, u));
+    out += row("KV cache", format_bytes(b.kv, u));
+    out += "  as SGLang logs it:\n";
+  } else {
+    out += row("requested (x utilisation)", format_bytes(b.requested, u));
+    out += row("weights", format_bytes(b.weights, u));
+    out += row("activation peak (profile run)", format_bytes(b.activation, u));
+    out += row("non-torch memory", format_bytes(b.non_torch, u));
+    out += row("CUDA graphs (subtracted)", format_bytes(b.cuda_graphs, u));
+    out += row("KV cache", format_bytes(b.kv, u));
+    out += "  as vLLM logs it:\n";
+  }
   for (const auto& l : b.lines) out += "    " + l + "\n";
   for (const auto& n : b.notes) out += "  note: " + n + "\n";
   return out;
@@ -232,7 +243,12 @@ json plan_json(const Plan& p) {
       {"dp", in.deployment.parallel.dp},
       {"dp_attention", in.deployment.dp_attention},
       {"gpus", p.gpus},
-      {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
+      // The fraction the budget used: the user's, or the engine's default for this GPU and layout.
+      {"gpu_memory_utilization",
+       in.deployment.gpu_memory_utilization
+           ? json(*in.deployment.gpu_memory_utilization)
+           : (p.budget.utilization > 0.0 ? json(p.budget.utilization) : json(kDefaultGpuUtilization))},
+      {"gpu_memory_utilization_default", !in.deployment.gpu_memory_utilization.has_value()},
       {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
       {"weight_dtype", std::string(name(in.model.weight_dtype))}};
   if (in.deployment.dp_attention > 1) {  // the KV's attention ranks, the experts' EP group
@@ -354,7 +370,12 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                            in.deployment.dp_attention, par.tp / in.deployment.dp_attention, par.tp));
   if (in.gpu)
     out += row("utilisation, reserve",
-               fmt::format("{}, {}", format_fixed(in.deployment.gpu_memory_utilization, 2),
+               fmt::format("{}{}, {}",
+                           in.deployment.gpu_memory_utilization
+                               ? format_fixed(*in.deployment.gpu_memory_utilization, 2)
+                               : format_shortest(p.budget.utilization > 0.0 ? p.budget.utilization
+                                                                            : kDefaultGpuUtilization),
+                           in.deployment.gpu_memory_utilization ? "" : " (the engine's default)",
                            in.deployment.reserve ? format_bytes(*in.deployment.reserve, u) + " per GPU"
                            : p.budget.modelled   ? std::string("the engine's budget (below)")
                                                  : format_bytes(kDefaultReserve, u) + " per GPU (default)"));
@@ -384,9 +405,10 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   if (p.has_gpu) {
     if (!in.kv_memory) {
       out += row("reserve", format_bytes(g.reserve_bytes, u));
-      out +=
-          row(p.budget.modelled ? "requested (runtime total x utilisation)" : "usable (memory x utilisation)",
-              format_bytes(g.usable_bytes, u));
+      out += row(!p.budget.modelled                   ? "usable (memory x utilisation)"
+                 : in.engine.engine == Engine::sglang ? "requested (free before load x mem_fraction_static)"
+                                                      : "requested (runtime total x utilisation)",
+                 format_bytes(g.usable_bytes, u));
     }
     out += row(in.kv_memory ? "KV memory (given)" : "available for KV", both(g.available_kv_bytes, u));
     out += row("free after KV", format_bytes(g.free_bytes, u));
@@ -398,7 +420,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                p.max_context ? max_context_text(in.model, *p.max_context, in.engine.engine)
                              : "unbounded (every layer windowed)");
   }
-  if (p.has_gpu && !in.kv_memory) out += budget_text(p.budget, u);
+  if (p.has_gpu && !in.kv_memory) out += budget_text(p.budget, in.engine.engine, u);
   out += engine_text(p.engine, u);
   out += "\n" + describe_limit(p.limit, u) + "\n";
   return out;

@@ -233,8 +233,9 @@ kvplan_cli_warns("fp32 checkpoint's weights under vLLM: bf16, 2 B a parameter"
   "weights +bf16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +171 MiB\n"
   "kvplan: warning: weights of the fp32 checkpoint fp32-llama-tiny: vLLM's --dtype auto loads them in bf16 on compute capability 8.0 and later, fp16 before \\(vllm/config/model.py _resolve_auto_dtype\\), 2 B a parameter; --weight-dtype fp32 counts 4 B"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm)
+# SGLang's budget adds the same RoPE cache (170.5 MiB, shown as 171 MiB).
 kvplan_cli_warns("fp32 checkpoint's weights under SGLang: fp16"
-  "weights +fp16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +170 MiB\n"
+  "weights +fp16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +171 MiB\n"
   "weights of the fp32 checkpoint fp32-llama-tiny: SGLang's --dtype auto loads them in fp16"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine sglang --gpu h100-sxm)
 kvplan_cli_ok("fp32 checkpoint's weights at --weight-dtype fp32: 4 B a parameter"

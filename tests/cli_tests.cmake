@@ -427,6 +427,21 @@ kvplan_cli_bad("budget: an unknown vLLM release" "--engine-version: '0.9.2' is n
   size llama-3.1-8b --gpu h100-sxm --engine vllm --engine-version 0.9.2)
 kvplan_cli_bad("budget: --max-num-seqs is vLLM's" "max-num-seqs.*applies to --engine vllm"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --max-num-seqs 64)
+# SGLang's budget (docs/engines/sglang-budget.md). Llama-3.1-8B on one H100 under the 0.5 rules, no fraction
+# given: mem_fraction_static = round((81,559 - 13,440) / 81,559, 3) = 0.835; free before the load = torch's
+# 85,029,027,840 B - 512 MiB = 84,492,156,928 B (78.69 GiB); x 0.835 = 70,550,951,034 B; weights 16,094,076,928 B
+# (14.99 GiB with the RoPE cache); 54,456,874,106 B = 50.72 GiB of KV, 415,472 tokens of 131,072 B.
+kvplan_cli_ok("budget: SGLang's default fraction and pool in its words"
+  "mem_fraction_static=0.835\n    Load weight begin. avail mem=78.69 GB\n    Load weight end. avail mem=63.70 GB, mem usage=14.99 GB\n    rest_memory = 63.70 - 78.69 x \\(1 - 0.835\\) = 50.72 GB\n.*KV Cache is allocated. #tokens: 415472,"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine sglang)
+kvplan_cli_ok("budget: SGLang's fraction in json, the user's or the default"
+  "\"gpu_memory_utilization\": 0.835,.*\"gpu_memory_utilization_default\": true.*\"budget\": [{].*\"non_torch\": 536870912,.*\"requested\": 70550951034,.*\"utilization\": 0.835"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine sglang --json)
+kvplan_cli_ok("budget: SGLang 0.4's default by tp (0.87 at tp 2)"
+  "mem_fraction_static=0.87\n"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine sglang --tp 2 --engine-version 0.4.6)
+kvplan_cli_bad("budget: an unknown SGLang release" "--engine-version: '0.3.6' is not an SGLang release kvplan models: 0.4.x or 0.5.x"
+  size llama-3.1-8b --gpu h100-sxm --engine sglang --engine-version 0.3.6)
 # --from-log: the log's 58.11 GiB is 62,395,137,393 B; a block of 16 tokens x 131,072 B = 2,097,152 B:
 # 29,752 blocks, 476,032 tokens (the log's own 476,016 came from the unrounded memory).
 kvplan_cli_ok("from-log: a vLLM start-up's KV memory under vLLM's rules"

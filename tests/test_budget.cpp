@@ -142,12 +142,12 @@ TEST_CASE("vLLM budget: defaults by GPU, --max-num-seqs, overrides", "[budget][v
   // The flat budget stays on nvidia-smi's size (85,520,809,984 x 0.95, floored).
   CHECK(given.per_gpu.usable_bytes.value == 81244769484ULL);
 
-  // The other engines keep the flat 1 GiB reserve.
+  // SGLang's budget is modelled too (below); TensorRT-LLM and llama.cpp keep the flat 1 GiB reserve.
   in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
-  in.engine.engine = Engine::sglang;
-  const Plan sglang = make_plan(in);
-  CHECK_FALSE(sglang.budget.modelled);
-  CHECK(sglang.per_gpu.reserve_bytes == kDefaultReserve);
+  in.engine.engine = Engine::trtllm;
+  const Plan trtllm = make_plan(in);
+  CHECK_FALSE(trtllm.budget.modelled);
+  CHECK(trtllm.per_gpu.reserve_bytes == kDefaultReserve);
 }
 
 TEST_CASE("vLLM budget: a model that leaves no room is refused by the budget", "[budget][vllm]") {
@@ -203,4 +203,147 @@ TEST_CASE("vLLM budget: weights as vLLM loads them", "[budget][vllm]") {
   // Its SigLIP tower (27 layers of 1,152 / 4,304, 896 / 14 = 64 x 64 patches, no head) and the
   // 1,152 x 5,376 projector: 423,060,336 parameters worked from modeling_siglip.py / modeling_gemma3.py.
   CHECK(gemma.encoder_parameters == 423060336ULL);
+}
+
+// SGLang. Its default mem_fraction_static, worked by hand from python/sglang/srt/server_args.py
+// (_handle_gpu_memory_settings): reserved_mem (MB) = 512 + max(chunked_prefill_size, 2048) x 1.5 +
+// cuda_graph_max_bs x 2 + tp x pp / 8 x 1024, at least 10,240 past 60 GiB; the GPU's memory in MiB as
+// nvidia-smi reports it (H100 80GB 81,559; H200 143,771; L4 23,034).
+TEST_CASE("SGLang budget: the default mem_fraction_static by GPU, tp and release", "[budget][sglang]") {
+  const Bytes h100 = presets::find_gpu("h100-sxm").memory;
+  const Bytes h200 = presets::find_gpu("h200").memory;
+  const Bytes l4 = presets::find_gpu("l4").memory;
+  REQUIRE(h100.value == 81559ULL << 20);
+  // 512 + 8,192 x 1.5 + 256 x 2 + 128 = 13,440: (81,559 - 13,440) / 81,559 = 0.83521. docs.sglang.ai's
+  // offline engine page (a 2026-02-05 build, H100 tp 1) logs "mem_fraction_static=0.835".
+  CHECK(sglang_default_mem_fraction_static(h100, 1, 1, 1, "0.5") == 0.835);
+  CHECK(sglang_default_mem_fraction_static(h100, 1, 1, 1, "") == 0.835);
+  // tp 4: cuda_graph_max_bs 512 -> 512 + 12,288 + 1,024 + 512 = 14,336: 67,223 / 81,559 = 0.82422.
+  CHECK(sglang_default_mem_fraction_static(h100, 4, 1, 1, "0.5") == 0.824);
+  // tp 8: + 1,024 -> 14,848: 66,711 / 81,559 = 0.81795.
+  CHECK(sglang_default_mem_fraction_static(h100, 8, 1, 1, "0.5") == 0.818);
+  // H200 tp 8: 128,923 / 143,771 = 0.89672.
+  CHECK(sglang_default_mem_fraction_static(h200, 8, 1, 1, "0.5") == 0.897);
+  // DP attention 8 on it: + 512 x 8 x 3 + 512 x 8 x 1.5 = 33,280: 110,491 / 143,771 = 0.76852.
+  CHECK(sglang_default_mem_fraction_static(h200, 8, 1, 8, "0.5") == 0.769);
+  // L4 (under 35 GiB): chunked 2,048, cuda_graph_max_bs 24: 512 + 3,072 + 48 + 128 = 3,760, no 10 GiB
+  // floor: 19,274 / 23,034 = 0.83676.
+  CHECK(sglang_default_mem_fraction_static(l4, 1, 1, 1, "0.5") == 0.837);
+  // The 0.4 releases: by tp only.
+  CHECK(sglang_default_mem_fraction_static(h100, 1, 1, 1, "0.4") == 0.88);
+  CHECK(sglang_default_mem_fraction_static(h100, 2, 1, 1, "0.4") == 0.87);
+  CHECK(sglang_default_mem_fraction_static(h100, 4, 1, 1, "0.4") == 0.85);
+  CHECK(sglang_default_mem_fraction_static(h100, 8, 1, 1, "0.4") == 0.81);
+  CHECK(sglang_default_mem_fraction_static(h100, 16, 1, 1, "0.4") == 0.79);
+  CHECK_THROWS_WITH(sglang_default_mem_fraction_static(h100, 1, 1, 1, "0.3"),
+                    Catch::Contains("SGLang rule sets"));
+  // A GPU smaller than the reserve has no default.
+  CHECK_THROWS_WITH(sglang_default_mem_fraction_static(Bytes{2ULL << 30}, 1, 1, 1, "0.5"),
+                    Catch::Contains("leaving nothing: give the fraction"));
+}
+
+TEST_CASE("SGLang release numbers map to the rule sets", "[budget][sglang]") {
+  CHECK(sglang_rules_for_release("0.4.1") == "0.4");
+  CHECK(sglang_rules_for_release("0.5.3") == "0.5");
+  CHECK(sglang_rules_for_release("0.5.3.post1") == "0.5");
+  CHECK(sglang_rules_for_release("0.5.0rc2") == "0.5");
+  CHECK_THROWS_WITH(sglang_rules_for_release("0.5.3.1"), Catch::Contains("0.4.x or 0.5.x"));
+  CHECK_THROWS_WITH(sglang_rules_for_release("0.5.3.postx"), Catch::Contains("0.4.x or 0.5.x"));
+  CHECK(sglang_rules_for_release("0.5") == "0.5");
+  CHECK_THROWS_WITH(sglang_rules_for_release("0.3.6"), Catch::Contains("0.4.x or 0.5.x"));
+  CHECK_THROWS_WITH(sglang_rules_for_release("0.5.x"), Catch::Contains("0.4.x or 0.5.x"));
+  CHECK_THROWS_WITH(sglang_rules_for_release("5"), Catch::Contains("0.4.x or 0.5.x"));
+}
+
+namespace {
+PlanInputs sglang_inputs(const char* model, const char* gpu, std::uint64_t tp) {
+  PlanInputs in;
+  in.model = presets::find_model(model);
+  in.context = Tokens{8192};
+  in.deployment.parallel.tp = tp;
+  in.gpu = presets::find_gpu(gpu);
+  in.engine.engine = Engine::sglang;
+  return in;
+}
+}  // namespace
+
+// docs.sglang.ai/start/send_request.html (a 2025-01-23 build): `python -m sglang.launch_server --model-path
+// meta-llama/Meta-Llama-3.1-8B-Instruct` on one H100, server_args mem_fraction_static=0.88 (the 0.4
+// default), "Load weight begin. avail mem=78.81 GB", "Load weight end ... avail mem=63.72 GB", "KV Cache
+// is allocated. K size: 27.13 GB, V size: 27.13 GB", max_total_num_tokens=444500.
+TEST_CASE("SGLang budget: Llama-3.1-8B on one H100 against SGLang's own docs log", "[budget][sglang]") {
+  PlanInputs in = sglang_inputs("llama-3.1-8b", "h100-sxm", 1);
+  in.engine.version = "0.4";
+  const Plan p = make_plan(in);
+  const MemoryBudget& b = p.budget;
+  REQUIRE(b.modelled);
+  CHECK(b.utilization == 0.88);
+  // torch's 85,029,027,840 B less the 512 MiB taken before the load: 84,492,156,928 B (78.69 GiB; the log
+  // has 78.81). x 0.88 (the double 0.88000000000000000444) = 74,353,098,096.64 -> 74,353,098,096.
+  CHECK(b.total.value == 85029027840ULL);
+  CHECK(b.non_torch.value == 536870912ULL);
+  CHECK(b.requested.value == 74353098096ULL);
+  // 8,030,261,248 parameters x 2 B + the RoPE cache 131,072 x 128 x 2 B (33,554,432).
+  CHECK(b.weights.value == 16060522496ULL + 33554432ULL);
+  CHECK(b.reserve.value == 0);
+  CHECK(b.kv.value == 74353098096ULL - 16094076928ULL);
+  // 58,259,021,168 B / 131,072 B per token = 444,481 tokens: 19 fewer than logged (0.004 %).
+  REQUIRE(p.engine.kv_cache_tokens.has_value());
+  CHECK(*p.engine.kv_cache_tokens == 444481);
+  CHECK(p.per_gpu.available_kv_bytes == b.kv);
+  // The lines say it in SGLang's words.
+  REQUIRE(b.lines.size() == 4);
+  CHECK(b.lines[0] == "mem_fraction_static=0.88");
+  CHECK(b.lines[1] == "Load weight begin. avail mem=78.69 GB");
+}
+
+// sgl-project/sglang PR #4760 (2025-03-25, the FA3 integration test, Meta-Llama-3.1-8B-Instruct, one GPU of
+// the H100 CI, 0.4 default fraction): "Load weight end ... avail mem=63.48 GB, mem usage=15.11 GB", "KV
+// Cache is allocated. #tokens: 442750". vllm-project/vllm issue #21348 (2025-07): Qwen3-235B-A22B-FP8 on
+// 4 x H100 with --mem-fraction-static 0.93: "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB".
+TEST_CASE("SGLang budget: within 0.5 GiB of the logged pools", "[budget][sglang]") {
+  struct Logged {
+    const char* model;
+    std::uint64_t tp;
+    std::optional<double> fraction;
+    bool fp8_weights;
+    std::uint64_t tokens;
+  };
+  const Logged runs[] = {
+      {"llama-3.1-8b", 1, std::nullopt, false, 444500},
+      {"llama-3.1-8b", 1, std::nullopt, false, 442750},
+      {"qwen3-235b-a22b", 4, 0.93, true, 367404},
+  };
+  for (const Logged& r : runs) {
+    INFO(r.model << " tp " << r.tp);
+    PlanInputs in = sglang_inputs(r.model, "h100-sxm", r.tp);
+    in.engine.version = "0.4";
+    in.deployment.gpu_memory_utilization = r.fraction;
+    if (r.fp8_weights) {  // the FP8 checkpoint: linear layers and experts in fp8, embeddings in bf16
+      in.model.weight_dtype = DType::fp8_e4m3;
+      in.model.expert_weight_dtype = DType::fp8_e4m3;
+    }
+    const Plan p = make_plan(in);
+    REQUIRE(p.engine.kv_cache_tokens.has_value());
+    const double tokens = static_cast<double>(*p.engine.kv_cache_tokens);
+    const double per_token = static_cast<double>(p.budget.kv.value) / tokens;
+    const double error = (tokens - static_cast<double>(r.tokens)) * per_token;
+    CHECK(std::abs(error) <= 0.5 * kGiB);
+  }
+}
+
+TEST_CASE("SGLang budget: the default fraction, --overhead and a model that does not fit",
+          "[budget][sglang]") {
+  // No fraction given on an H100 at tp 1 under 0.5: 0.835, and fit's launch line pins it.
+  const Plan p = make_plan(sglang_inputs("llama-3.1-8b", "h100-sxm", 1));
+  CHECK(p.budget.utilization == 0.835);
+  CHECK(applied_gpu_utilization(p) == 0.835);
+  // A reserve given: the flat budget at the engine's default... of the flat budgets (0.90).
+  PlanInputs flat = sglang_inputs("llama-3.1-8b", "h100-sxm", 1);
+  flat.deployment.reserve = Bytes{1ULL << 30};
+  CHECK_FALSE(make_plan(flat).budget.modelled);
+  // Llama-3.1-70B's 141 GB on one H100: no pool.
+  const Plan big = make_plan(sglang_inputs("llama-3.1-70b", "h100-sxm", 1));
+  CHECK_FALSE(big.budget.fits_weights);
+  CHECK_FALSE(big.fits);
 }

@@ -406,8 +406,10 @@ TEST_CASE("engine options: each applies to its engine, versions as listed", "[en
   // Every listed version is accepted (the policies check their own lists), and nothing else is.
   CHECK(engine_versions(Engine::vllm) == std::vector<std::string_view>{"v1", "0.20", "0.21", "0.26", "v0"});
   CHECK(engine_versions(Engine::llamacpp) == std::vector<std::string_view>{"2026", "2025-11", "2025-08"});
-  CHECK(engine_versions(Engine::sglang).empty());
-  for (const Engine e : {Engine::vllm, Engine::llamacpp})
+  // SGLang's two differ in the default mem_fraction_static only (budget.hpp).
+  CHECK(engine_versions(Engine::sglang) == std::vector<std::string_view>{"0.5", "0.4"});
+  CHECK(engine_versions(Engine::trtllm).empty());
+  for (const Engine e : {Engine::vllm, Engine::llamacpp, Engine::sglang})
     for (const auto v : engine_versions(e)) CHECK_NOTHROW(run(engine(e, std::string(v))));
   CHECK_THROWS_WITH(run(engine(Engine::vllm, "v2")), Catch::StartsWith("engine_version:"));
   CHECK_THROWS_WITH(run(engine(Engine::ideal, "v1")), Catch::StartsWith("engine_version:"));

@@ -143,7 +143,12 @@ TEST_CASE("fit: engines through make_plan, and their launch lines", "[fit]") {
   CHECK_THAT(s.rows.front().launch,
              Catch::StartsWith("python -m sglang.launch_server --model-path "
                                "meta-llama/Llama-3.1-70B --tp 8 --context-length 32768 "
-                               "--max-running-requests 16 --mem-fraction-static 0.90"));
+                               "--max-running-requests 16 --mem-fraction-static 0.818 --max-total-tokens "));
+  // No fraction given: SGLang's default for an H100 at tp 8 (reserved 14,848 of 81,559 MB: 0.818), and the
+  // pool pinned at the tokens the plan holds.
+  CHECK_THAT(
+      s.rows.front().launch,
+      Catch::EndsWith("--max-total-tokens " + std::to_string(*s.rows.front().plan.engine.kv_cache_tokens)));
   r.engine.engine = Engine::trtllm;
   const FitResult t = fit(r);
   REQUIRE(!t.rows.empty());
@@ -212,7 +217,9 @@ TEST_CASE("fit: the launch line carries every engine option and extra the row wa
   r.tp = {8};
   r.engine.engine = Engine::sglang;
   r.engine.block_size = 64;
-  CHECK_THAT(fit(r).rows.front().launch, Catch::EndsWith("--mem-fraction-static 0.90 --page-size 64"));
+  r.deployment.gpu_memory_utilization = 0.9;
+  CHECK_THAT(fit(r).rows.front().launch, Catch::Contains("--mem-fraction-static 0.90 --max-total-tokens "));
+  CHECK_THAT(fit(r).rows.front().launch, Catch::EndsWith(" --page-size 64"));
 
   // TensorRT-LLM takes tokens_per_block and max_tokens in kv_cache_config, from a YAML file.
   r.engine = EngineOptions{};

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <utility>
 
 #include "kvplan/dtype.hpp"
 #include "kvplan/error.hpp"
@@ -162,6 +164,8 @@ MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu
   b.requested = usable_memory(memory, utilization);
   b.weights = weights_per_gpu;
   b.activation = reserve;  // the reserve stands for every runtime cost
+  b.reserve = reserve;
+  b.utilization = utilization;
   const Bytes fixed = weights_per_gpu + reserve;
   b.fits_weights = fixed <= b.requested;
   b.kv = b.fits_weights ? b.requested - fixed : Bytes{0};
@@ -184,8 +188,8 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
                             ? Bytes{0}
                             : Bytes{ceil_div(mul(m.encoder_parameters, act).value, p.tp)};
   const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
-  MemoryBudget b =
-      flat_budget(total, in.gpu_memory_utilization, in.weights_per_gpu + padding + encoder + rope, Bytes{0});
+  const double utilization = in.gpu_memory_utilization.value_or(kDefaultGpuUtilization);
+  MemoryBudget b = flat_budget(total, utilization, in.weights_per_gpu + padding + encoder + rope, Bytes{0});
   b.modelled = true;
   b.runtime_total = in.gpu.runtime_memory.has_value();
   b.rules = "vLLM V1 (" + std::string(graphs_rule(in.engine.version) ? "0.21 and later" : "0.11 to 0.20") +
@@ -225,13 +229,14 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default).
   const bool graphs = graphs_rule(in.engine.version);
   b.cuda_graphs = Bytes{graphs ? kCudaGraphEstimate : 0};
-  const Bytes fixed = b.weights + b.activation + b.non_torch + b.cuda_graphs;
+  b.reserve = b.activation + b.non_torch + b.cuda_graphs;
+  const Bytes fixed = b.weights + b.reserve;
   b.fits_weights = fixed <= b.requested;
   b.kv = b.fits_weights ? b.requested - fixed : Bytes{0};
   const Bytes first_fixed = b.weights + first + b.non_torch + b.cuda_graphs;
   b.first_stage_kv = first_fixed <= b.requested ? b.requested - first_fixed : Bytes{0};
 
-  const std::string util = format_shortest(in.gpu_memory_utilization);
+  const std::string util = format_shortest(utilization);
   b.lines.push_back("total_gpu_memory (" + gib(total) + "GiB) x gpu_memory_utilization (" + util +
                     ") = " + gib(b.requested) + "GiB");
   b.lines.push_back("model weights take " + gib(b.weights) + "GiB");
@@ -284,33 +289,191 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   return b;
 }
 
-std::string vllm_rules_for_release(std::string_view release) {
-  for (const auto v : engine_versions(Engine::vllm))
-    if (v == release) return std::string(release);
-  // "0.MINOR" or "0.MINOR.PATCH", digits only.
-  const auto bad = [&] {
-    return Error("engine_version", "'" + std::string(release) +
-                                       "' is not a vLLM release kvplan models: releases 0.11 to 0.26 "
-                                       "(e.g. 0.19.0), or the rule sets v1, 0.20, 0.21, 0.26, v0");
-  };
-  // Digits as a release writes them: no leading zero ("0.019" is not 0.19).
+namespace {
+
+/// Free memory before the weights load that CUDA's context and torch take on one GPU under SGLang: 78.81
+/// and 78.59 GiB free ("Load weight begin. avail mem") of the H100's 79.19 GiB in two tp 1 logs (0.38 and
+/// 0.60 GiB taken; docs/engines/sglang-budget.md).
+constexpr std::uint64_t kSglangStartupSingleGpu = 512 * kMiB;
+/// The same with tp >= 2, NCCL's and the custom all-reduce's buffers added: 137.29 GiB free on the
+/// smallest of eight H200 ranks of 139.80 GiB ("Init torch distributed ends. mem usage=1.96 to 2.01 GB",
+/// sgl-project/sglang PR #11716).
+constexpr std::uint64_t kSglangStartupTensorParallel = 2560 * kMiB;
+/// pp >= 2 with tp 1: the context and torch.distributed's 0.16 GB ("Init torch distributed ends. mem
+/// usage=0.16 GB" on every stage, sgl-project/sglang PR #12362).
+constexpr std::uint64_t kSglangStartupPipelineOnly = 676 * kMiB;
+
+/// SGLang 0.5's chunked_prefill_size and cuda_graph_max_bs for a GPU of `gpu_mib` MiB at tensor parallel
+/// `tp` (server_args.py _handle_gpu_memory_settings: the memory bands of T4, A10, A100 40GB, H100,
+/// H200 and B200).
+std::pair<std::uint64_t, std::uint64_t> sglang_batch_defaults(double gpu_mib, std::uint64_t tp) {
+  if (gpu_mib < 20 * 1024) return {2048, 8};
+  if (gpu_mib < 35 * 1024) return {2048, tp < 4 ? 24 : 80};
+  if (gpu_mib < 60 * 1024) return {4096, tp < 4 ? 32 : 160};
+  if (gpu_mib < 160 * 1024) return {8192, tp < 4 ? 256 : 512};  // H100, A100 80GB; H20, H200
+  return {16384, 512};
+}
+
+/// SGLang 0.5's reserved_mem in MB (server_args.py _handle_gpu_memory_settings).
+double sglang_reserved_mib(double gpu_mib, std::uint64_t tp, std::uint64_t pp, std::uint64_t dp_attention) {
+  const auto [chunked, graph_bs] = sglang_batch_defaults(gpu_mib, tp);
+  double reserved = 512.0 + static_cast<double>(std::max<std::uint64_t>(chunked, 2048)) * 1.5 +
+                    static_cast<double>(graph_bs) * 2.0 +
+                    static_cast<double>(tp) * static_cast<double>(pp) / 8.0 * 1024.0;
+  if (dp_attention > 1) {
+    reserved += static_cast<double>(graph_bs) * static_cast<double>(dp_attention) * 3.0;
+    if (graph_bs > 300) reserved += static_cast<double>(graph_bs) * static_cast<double>(dp_attention) * 1.5;
+  }
+  if (gpu_mib > 60.0 * 1024.0) reserved = std::max(reserved, 10.0 * 1024.0);
+  return reserved;
+}
+
+}  // namespace
+
+double sglang_default_mem_fraction_static(Bytes gpu_memory, std::uint64_t tp, std::uint64_t pp,
+                                          std::uint64_t dp_attention, std::string_view rules) {
+  if (rules == "0.4") return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+  if (!rules.empty() && rules != "0.5")
+    throw Error("engine_version", "SGLang rule sets: 0.5, 0.4; got '" + std::string(rules) + "'");
+  const double gpu_mib = static_cast<double>(gpu_memory.value) / static_cast<double>(kMiB);
+  const double reserved = sglang_reserved_mib(gpu_mib, tp, pp, dp_attention);
+  // SGLang's default would be 0 or negative and its server fails: the user must give the fraction.
+  if (!(gpu_mib > reserved))
+    throw Error("gpu_util", "SGLang's default mem_fraction_static reserves " +
+                                format_count(static_cast<std::uint64_t>(reserved)) + " MB at tp " +
+                                format_count(tp) + " x pp " + format_count(pp) + " of a " +
+                                format_count(static_cast<std::uint64_t>(gpu_mib)) +
+                                " MB GPU, leaving nothing: give the fraction");
+  return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
+}
+
+MemoryBudget sglang_budget(const BudgetInputs& in) {
+  const ModelSpec& m = in.model;
+  const Parallelism& p = in.parallel;
+  const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
+  const std::string rules = in.engine.version.empty() ? "0.5" : in.engine.version;
+  const double fraction =  // the default only when none is given: it can be refused (no room left)
+      in.gpu_memory_utilization
+          ? *in.gpu_memory_utilization
+          : sglang_default_mem_fraction_static(in.gpu.memory, p.tp, p.pp, in.dp_attention, rules);
+  const Bytes startup{p.tp >= 2   ? kSglangStartupTensorParallel
+                      : p.pp >= 2 ? kSglangStartupPipelineOnly
+                                  : kSglangStartupSingleGpu};
+  const Bytes free_before = total > startup ? total - startup : Bytes{0};
+  const std::uint64_t act = info(auto_serving_dtype(m, Engine::sglang)).block_bytes;
+  const Bytes encoder = in.weights_given || m.weights_bytes
+                            ? Bytes{0}
+                            : Bytes{ceil_div(mul(m.encoder_parameters, act).value, p.tp)};
+  const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
+  MemoryBudget b = flat_budget(free_before, fraction, in.weights_per_gpu + encoder + rope, Bytes{0});
+  b.total = total;
+  b.modelled = true;
+  b.runtime_total = in.gpu.runtime_memory.has_value();
+  b.non_torch = startup;
+  b.rules = "SGLang " + rules +
+            " (python/sglang/srt/model_executor/model_runner.py profile_max_num_token; server_args.py " +
+            (rules == "0.4" ? "ServerArgs.__post_init__" : "_handle_gpu_memory_settings") + ")";
+
+  const auto gb = [](Bytes v) { return gib(v); };  // SGLang's "GB" is GiB (get_available_gpu_memory)
+  const std::string frac_text = format_fixed(fraction, 3);
+  const Bytes after = free_before > b.weights ? free_before - b.weights : Bytes{0};
+  b.lines.push_back("mem_fraction_static=" + format_shortest(fraction));
+  b.lines.push_back("Load weight begin. avail mem=" + gb(free_before) + " GB");
+  b.lines.push_back("Load weight end. avail mem=" + gb(after) + " GB, mem usage=" + gb(b.weights) + " GB");
+  b.lines.push_back("rest_memory = " + gb(after) + " - " + gb(free_before) + " x (1 - " + frac_text +
+                    ") = " + (b.fits_weights ? gb(b.kv) : "-" + gb(b.weights - b.requested)) + " GB");
+
+  if (!in.gpu_memory_utilization) {
+    std::string why = rules == "0.4"
+                          ? "by tp " + format_count(p.tp)
+                          : "reserving " +
+                                format_count(static_cast<std::uint64_t>(sglang_reserved_mib(
+                                    static_cast<double>(in.gpu.memory.value) / static_cast<double>(kMiB),
+                                    p.tp, p.pp, in.dp_attention))) +
+                                " MB of " + format_count(in.gpu.memory.value / kMiB) + " MiB";
+    b.notes.push_back("mem_fraction_static " + frac_text + ": SGLang " + rules + "'s default, " + why +
+                      " (--mem-fraction-static sets it)");
+  }
+  b.notes.push_back(
+      "SGLang keeps activations and CUDA graphs in the (1 - mem_fraction_static) share of the free memory; "
+      "they are not counted apart");
+  b.notes.push_back("memory held before the weights load (CUDA context" +
+                    std::string(p.tp >= 2   ? ", NCCL buffers"
+                                : p.pp >= 2 ? ", torch.distributed"
+                                            : "") +
+                    "): " + gib_text(startup) + ", fitted on public SGLang logs");
+  if (encoder.value != 0)
+    b.notes.push_back("weights as loaded: the vision encoder and projector (" + gib_text(encoder) +
+                      " per GPU); SGLang also lowers the default fraction for multimodal models "
+                      "(adjust_mem_fraction_for_vlm): not modelled");
+  if (!m.encoder_unknown.empty())
+    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
+  if (rope.value != 0)
+    b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(rope) + ")");
+  if (!b.runtime_total)
+    b.notes.push_back("the GPU's runtime-visible memory (torch's total_memory) is not known: nvidia-smi's " +
+                      gib_text(total) + " used, which is larger");
+  if (rules == "0.5" && !in.gpu_memory_utilization)
+    b.notes.push_back(
+        "not modelled in the default fraction: piecewise CUDA graphs, speculative decoding's draft "
+        "reserve, symmetric memory");
+  return b;
+}
+
+namespace {
+/// The minor number of a release written "0.MINOR" or "0.MINOR.PATCH" (a patch may carry a suffix:
+/// "0.5.3.post1", "0.19.0rc1"), digits as a release writes them: no leading zero ("0.019" is not 0.19).
+/// nullopt for anything else.
+std::optional<unsigned> release_minor(std::string_view release) {
   const auto digits = [](std::string_view s) {
     return !s.empty() && s.size() <= 4 && (s.size() == 1 || s.front() != '0') &&
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
-  const auto dot = release.find('.');
-  if (dot == std::string_view::npos || release.substr(0, dot) != "0") throw bad();
-  std::string_view rest = release.substr(dot + 1);
-  const auto dot2 = rest.find('.');
-  const std::string_view minor_text = rest.substr(0, dot2);
-  if (!digits(minor_text) || (dot2 != std::string_view::npos && !digits(rest.substr(dot2 + 1)))) throw bad();
+  if (release.substr(0, 2) != "0.") return std::nullopt;
+  const std::string_view rest = release.substr(2);
+  const auto dot = rest.find('.');
+  const std::string_view minor_text = rest.substr(0, dot);
+  if (!digits(minor_text)) return std::nullopt;
+  if (dot != std::string_view::npos) {
+    const std::string_view patch = rest.substr(dot + 1);
+    const auto end = patch.find_first_of(".r");
+    // The only suffixes: ".postN" and "rcN" ("0.19.0.1" is not a release).
+    const std::string_view suffix = end == std::string_view::npos ? "" : patch.substr(end);
+    const bool suffix_ok = suffix.empty() || (suffix.substr(0, 5) == ".post" && digits(suffix.substr(5))) ||
+                           (suffix.substr(0, 2) == "rc" && digits(suffix.substr(2)));
+    if (!digits(patch.substr(0, end)) || !suffix_ok) return std::nullopt;
+  }
   unsigned minor = 0;
   std::from_chars(minor_text.data(), minor_text.data() + minor_text.size(), minor);
-  if (minor >= 11 && minor <= 19) return "v1";
-  if (minor == 20) return "0.20";
-  if (minor >= 21 && minor <= 25) return "0.21";
-  if (minor == 26) return "0.26";
-  throw bad();
+  return minor;
+}
+}  // namespace
+
+std::string sglang_rules_for_release(std::string_view release) {
+  if (release == "0.5" || release == "0.4") return std::string(release);
+  const auto minor = release_minor(release);
+  // A bare "0.4" is a rule set (above); a release has its patch number.
+  if (minor && release.find('.', 2) != std::string_view::npos) {
+    if (*minor == 4) return "0.4";
+    if (*minor == 5) return "0.5";
+  }
+  throw Error("engine_version",
+              "'" + std::string(release) +
+                  "' is not an SGLang release kvplan models: 0.4.x or 0.5.x (e.g. 0.5.3), or "
+                  "the rule sets 0.5, 0.4");
+}
+
+std::string vllm_rules_for_release(std::string_view release) {
+  for (const auto v : engine_versions(Engine::vllm))
+    if (v == release) return std::string(release);
+  const auto minor = release_minor(release);
+  if (minor && *minor >= 11 && *minor <= 19) return "v1";
+  if (minor && *minor == 20) return "0.20";
+  if (minor && *minor >= 21 && *minor <= 25) return "0.21";
+  if (minor && *minor == 26) return "0.26";
+  throw Error("engine_version", "'" + std::string(release) +
+                                    "' is not a vLLM release kvplan models: releases 0.11 to 0.26 (e.g. "
+                                    "0.19.0), or the rule sets v1, 0.20, 0.21, 0.26, v0");
 }
 
 }  // namespace kvplan

@@ -49,6 +49,7 @@ Engine parse_engine(std::string_view text, std::string_view field) {
 std::vector<std::string_view> engine_versions(Engine e) {
   switch (e) {
     case Engine::vllm: return {"v1", "0.20", "0.21", "0.26", "v0"};
+    case Engine::sglang: return {"0.5", "0.4"};
     case Engine::llamacpp: return {"2026", "2025-11", "2025-08"};
     default: return {};
   }

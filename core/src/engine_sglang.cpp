@@ -216,7 +216,8 @@ namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_sglang_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p,
                                                  const EngineOptions& o, const GroupClasses& c) {
   require_plain_dtypes(t, "SGLang", false);
-  if (!o.version.empty()) throw Error("engine_version", "sglang has one version of its rules (2025)");
+  // The rule sets ("0.5", "0.4"; validate_engine_options checks the name) differ in the default
+  // mem_fraction_static only (budget.hpp); the token pool is the same.
   return std::make_unique<SglangPolicy>(m, t, with_split(p, Engine::sglang), o, c);
 }
 }  // namespace engine_detail

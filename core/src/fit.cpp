@@ -396,7 +396,13 @@ std::string layout_line(const Plan& p) {
   const std::uint64_t seqs = ceil_div(in.users, par.dp);
   const std::string repo = in.model.source.empty() ? in.model.id : in.model.source;
   const std::string ctx = std::to_string(in.context.value);
-  const std::string util = fraction2(in.deployment.gpu_memory_utilization);
+  // The user's fraction, rounded down to two decimals; else the engine's default as the budget took it
+  // (SGLang's is computed to three decimals, printed as it is so the server takes the same).
+  const std::string util = in.deployment.gpu_memory_utilization
+                               ? fraction2(*in.deployment.gpu_memory_utilization)
+                           : in.engine.engine == Engine::sglang && p.budget.utilization > 0.0
+                               ? format_fixed(p.budget.utilization, 3)
+                               : fraction2(kDefaultGpuUtilization);
   std::string s;
   switch (in.engine.engine) {
     case Engine::sglang:
@@ -406,6 +412,10 @@ std::string layout_line(const Plan& p) {
       if (par.pp > 1) s += " --pp-size " + std::to_string(par.pp);
       if (par.dp > 1) s += " --dp " + std::to_string(par.dp);
       if (in.kv.k != in.model.dtype) s += " --kv-cache-dtype " + std::string(name(in.kv.k));
+      // The pool the plan predicted, pinned: SGLang caps its profiled max_total_num_tokens at
+      // --max-total-tokens (model_runner.py init_memory_pool), so the server holds no more than the row says.
+      if (p.budget.modelled && p.has_gpu && !in.kv_memory && p.engine.kv_cache_tokens)
+        s += " --max-total-tokens " + std::to_string(*p.engine.kv_cache_tokens);
       return s;
     case Engine::llamacpp: {
       const std::uint64_t cells = checked_mul(in.context.value, seqs, "context");

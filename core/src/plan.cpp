@@ -37,6 +37,11 @@ Bytes usable_memory(Bytes memory, double utilization) {
   return Bytes{std::min<std::uint64_t>(memory.value, static_cast<std::uint64_t>(v))};
 }
 
+double applied_gpu_utilization(const Plan& p) {
+  if (p.inputs.deployment.gpu_memory_utilization) return *p.inputs.deployment.gpu_memory_utilization;
+  return p.budget.utilization > 0.0 ? p.budget.utilization : kDefaultGpuUtilization;
+}
+
 Parallelism attention_parallelism(const Deployment& d) {
   const std::uint64_t n = d.dp_attention;
   if (n == 0) throw Error("dp_attention", "must be positive");
@@ -465,13 +470,17 @@ void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, co
   p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
 }
 
-/// Whether the engine's budget is modelled component by component (vLLM V1 without a reserve given).
+/// Whether the engine's budget is modelled component by component (vLLM V1 and SGLang, without a reserve
+/// given).
 bool modelled_budget(const PlanInputs& in) {
-  return in.engine.engine == Engine::vllm && in.engine.version != "v0" && !in.deployment.reserve;
+  if (in.deployment.reserve) return false;
+  return (in.engine.engine == Engine::vllm && in.engine.version != "v0") ||
+         in.engine.engine == Engine::sglang;
 }
 
-/// The memory budget per GPU (budget.hpp): vLLM V1's when modelled_budget, else the flat reserve's. Its
-/// requested and fixed costs become per_gpu's usable and reserve bytes. Lines and notes only in full.
+/// The memory budget per GPU (budget.hpp): vLLM V1's or SGLang's when modelled_budget, else the flat
+/// reserve's. Its requested memory, weights as loaded and reserve become per_gpu's usable, weights and
+/// reserve bytes. Lines and notes only in full.
 void memory_budget(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   if (modelled_budget(in)) {
@@ -482,20 +491,23 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
                    in.deployment.gpu_memory_utilization,
                    g.weights_bytes,
                    in.engine,
-                   in.deployment.weights.has_value()};
+                   in.deployment.weights.has_value(),
+                   in.deployment.dp_attention};
     if (full) b.gpu.name += " " + gpu.name;  // vLLM's defaults read the device name ("a100")
-    p.budget = figure("per_gpu.budget", [&] { return vllm_budget(b); });
+    p.budget = figure("per_gpu.budget",
+                      [&] { return in.engine.engine == Engine::sglang ? sglang_budget(b) : vllm_budget(b); });
     if (!full) {
       p.budget.lines.clear();
       p.budget.notes.clear();
     }
     g.usable_bytes = p.budget.requested;
-    g.weights_bytes = p.budget.weights;  // as vLLM loads them (MXFP4 padding)
-    g.reserve_bytes = p.budget.activation + p.budget.non_torch + p.budget.cuda_graphs;
+    g.weights_bytes = p.budget.weights;  // as the engine loads them (vision tower, RoPE caches, padding)
+    g.reserve_bytes = p.budget.reserve;
   } else {
     p.budget = figure("per_gpu.budget", [&] {
-      return flat_budget(in.gpu->memory, in.deployment.gpu_memory_utilization, g.weights_bytes,
-                         g.reserve_bytes);
+      return flat_budget(in.gpu->memory,
+                         in.deployment.gpu_memory_utilization.value_or(kDefaultGpuUtilization),
+                         g.weights_bytes, g.reserve_bytes);
     });
     g.usable_bytes = p.budget.requested;
   }

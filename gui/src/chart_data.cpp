@@ -155,7 +155,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
     if (!in.kv_memory)
       bar.marks.push_back({QStringLiteral("usable %1 GiB (x %2)")
                                .arg(to_gib(g.usable_bytes), 0, 'f', 1)
-                               .arg(in.deployment.gpu_memory_utilization),
+                               .arg(applied_gpu_utilization(p)),
                            to_gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
     bar.marks.push_back({QStringLiteral("GPU %1 GiB").arg(to_gib(in.gpu->memory), 0, 'f', 1),
                          to_gib(in.gpu->memory), QColor(), false});

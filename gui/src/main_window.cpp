@@ -835,7 +835,8 @@ void MainWindow::syncInputs() {
   }
   {
     const QSignalBlocker block(util_);
-    util_->setValue(in.deployment.gpu_memory_utilization);
+    // The fraction the plan applied: the user's, or the engine's default (SGLang's depends on the GPU and tp).
+    util_->setValue(applied_gpu_utilization(controller_->plan()));
   }
   if (!context_slider_->isSliderDown()) {
     const QSignalBlocker block(context_slider_);

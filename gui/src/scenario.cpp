@@ -459,16 +459,18 @@ json scenario_to_json(const Scenario& s) {
   // An inline architecture carries its own weight dtypes.
   if (!inline_architecture && weight_dtype_overridden(s))
     j["weight_dtype"] = std::string(name(in.model.weight_dtype));
-  j.update(json{{"context", in.context.value},
-                {"users", in.users},
-                {"gpu", gpu},
-                {"gpus", p.tp * p.pp * p.dp},
-                {"tp", p.tp},
-                {"pp", p.pp},
-                {"gpu_memory_utilization", in.deployment.gpu_memory_utilization},
-                {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
-                {"weights_bytes", in.deployment.weights ? json(in.deployment.weights->value) : json(nullptr)},
-                {"engine", std::string(name(in.engine.engine))}});
+  j.update(json{
+      {"context", in.context.value},
+      {"users", in.users},
+      {"gpu", gpu},
+      {"gpus", p.tp * p.pp * p.dp},
+      {"tp", p.tp},
+      {"pp", p.pp},
+      {"gpu_memory_utilization",
+       in.deployment.gpu_memory_utilization ? json(*in.deployment.gpu_memory_utilization) : json(nullptr)},
+      {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
+      {"weights_bytes", in.deployment.weights ? json(in.deployment.weights->value) : json(nullptr)},
+      {"engine", std::string(name(in.engine.engine))}});
   // Only the options away from their defaults, under the names of kvplan::EngineOptions.
   const EngineOptions& e = in.engine;
   const EngineOptions d;
@@ -500,7 +502,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   r.only({"kvplan_scenario", "model", "k_dtype", "v_dtype", "state_dtype", "ssm_state_dtype", "weight_dtype",
           "context", "users", "gpu", "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes",
           "weights_bytes", "engine", "engine_options", "kv_memory_bytes"},
-         {"weights_bytes", "reserve_bytes"});
+         {"weights_bytes", "reserve_bytes", "gpu_memory_utilization"});
   const std::uint64_t version = r.positive("kvplan_scenario", 1);
   if (version > static_cast<std::uint64_t>(kScenarioVersion))
     throw Error(r.at("kvplan_scenario"), "version " + std::to_string(version) +
@@ -586,9 +588,13 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
                 std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
   p.dp = gpus / per_replica;
 
-  in.deployment.gpu_memory_utilization = r.number("gpu_memory_utilization", kDefaultGpuUtilization);
-  if (!(in.deployment.gpu_memory_utilization > 0.0 && in.deployment.gpu_memory_utilization <= 1.0))
-    throw Error(r.at("gpu_memory_utilization"), "must be a number in (0, 1]");
+  // null or absent: the engine's default fraction (SGLang's from the GPU and layout).
+  if (r.get("gpu_memory_utilization") != nullptr) {
+    const double util = r.number("gpu_memory_utilization", kDefaultGpuUtilization);
+    if (!(util > 0.0 && util <= 1.0))
+      throw Error(r.at("gpu_memory_utilization"), "must be a number in (0, 1]");
+    in.deployment.gpu_memory_utilization = util;
+  }
   // null or absent: the engine's own budget (vLLM V1's components, the others' 1 GiB).
   if (r.get("reserve_bytes") != nullptr) in.deployment.reserve = Bytes{r.u64("reserve_bytes", 0)};
   if (r.get("weights_bytes") != nullptr) {
@@ -725,8 +731,8 @@ std::vector<std::string> size_command_args(const Scenario& s, const Plan& plan) 
     opt("--tp", num(p.tp));
   }
   if (p.pp > 1) opt("--pp", num(p.pp));
-  if (in.deployment.gpu_memory_utilization != kDefaultGpuUtilization)
-    opt("--gpu-util", shortest(in.deployment.gpu_memory_utilization));
+  if (in.deployment.gpu_memory_utilization)
+    opt("--gpu-util", shortest(*in.deployment.gpu_memory_utilization));
   if (in.deployment.reserve) opt("--overhead", num(in.deployment.reserve->value));
   if (in.deployment.weights)
     opt("--weights", num(in.deployment.weights->value));

@@ -157,20 +157,27 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
                      : QStringLiteral(", as given (the weight dtype does not apply)")),
             Quantity::of_bytes(g.weights_bytes)});
   const bool budget = p.has_gpu && !in.kv_memory && p.budget.modelled;
+  const bool sglang = in.engine.engine == Engine::sglang;
   add("per_gpu.reserve_bytes",
-      budget ? QStringLiteral("activation + non-torch + CUDA graphs per GPU (vLLM's budget)")
-             : QStringLiteral("reserve per GPU"),
+      !budget  ? QStringLiteral("reserve per GPU")
+      : sglang ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
+               : QStringLiteral("activation + non-torch + CUDA graphs per GPU (vLLM's budget)"),
       shown_bytes(g.reserve_bytes));
-  if (budget) {  // vLLM's budget, component by component, in its own words (core/budget.hpp)
+  if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
     add("per_gpu.budget.total",
         p.budget.runtime_total ? QStringLiteral("  total_gpu_memory (torch's)")
                                : QStringLiteral("  total_gpu_memory (nvidia-smi's; torch's unknown)"),
         shown_bytes(p.budget.total));
-    add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
-        shown_bytes(p.budget.activation));
-    add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), shown_bytes(p.budget.non_torch));
-    add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
-        shown_bytes(p.budget.cuda_graphs));
+    if (sglang) {
+      add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
+          shown_bytes(p.budget.non_torch));
+    } else {
+      add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
+          shown_bytes(p.budget.activation));
+      add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), shown_bytes(p.budget.non_torch));
+      add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
+          shown_bytes(p.budget.cuda_graphs));
+    }
   }
   if (p.has_gpu) {
     if (in.kv_memory) {
@@ -178,9 +185,10 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
           shown_bytes(g.available_kv_bytes));
     } else {
       add("per_gpu.usable_bytes",
-          (budget ? QStringLiteral("requested per GPU (total_gpu_memory x %1)")
-                  : QStringLiteral("usable per GPU (memory x %1)"))
-              .arg(qstr(format_fixed(in.deployment.gpu_memory_utilization, 2))),
+          (!budget  ? QStringLiteral("usable per GPU (memory x %1)")
+           : sglang ? QStringLiteral("requested per GPU (free before the weights load x %1)")
+                    : QStringLiteral("requested per GPU (total_gpu_memory x %1)"))
+              .arg(qstr(format_shortest(applied_gpu_utilization(p)))),
           shown_bytes(g.usable_bytes));
       add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
           shown_bytes(g.available_kv_bytes));

@@ -85,11 +85,16 @@ kvplan_bounded("10,000 layers refused" ${kvplan} 2
   ARGS size ${KVPLAN_REL_GEN}/layers10000.json --pp 4096 --engine vllm --gpu h100-sxm)
 # 4,096 layers on 4,096 stages: one layer per GPU, every engine, each capacity search probing them all.
 # llama.cpp runs at most 16 devices in its one process (GGML_CUDA_MAX_DEVICES): refused at once, naming --pp.
+# The fraction is given: SGLang's default reserves tp x pp / 8 GiB and leaves nothing at pp 4,096 (below).
 foreach(engine ideal vllm sglang trtllm)
   kvplan_bounded("4,096 layers on 4,096 stages, ${engine}" ${kvplan} 0 ""
     OPTIONS "-DOUT_RE=\"pp\": 4096" ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine ${engine}
-            --gpu h100-sxm --json)
+            --gpu h100-sxm --gpu-util 0.9 --json)
 endforeach()
+# 512 + 12,288 + 512 + 1 x 4,096 / 8 x 1,024 = 537,600 MB of the H100's 81,559 (server_args.py).
+kvplan_bounded("4,096 stages, sglang's default fraction refused" ${kvplan} 2
+  "^kvplan: error: --gpu-util: SGLang's default mem_fraction_static reserves 537,600 MB at tp 1 x pp 4,096 of a 81,559 MB GPU, leaving nothing: give the fraction\n$"
+  ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine sglang --gpu h100-sxm --json)
 kvplan_bounded("4,096 layers on 4,096 stages, llamacpp" ${kvplan} 2
   "^kvplan: error: --pp: more than 16 stages: llama.cpp splits layers"
   ARGS size ${KVPLAN_REL_GEN}/layers4096.json --pp 4096 --engine llamacpp --gpu h100-sxm --json)

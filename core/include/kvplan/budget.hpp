@@ -28,8 +28,14 @@ struct MemoryBudget {
   Bytes activation;            ///< peak of the profile run (sampler, forward, MoE workspace)
   Bytes non_torch;             ///< memory outside torch's allocator (CUDA context, NCCL buffers)
   Bytes cuda_graphs;           ///< CUDA graph memory subtracted (0 where the version does not)
-  Bytes kv;                    ///< what is left for the KV cache on the binding stage
-  bool fits_weights = true;    ///< requested covers the fixed costs
+  /// The part of requested kept for neither weights nor KV: vLLM activation + non_torch + cuda_graphs; a
+  /// flat budget's reserve; SGLang 0 (its reserve, free x (1 - mem_fraction_static), is outside requested).
+  Bytes reserve;
+  /// The share of memory the engine was given (vLLM gpu_memory_utilization, SGLang mem_fraction_static),
+  /// the user's or the engine's default for this GPU and layout.
+  double utilization = 0.0;
+  Bytes kv;                  ///< what is left for the KV cache on the binding stage
+  bool fits_weights = true;  ///< requested covers the fixed costs
   /// pp > 1: the first stage's KV memory (vLLM logs rank 0's "Available KV cache memory"); else = kv.
   Bytes first_stage_kv;
   std::uint64_t max_num_seqs = 0;            ///< the sequences the sampler was profiled with
@@ -51,10 +57,11 @@ struct BudgetInputs {
   const ModelSpec& model;
   Parallelism parallel;
   BudgetGpu gpu;
-  double gpu_memory_utilization = 0.9;
-  Bytes weights_per_gpu;  ///< the plan's weights per GPU (fullest stage)
+  std::optional<double> gpu_memory_utilization;  ///< nullopt: the engine's default
+  Bytes weights_per_gpu;                         ///< the plan's weights per GPU (fullest stage)
   EngineOptions engine;
-  bool weights_given = false;  ///< the user gave the weights' size: taken as loaded, nothing added
+  bool weights_given = false;      ///< the user gave the weights' size: taken as loaded, nothing added
+  std::uint64_t dp_attention = 1;  ///< DP attention ranks per replica (SGLang --dp with attention DP)
 };
 
 /// The bytes vLLM's Marlin MXFP4 MoE kernel adds per GPU to MXFP4 routed experts (gpt-oss) by padding
@@ -85,6 +92,32 @@ std::uint64_t vllm_default_max_num_batched_tokens(Bytes total, std::string_view 
 /// fused-MoE workspace; calibrated on vLLM 0.19.0 start-ups (docs/engines/vllm-budget.md).
 /// Throws kvplan::Error("gpu_util", ...) on a utilisation outside (0, 1].
 MemoryBudget vllm_budget(const BudgetInputs& in);
+
+/// SGLang's default mem_fraction_static for a GPU whose driver reports `gpu_memory` (nvidia-smi's
+/// memory.total, as get_nvgpu_memory_capacity reads it, in MiB), under rule set `rules`:
+/// - "0.5" (the default; python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings):
+///   chunked_prefill_size and cuda_graph_max_bs by GPU memory and tp, then reserved_mem (MB) = 512 +
+///   max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024 (+ cuda_graph_max_bs
+///   x dp x 3, and x 1.5 more past 300, with DP attention), at least 10,240 on GPUs over 60 GiB; the
+///   fraction is round((gpu_mem - reserved_mem) / gpu_mem, 3);
+/// - "0.4" (ServerArgs.__post_init__ of the 0.4 releases): 0.88, 0.87 at tp >= 2, 0.85 at 4, 0.81 at 8,
+///   0.79 at 16.
+/// Throws kvplan::Error("engine_version", ...) on another rule set.
+double sglang_default_mem_fraction_static(Bytes gpu_memory, std::uint64_t tp, std::uint64_t pp,
+                                          std::uint64_t dp_attention, std::string_view rules);
+
+/// SGLang's budget (python/sglang/srt/model_executor/model_runner.py profile_max_num_token, later
+/// model_runner_kv_cache_mixin.py): rest = free after the weights load - free before x (1 -
+/// mem_fraction_static), free before being the smallest rank's free memory once CUDA and torch.distributed
+/// are up ("Load weight begin. avail mem"). So kv = free before x fraction - weights: requested is free
+/// before x fraction, non_torch what CUDA and NCCL hold before the weights load (fitted on public logs,
+/// docs/engines/sglang-budget.md). The fraction is the user's or sglang_default_mem_fraction_static.
+/// Throws kvplan::Error("gpu_util", ...) on a fraction outside (0, 1].
+MemoryBudget sglang_budget(const BudgetInputs& in);
+
+/// Maps an SGLang release number ("0.4.6", "0.5.3") to the rule set kvplan models for it ("0.4", "0.5");
+/// a rule-set name is returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range.
+std::string sglang_rules_for_release(std::string_view release);
 
 /// The flat budget of an engine kvplan does not model, or of a reserve the user gave: requested =
 /// floor(memory x utilisation), one reserve, kv = requested - weights - reserve.

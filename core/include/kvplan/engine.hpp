@@ -37,7 +37,8 @@ struct EngineOptions {
   Engine engine = Engine::ideal;
   /// Engine version whose rules apply; empty = the current one. vllm: "v1" (default, 0.11 to 0.19), "0.20",
   /// "0.21" (0.21 to 0.25), "0.26", "v0" (a release number maps to one: vllm_rules_for_release);
-  /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed).
+  /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed); sglang:
+  /// "0.5" (default), "0.4" (their default mem_fraction_static differs: sglang_default_mem_fraction_static).
   std::string version;
   std::uint64_t block_size =
       0;  ///< vLLM block_size (16), TRT-LLM tokens_per_block (32), SGLang page_size (1)
@@ -56,7 +57,7 @@ struct EngineOptions {
 };
 
 /// Versions of an engine's rules that kvplan models, the default first (vllm: "v1", "0.20", "0.21", "0.26",
-/// "v0"; llamacpp: "2026", "2025-11", "2025-08"); empty for an engine with one version.
+/// "v0"; sglang: "0.5", "0.4"; llamacpp: "2026", "2025-11", "2025-08"); empty for an engine with one version.
 /// EngineOptions::version takes one of them (or stays empty for the default).
 std::vector<std::string_view> engine_versions(Engine e);
 

@@ -46,13 +46,17 @@ Gpu custom_gpu(Bytes memory);
 /// figure your engine logs (Deployment::reserve).
 inline constexpr Bytes kDefaultReserve{1ULL << 30};
 
-/// Default share of GPU memory the engine may use (vLLM's gpu_memory_utilization default).
+/// Default share of GPU memory the engine may use (vLLM's gpu_memory_utilization default; TensorRT-LLM's and
+/// llama.cpp's flat budgets use it too). SGLang's default depends on the GPU and the layout
+/// (sglang_default_mem_fraction_static).
 inline constexpr double kDefaultGpuUtilization = 0.90;
 
 /// How the model is served.
 struct Deployment {
   Parallelism parallel;
-  double gpu_memory_utilization = kDefaultGpuUtilization;  ///< in (0, 1]
+  /// In (0, 1]: vLLM's gpu_memory_utilization, SGLang's mem_fraction_static. nullopt: the engine's default
+  /// (kDefaultGpuUtilization; SGLang's from its server_args.py); MemoryBudget::utilization says which.
+  std::optional<double> gpu_memory_utilization;
   /// Runtime reserve per GPU given by the user (--overhead): replaces the engine's modelled budget
   /// components (activation, non-torch, CUDA graphs). nullopt: the engine's (vLLM V1: vllm_budget; the
   /// others: kDefaultReserve).
@@ -294,6 +298,11 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
 
 /// floor(memory x utilisation); throws kvplan::Error("gpu_util", ...) unless finite and in (0, 1].
 Bytes usable_memory(Bytes memory, double utilization);
+
+/// The memory fraction a plan applied: the user's gpu_memory_utilization, else the engine's default as its
+/// budget took it (MemoryBudget::utilization: SGLang's mem_fraction_static for the GPU and layout), else
+/// kDefaultGpuUtilization.
+double applied_gpu_utilization(const Plan& p);
 
 /// The longest context at which `users` sequences fit in `available` bytes per GPU, exactly
 /// (windows included); nullopt when it fits at any length (every cached layer is windowed).
