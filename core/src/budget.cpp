@@ -106,6 +106,45 @@ bool graphs_rule(std::string_view version) { return version == "0.21" || version
 
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return ceil_div(v, to) * to; }
 
+/// What vLLM and SGLang load beside the weights the plan counts, per GPU: the vision tower and projector
+/// (their linear layers split over tp as the language model's: vllm/model_executor/models/siglip.py
+/// QKVParallelLinear, ColumnParallelLinear, RowParallelLinear; counted on every stage) in the dtype the
+/// engine serves at, and the RoPE cos/sin caches. None when the user gave the weights' size; no tower when
+/// the checkpoint's exact bytes (safetensors, GGUF) are known, as they hold it.
+struct LoadedExtras {
+  Bytes encoder;
+  Bytes rope;
+};
+
+}  // namespace
+
+Bytes vllm_rope_cache_bytes(const ModelSpec& m);
+
+namespace {
+LoadedExtras loaded_extras(const BudgetInputs& in, Engine engine) {
+  if (in.weights_given) return {};
+  const ModelSpec& m = in.model;
+  const std::uint64_t act = info(auto_serving_dtype(m, engine)).block_bytes;
+  return {m.weights_bytes ? Bytes{0} : Bytes{ceil_div(mul(m.encoder_parameters, act).value, in.parallel.tp)},
+          vllm_rope_cache_bytes(m)};
+}
+
+/// The notes both engines' budgets give on LoadedExtras and on the GPU total; `encoder_tail` says what the
+/// engine does about encoders beyond their weights.
+void note_loaded_extras(MemoryBudget& b, const ModelSpec& m, const LoadedExtras& x, Bytes total,
+                        const std::string& encoder_tail) {
+  if (x.encoder.value != 0)
+    b.notes.push_back("weights as loaded: the vision encoder and projector (" +
+                      format_count(m.encoder_parameters) + " parameters, " + gib_text(x.encoder) +
+                      " per GPU); " + encoder_tail);
+  if (!m.encoder_unknown.empty())
+    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
+  if (x.rope.value != 0)
+    b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(x.rope) + ")");
+  if (!b.runtime_total)
+    b.notes.push_back("the GPU's runtime-visible memory (torch's total_memory) is not known: nvidia-smi's " +
+                      gib_text(total) + " used, which is larger (H100 80GB: 79.65 against 79.19 GiB)");
+}
 }  // namespace
 
 Bytes vllm_rope_cache_bytes(const ModelSpec& m) {
@@ -178,18 +217,12 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   const Parallelism& p = in.parallel;
   const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
   const Bytes padding = in.weights_given ? Bytes{0} : vllm_mxfp4_padding_bytes(m, p.tp, p.pp);
-  // Activations, the vision tower and the RoPE caches are in the dtype vLLM serves at (an fp32 checkpoint's
-  // auto dtype is bf16 or fp16: 2 B).
+  // Activations are in the dtype vLLM serves at (an fp32 checkpoint's auto dtype is bf16 or fp16: 2 B).
   const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
-  // The vision tower's linear layers are split over tp as the language model's (vllm/model_executor/models/
-  // siglip.py: QKVParallelLinear, ColumnParallelLinear, RowParallelLinear); counted on every stage (vLLM
-  // puts it on the first). A checkpoint's exact bytes (safetensors, GGUF) hold it already.
-  const Bytes encoder = in.weights_given || m.weights_bytes
-                            ? Bytes{0}
-                            : Bytes{ceil_div(mul(m.encoder_parameters, act).value, p.tp)};
-  const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
+  const LoadedExtras extras = loaded_extras(in, Engine::vllm);
   const double utilization = in.gpu_memory_utilization.value_or(kDefaultGpuUtilization);
-  MemoryBudget b = flat_budget(total, utilization, in.weights_per_gpu + padding + encoder + rope, Bytes{0});
+  MemoryBudget b =
+      flat_budget(total, utilization, in.weights_per_gpu + padding + extras.encoder + extras.rope, Bytes{0});
   b.modelled = true;
   b.runtime_total = in.gpu.runtime_memory.has_value();
   b.rules = "vLLM V1 (" + std::string(graphs_rule(in.engine.version) ? "0.21 and later" : "0.11 to 0.20") +
@@ -248,23 +281,13 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
       "the rest of the memory reserved for KV Cache is " + gib(p.pp > 1 ? b.first_stage_kv : b.kv) + "GiB" +
       (p.pp > 1 ? " (rank 0; every stage takes the smallest stage's pool: " + gib_text(b.kv) + ")" : ""));
 
-  if (encoder.value != 0)
-    b.notes.push_back("weights as loaded: the vision encoder and projector (" +
-                      format_count(m.encoder_parameters) + " parameters, " + gib_text(encoder) +
-                      " per GPU); vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not "
-                      "modelled");
-  if (!m.encoder_unknown.empty())
-    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
-  if (rope.value != 0)
-    b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(rope) + ")");
+  note_loaded_extras(b, m, extras, total,
+                     "vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not modelled");
   if (padding.value != 0)
     b.notes.push_back(
         "weights as loaded: the MXFP4 experts padded for vLLM's Marlin MoE kernel (width to a "
         "multiple of 128, hidden to 256) add " +
         gib_text(padding) + " per GPU (Blackwell's FlashInfer path pads otherwise: not modelled)");
-  if (!b.runtime_total)
-    b.notes.push_back("the GPU's runtime-visible memory (torch's total_memory) is not known: nvidia-smi's " +
-                      gib_text(total) + " used, which is larger (H100 80GB: 79.65 against 79.19 GiB)");
   b.notes.push_back("activation peak: the sampler over " + format_count(b.max_num_seqs) + " sequences x " +
                     format_count(m.vocab_size) + " vocabulary (" + gib_text(sampler) +
                     " with the held hidden states), the forward pass of " + format_count(tokens) +
@@ -360,12 +383,9 @@ MemoryBudget sglang_budget(const BudgetInputs& in) {
                       : p.pp >= 2 ? kSglangStartupPipelineOnly
                                   : kSglangStartupSingleGpu};
   const Bytes free_before = total > startup ? total - startup : Bytes{0};
-  const std::uint64_t act = info(auto_serving_dtype(m, Engine::sglang)).block_bytes;
-  const Bytes encoder = in.weights_given || m.weights_bytes
-                            ? Bytes{0}
-                            : Bytes{ceil_div(mul(m.encoder_parameters, act).value, p.tp)};
-  const Bytes rope = in.weights_given ? Bytes{0} : vllm_rope_cache_bytes(m);
-  MemoryBudget b = flat_budget(free_before, fraction, in.weights_per_gpu + encoder + rope, Bytes{0});
+  const LoadedExtras extras = loaded_extras(in, Engine::sglang);
+  MemoryBudget b =
+      flat_budget(free_before, fraction, in.weights_per_gpu + extras.encoder + extras.rope, Bytes{0});
   b.total = total;
   b.modelled = true;
   b.runtime_total = in.gpu.runtime_memory.has_value();
@@ -402,17 +422,9 @@ MemoryBudget sglang_budget(const BudgetInputs& in) {
                                 : p.pp >= 2 ? ", torch.distributed"
                                             : "") +
                     "): " + gib_text(startup) + ", fitted on public SGLang logs");
-  if (encoder.value != 0)
-    b.notes.push_back("weights as loaded: the vision encoder and projector (" + gib_text(encoder) +
-                      " per GPU); SGLang also lowers the default fraction for multimodal models "
-                      "(adjust_mem_fraction_for_vlm): not modelled");
-  if (!m.encoder_unknown.empty())
-    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
-  if (rope.value != 0)
-    b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(rope) + ")");
-  if (!b.runtime_total)
-    b.notes.push_back("the GPU's runtime-visible memory (torch's total_memory) is not known: nvidia-smi's " +
-                      gib_text(total) + " used, which is larger");
+  note_loaded_extras(b, m, extras, total,
+                     "SGLang also lowers the default fraction for multimodal models "
+                     "(adjust_mem_fraction_for_vlm): not modelled");
   if (rules == "0.5" && !in.gpu_memory_utilization)
     b.notes.push_back(
         "not modelled in the default fraction: piecewise CUDA graphs, speculative decoding's draft "
