@@ -17,6 +17,7 @@
 #include "kvplan/kv.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/version.hpp"
 #include "kvplan/weights.hpp"
 #include "options.hpp"
 #include "parse_errors.hpp"
@@ -344,7 +345,7 @@ int main(int argc, char** argv) {
   // CLI11's own failures in kvplan's words (subcommands inherit the hook).
   app.failure_message(parse_error_message);
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kvplan 0.1.0");
+  app.set_version_flag("--version", std::string("kvplan ") + kvplan::kVersion);
   // Global options may follow the subcommand too (`kvplan size --presets DIR ...`): subcommands pass
   // what they do not know to the app. Set before the subcommands, which inherit it.
   app.fallthrough();

@@ -123,6 +123,8 @@ kvplan_cli_ok("engine llamacpp iswa lines"
 kvplan_cli_ok("engine llamacpp kv_bytes_total is every buffer" "\"kv_bytes_total\": 3240099840"
   size gpt-oss-20b --engine llamacpp --context 131072 --json)
 kvplan_cli_ok("show with an engine" "engine rules: vllm.*per token" show qwen3-14b --engine vllm)
+# The version is written once, in project(VERSION) (core/version.hpp.in is generated from it).
+kvplan_cli_ok("--version is project(VERSION)'s" "^kvplan ${PROJECT_VERSION}\n$" --version)
 kvplan_cli_ok("compare with an engine" "under the engine's rules" compare deepseek-v3 --engine llamacpp --engine-version 2025-11)
 kvplan_cli_bad("unknown engine" "--engine: unknown engine 'ollama'" size llama-3.1-8b --engine ollama)
 kvplan_cli_bad("engine option for another engine" "--ubatch: applies to --engine llamacpp" size llama-3.1-8b --engine vllm --ubatch 256)

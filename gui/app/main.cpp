@@ -15,6 +15,7 @@
 #include "kvplan/gui/main_window.hpp"
 #include "kvplan/gui/save_file.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/version.hpp"
 
 namespace {
 void settle(int ms) {
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("kvplan"));  // QSettings: ~/.config/kvplan/kvplan-gui.conf
   QApplication::setApplicationName(QStringLiteral("kvplan-gui"));
-  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  QApplication::setApplicationVersion(QString::fromLatin1(kvplan::kVersion));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("kvplan-gui: explore KV-cache configurations"));
