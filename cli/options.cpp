@@ -15,6 +15,7 @@
 #include "kvplan/format.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/replicas.hpp"
 #include "kvplan/streaming.hpp"
 
 namespace kvplan::cli {
@@ -485,12 +486,12 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
                                 e.reason() + ": give --tp (more GPUs than tp x pp make replicas)");
     }
   }
-  const std::uint64_t per_replica = checked_mul(p.tp, p.pp, "--gpus");
   if (gpus != 0) {
-    if (gpus % per_replica != 0)
-      throw Error("--gpus",
-                  std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
-    p.dp = gpus / per_replica;
+    try {
+      p.dp = replicas_of(gpus, p.tp, p.pp);
+    } catch (const Error& e) {
+      throw Error("--gpus", e.reason());
+    }
   }
 
   // Data-parallel attention (checked against tp and the model by make_plan).

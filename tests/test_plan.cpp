@@ -5,6 +5,7 @@
 
 #include "kvplan/plan.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/replicas.hpp"
 #include "kvplan/weights.hpp"
 #include "test_support.hpp"
 
@@ -423,4 +424,13 @@ TEST_CASE("validate_tp and check_pipeline_stages: validate_parallelism's checks,
   CHECK_NOTHROW(check_pipeline_stages(7, 7));
   CHECK_THROWS_WITH(check_pipeline_stages(7, 8), "pp: 8 stages exceed the model's 7 layers");
   CHECK_THROWS_WITH(check_pipeline_stages(7, 0), "pp: must be positive");
+}
+
+TEST_CASE("replicas_of: GPUs over tp x pp, one rule for every front end", "[plan]") {
+  CHECK(replicas_of(8, 2, 2) == 2);
+  CHECK(replicas_of(4, 4, 1) == 1);
+  CHECK_THROWS_WITH(replicas_of(6, 4, 1), "gpus: 6 is not a multiple of tp x pp = 4");
+  CHECK_THROWS_WITH(replicas_of(0, 1, 1), "gpus: must be positive");
+  // tp x pp past 2^64 is refused, not wrapped to a small divisor.
+  CHECK_THROWS_WITH(replicas_of(8, 1ULL << 32, 1ULL << 32), Catch::StartsWith("gpus:"));
 }

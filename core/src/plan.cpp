@@ -8,6 +8,7 @@
 #include "engine_common.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/replicas.hpp"
 #include "kvplan/weights.hpp"
 
 namespace kvplan {
@@ -35,6 +36,14 @@ Bytes usable_memory(Bytes memory, double utilization) {
   const long double v =
       std::floor(static_cast<long double>(memory.value) * static_cast<long double>(utilization));
   return Bytes{std::min<std::uint64_t>(memory.value, static_cast<std::uint64_t>(v))};
+}
+
+std::uint64_t replicas_of(std::uint64_t gpus, std::uint64_t tp, std::uint64_t pp) {
+  if (gpus == 0) throw Error("gpus", "must be positive");
+  const std::uint64_t per_replica = checked_mul(tp, pp, "gpus");
+  if (per_replica == 0 || gpus % per_replica != 0)
+    throw Error("gpus", format_count(gpus) + " is not a multiple of tp x pp = " + format_count(per_replica));
+  return gpus / per_replica;
 }
 
 double applied_gpu_utilization(const Plan& p) {

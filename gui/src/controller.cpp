@@ -13,6 +13,7 @@
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/hub_fetch.hpp"
 #include "kvplan/options.hpp"
+#include "kvplan/replicas.hpp"
 #include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
 
@@ -468,12 +469,7 @@ bool Controller::setGpuMemory(const QString& size) {
 bool Controller::setGpuCount(std::uint64_t gpus) {
   return apply([gpus](Scenario& s) {
     Parallelism& p = s.inputs.deployment.parallel;
-    const std::uint64_t per_replica = p.tp * p.pp;
-    if (gpus == 0) throw Error("gpus", "must be positive");
-    if (gpus % per_replica != 0)
-      throw Error("gpus",
-                  std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
-    p.dp = gpus / per_replica;
+    p.dp = replicas_of(gpus, p.tp, p.pp);
   });
 }
 

@@ -12,6 +12,7 @@
 #include "kvplan/limits.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/replicas.hpp"
 
 namespace kvplan::gui {
 
@@ -581,12 +582,12 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
   Parallelism& p = in.deployment.parallel;
   p.tp = r.positive("tp", 1);
   p.pp = r.positive("pp", 1);
-  const std::uint64_t per_replica = checked_mul(p.tp, p.pp, r.at("gpus"));
-  const std::uint64_t gpus = r.positive("gpus", per_replica);
-  if (gpus % per_replica != 0)
-    throw Error(r.at("gpus"),
-                std::to_string(gpus) + " is not a multiple of tp x pp = " + std::to_string(per_replica));
-  p.dp = gpus / per_replica;
+  const std::uint64_t gpus = r.positive("gpus", checked_mul(p.tp, p.pp, r.at("gpus")));
+  try {
+    p.dp = replicas_of(gpus, p.tp, p.pp);
+  } catch (const Error& e) {
+    throw Error(r.at("gpus"), e.reason());
+  }
 
   // null or absent: the engine's default fraction (SGLang's from the GPU and layout).
   if (r.get("gpu_memory_utilization") != nullptr) {
