@@ -10,10 +10,15 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
+#include "kvplan/context_limit.hpp"
+#include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::gui {
 
@@ -115,12 +120,18 @@ QVariant FitTableModel::data(const QModelIndex& index, int role) const {
     case Gpus: return qstr(format_count(p.gpus));
     case Layout: return QStringLiteral("%1 x %2 x %3").arg(par.tp).arg(par.pp).arg(par.dp);
     case Kv: return fit_kv_text(p.inputs.kv);
-    case WeightDtype: return qstr(name(p.inputs.model.weight_dtype));
+    case WeightDtype: return qstr(weight_dtype_label(p.inputs.model));  // "mxfp4 experts, bf16 rest"
     case WeightsPerGpu: return bytes(p.per_gpu.weights_bytes);
     case KvPerGpu: return bytes(p.per_gpu.kv_bytes_total);
     case FreePerGpu: return bytes(p.per_gpu.free_bytes);
     case MaxUsers: return qstr(format_count(p.max_users));
-    case MaxContext: return p.max_context ? qstr(format_count(p.max_context->value)) : QStringLiteral("any");
+    // "*" past the engine's context limit, as the CLI's fit table marks it (the status line says why).
+    case MaxContext:
+      return p.max_context ? qstr(format_count(p.max_context->value)) +
+                                 (past_max_position(p.inputs.model, *p.max_context, p.inputs.engine.engine)
+                                      ? QStringLiteral("*")
+                                      : QString())
+                           : QStringLiteral("any");
     case Tpot: return s ? ms(s->tpot_s) : QStringLiteral("?");
     case TokensPerUser: return s ? QString::number(s->tokens_per_s_per_user, 'f', 1) : QStringLiteral("?");
     case TokensPerGpu: return s ? QString::number(s->tokens_per_s_per_gpu, 'f', 0) : QStringLiteral("?");
@@ -138,6 +149,32 @@ QVariant FitTableModel::headerData(int section, Qt::Orientation o, int role) con
                                                  "max users", "max context", "TPOT",         "tok/s/user",
                                                  "tok/s/GPU", "TTFT",        "launch"};
   return section >= 0 && section < kColumns ? QString::fromLatin1(kHeaders[section]) : QVariant();
+}
+
+QString fit_notes(const PlanInputs& in, const std::vector<FitRow>& rows) {
+  QString out;
+  const ModelSpec& m = in.model;
+  const Engine engine = in.engine.engine;
+  // What `kvplan fit` says under its table (cli/fit.cpp): the "*" of a max context past the engine's
+  // limit, then the model's warnings and the context's.
+  const bool past = std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
+    return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
+  });
+  if (past) {
+    const auto limit = context_limit(m, engine);
+    if (engine == Engine::ideal || !limit)
+      out += QStringLiteral(
+                 "\n* max context past the model's %1 max_position_embeddings: what memory holds; "
+                 "each engine derives its own limit")
+                 .arg(qstr(format_count(m.max_position_embeddings)));
+    else
+      out += QStringLiteral("\n* max context past %1: what memory holds; %2")
+                 .arg(qstr(limit->text), qstr(limit->effect));
+  }
+  std::vector<std::string> warnings = m.warnings;
+  if (auto w = context_warning(m, in.context, engine)) warnings.push_back(std::move(*w));
+  for (const auto& w : warnings) out += QStringLiteral("\nwarning: ") + qstr(printable(w));
+  return out;
 }
 
 FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent), controller_(controller) {
@@ -291,6 +328,7 @@ void FitView::finished() {
     } else {
       model_->setRows(res.rows);
     }
+    text += fit_notes(in, model_->rows());
     status_->setText(text);
     table_->resizeColumnsToContents();
   }

@@ -91,6 +91,11 @@ class FitTableModel : public QAbstractTableModel {
   std::vector<FitRow> rows_;
 };
 
+/// The lines `kvplan fit` prints under its table, each after a newline: the "*" of a max context past
+/// the engine's context limit (context_limit's rule and what the engine does), the model's warnings and
+/// the context's (context_warning). Empty when there is nothing to say.
+QString fit_notes(const PlanInputs& in, const std::vector<FitRow>& rows);
+
 /// What one search gave, or why it failed.
 struct FitOutcome {
   FitResult result;
