@@ -570,8 +570,8 @@ bool Controller::setUtilization(double fraction) {
   return apply([fraction](Scenario& s) {
     // Refused with the value typed (core's check says the range only): 1.5 was clamped to 1.0 unsaid.
     if (!std::isfinite(fraction) || fraction <= 0.0 || fraction > 1.0)
-      throw Error("gpu_util", QString::number(fraction).toStdString() +
-                                  ": must be in (0, 1], the share of each GPU's memory the engine may use");
+      throw Error("gpu_util", "must be in (0, 1], not " + QString::number(fraction).toStdString() +
+                                  " (the share of each GPU's memory the engine may use)");
     s.inputs.deployment.gpu_memory_utilization = fraction;
   });
 }

@@ -379,6 +379,41 @@ class Round3Test : public QObject {
     QVERIFY2(now.contains(QStringLiteral("* max context past")), qPrintable(now));
   }
 
+  // Item 8: a price per GPU-hour and a TPOT limit, as `kvplan fit --price --max-tpot`. Each row's cost is
+  // the price over the tokens one GPU serves in an hour, per million: price / (tok/s/GPU x 3600) x 10^6;
+  // the rows come cheapest first and none is slower per token than the limit.
+  void theFitViewTakesAPriceAndLatencyLimits() {
+    test::Window win;
+    QVERIFY(QTest::qWaitForWindowExposed(&win.w));
+    FitView* fit = win.w.fitView();
+    win.w.showFitView();
+    QTRY_VERIFY_WITH_TIMEOUT(!fit->busy() && fit->outcome().result.rows.size() > 0, 60000);
+    auto* price = win.find<QDoubleSpinBox>("fit_price");
+    auto* tpot = win.find<QDoubleSpinBox>("fit_max_tpot_ms");
+    QVERIFY(price != nullptr && tpot != nullptr);
+    price->setValue(2.5);
+    tpot->setValue(30);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !fit->busy() && fit->choices().price_per_gpu_hour == 2.5 && fit->choices().max_tpot_s == 0.030,
+        60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!fit->busy(), 60000);
+    FitTableModel* rows = fit->model();
+    QVERIFY(rows->rowCount() > 0);
+    double last = 0;
+    for (int r = 0; r < rows->rowCount(); ++r) {
+      const FitRow& row = rows->rows()[static_cast<std::size_t>(r)];
+      QVERIFY(row.speed.has_value());
+      QVERIFY2(row.speed->tpot_s <= 0.030, qPrintable(QString::number(row.speed->tpot_s)));
+      const double expected = 2.5 / (row.speed->tokens_per_s_per_gpu * 3600.0) * 1e6;
+      const double shown = rows->index(r, FitTableModel::Cost).data().toString().toDouble();
+      QVERIFY2(std::abs(shown - expected) <= 0.0005 + expected * 1e-9,
+               qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(expected)));
+      QVERIFY(shown >= last - 0.0005);
+      last = shown;
+    }
+    QVERIFY(win.find<QLabel>("fit_status")->text().contains(QStringLiteral("cost per million")));
+  }
+
   // No engine rule in a widget: whether the engine splits heads (tp) and takes two KV types is core's.
   // llama.cpp has no tensor parallelism for the KV cache and takes -ctk and -ctv apart; vLLM, SGLang and
   // TensorRT-LLM take one cache dtype for both (--kv-cache-dtype, kv_cache_config.dtype).
