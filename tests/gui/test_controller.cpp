@@ -5,7 +5,7 @@
 #include <functional>
 
 #include <nlohmann/json.hpp>
-#include "gui_test_support.hpp"
+#include "logic_test_support.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/context_scale.hpp"

@@ -4,7 +4,7 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
-#include "gui_test_support.hpp"
+#include "logic_test_support.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
