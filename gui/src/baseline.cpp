@@ -128,7 +128,7 @@ void add_baseline_lines(ChartsData& charts, const Figures& baseline) {
   const auto& kv = baseline.kv;
   if (!kv.curves.empty()) {
     // curves[0] is the model as configured (the others are variants).
-    ChartLine l{QStringLiteral("baseline"), {}, ChartLine::Style::dashed, kBaseline, true, 3};
+    ChartLine l{QStringLiteral("baseline"), {}, ChartLine::Style::dotted, kBaseline, true, 3};
     for (std::size_t i = 0; i < kv.curves[0].per_gpu.size() && i < kv.contexts.size(); ++i)
       if (kv.curves[0].per_gpu[i] != Bytes{0})
         l.points.push_back({static_cast<double>(kv.contexts[i].value), to_gib(kv.curves[0].per_gpu[i])});
@@ -136,7 +136,7 @@ void add_baseline_lines(ChartsData& charts, const Figures& baseline) {
     charts.kv_memory.lines.push_back(l);
   }
   const auto& u = baseline.users;
-  ChartLine users{QStringLiteral("baseline max users"), {}, ChartLine::Style::dashed, kBaseline, true, 3};
+  ChartLine users{QStringLiteral("baseline max users"), {}, ChartLine::Style::dotted, kBaseline, true, 3};
   for (std::size_t i = 0; i < u.max_users.size() && i < u.contexts.size(); ++i)
     if (u.max_users[i] > 0)
       users.points.push_back({static_cast<double>(u.contexts[i].value), static_cast<double>(u.max_users[i])});

@@ -70,8 +70,8 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   XYChart& kv = d.kv_memory;
   kv.heading = QStringLiteral("KV cache per GPU vs context");
   kv.title = QStringLiteral("%1: %2, %3").arg(kv.heading, model_title, deployment);
-  kv.x_title = QStringLiteral("context length (tokens, log scale)");
-  kv.y_title = QStringLiteral("KV cache per GPU (GiB, log scale)");
+  kv.x_title = QStringLiteral("context (tokens, log)");
+  kv.y_title = QStringLiteral("KV/GPU (GiB, log)");
   kv.legend_right = true;
   kv.x_log_base = 16;
   // The variants first, the model as configured last so that it is drawn on top of a variant it equals.
@@ -79,14 +79,16 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
     const KvCurve& c = f.kv.curves[(k + 1) % f.kv.curves.size()];
     const bool model = (k + 1) % f.kv.curves.size() == 0;
     ChartLine l;
-    // Under an engine's rules with a GPU the model's curve is the engine's (Controller::compute), the
-    // variants' the exact layout's: the legend says which.
-    const bool rules = in.engine.engine != Engine::ideal && p.has_gpu;
+    // Under an engine's rules every curve follows them (core's kv_memory_series plans each variant with
+    // the engine; the model's, with a GPU, is the engine's capacity series: Controller::compute), so
+    // each says whose rules: vLLM's sliding window is about 3x the exact layout, and grows with the
+    // context with the hybrid manager off. Under ideal every curve is the exact layout.
+    const bool rules = in.engine.engine != Engine::ideal;
+    const QString whose = QStringLiteral(" (%1 rules)").arg(qstr(std::string(name(in.engine.engine))));
     if (model)
-      l.name = rules ? QStringLiteral("this model (%1 rules)").arg(qstr(std::string(name(in.engine.engine))))
-                     : QStringLiteral("this model");
+      l.name = QStringLiteral("this model") + (rules ? whose : QString());
     else
-      l.name = rules ? qstr(c.label) + QStringLiteral(" (exact)") : qstr(c.label);
+      l.name = qstr(c.label) + (rules ? whose : QString());
     if (!c.error.empty())
       l.name += c.per_gpu.empty() ? QStringLiteral(" (n/a: ") + qstr(c.error) + QStringLiteral(")")
                                   : QStringLiteral(" (stops: overflow)");
@@ -143,12 +145,23 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
                         : bar.heading + QStringLiteral(" (") + memory + ')';
   bar.value_title = QStringLiteral("memory per GPU (GiB)");
   bar.category = QStringLiteral("fullest GPU");
-  bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache"), QStringLiteral("reserve"),
-               QStringLiteral("free")};
-  bar.colors = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52), QColor(0x8c, 0x8c, 0x8c),
-                QColor(0x55, 0xa8, 0x68)};
-  bar.values = {to_gib(g.weights_bytes), to_gib(g.kv_bytes_total), to_gib(g.reserve_bytes),
-                to_gib(g.free_bytes)};
+  bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache")};
+  bar.colors = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52)};
+  bar.values = {to_gib(g.weights_bytes), to_gib(g.kv_bytes_total)};
+  if (p.has_gpu && !in.kv_memory && p.budget.modelled) {
+    // vLLM's budget, part by part as the results table and vLLM's log name them (core/budget.hpp);
+    // together they are per_gpu.reserve_bytes.
+    bar.parts << QStringLiteral("activation") << QStringLiteral("non-torch") << QStringLiteral("CUDA graphs");
+    bar.colors << QColor(0x8c, 0x8c, 0x8c) << QColor(0xb0, 0x7a, 0xa1) << QColor(0x93, 0x7a, 0x5f);
+    bar.values << to_gib(p.budget.activation) << to_gib(p.budget.non_torch) << to_gib(p.budget.cuda_graphs);
+  } else {
+    bar.parts << QStringLiteral("reserve");
+    bar.colors << QColor(0x8c, 0x8c, 0x8c);
+    bar.values << to_gib(g.reserve_bytes);
+  }
+  bar.parts << QStringLiteral("free");
+  bar.colors << QColor(0x55, 0xa8, 0x68);
+  bar.values << to_gib(g.free_bytes);
   // Lines for the usable memory (memory x utilisation; the reserve is a part of the bar) and the GPU's
   // capacity; with the KV memory given there is no usable-memory figure.
   if (in.gpu) {
@@ -179,8 +192,8 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   users.heading = QStringLiteral("Max concurrent users vs context");
   const QString on = QStringLiteral("%1 x %2").arg(gpu).arg(par.tp * par.pp * par.dp);
   users.title = QStringLiteral("%1: %2 on %3").arg(users.heading, model_title, on);
-  users.x_title = QStringLiteral("context length (tokens, log scale)");
-  users.y_title = QStringLiteral("max concurrent users (log scale)");
+  users.x_title = QStringLiteral("context (tokens, log)");
+  users.y_title = QStringLiteral("users (log)");
   ChartLine max_line{QStringLiteral("max users"), {}, ChartLine::Style::line, {}, true, 3};
   for (std::size_t i = 0; i < f.users.max_users.size() && i < f.users.contexts.size(); ++i)
     if (f.users.max_users[i] > 0)
@@ -211,8 +224,9 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   XYChart& pre = d.prefill;
   pre.heading = QStringLiteral("Prefill cost vs prompt length");
   pre.title = QStringLiteral("%1: %2").arg(pre.heading, model_title);
-  pre.x_title = QStringLiteral("prompt length (tokens, log scale)");
-  pre.y_title = QStringLiteral("FLOPs (log), 1 = %1 tokens").arg(count(f.prefill.reference_tokens));
+  // Short y titles: the plots of the lower row are about 88 px tall at 1366 x 768 (a longer title was cut).
+  pre.x_title = QStringLiteral("prompt tokens (log); y 1 = %1 tokens").arg(count(f.prefill.reference_tokens));
+  pre.y_title = QStringLiteral("FLOPs (log)");
   const auto relative = [&](const QString& name, const std::vector<double>& values) {
     ChartLine l{name, {}, ChartLine::Style::line, {}, true, 2.5};
     for (std::size_t i = 0; i < values.size() && i < f.prefill.points.size(); ++i)

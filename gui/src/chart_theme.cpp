@@ -54,7 +54,11 @@ void apply_chart_palette(QChart* chart, const QPalette& palette) {
 }
 
 QColor readable_on(const QPalette& palette, const QColor& color) {
-  return is_dark(palette) && color.lightness() < 80 ? palette.color(QPalette::Text) : color;
+  if (!is_dark(palette) || color.lightness() >= 80) return color;
+  // A grey (the reference lines) takes the text colour; a hue keeps its hue, lighter: the baseline's
+  // green became white, like the "available for KV" and "users asked" lines beside it (issue 27).
+  if (color.hslSaturation() < 40) return palette.color(QPalette::Text);
+  return QColor::fromHsl(color.hslHue(), color.hslSaturation(), 150);
 }
 
 void show_chart_focus(QChartView* view) { view->installEventFilter(new FocusFrame(view)); }

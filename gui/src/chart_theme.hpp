@@ -16,8 +16,9 @@ namespace kvplan::gui {
 /// Mid colour. Call it again after adding axes.
 void apply_chart_palette(QChart* chart, const QPalette& palette);
 
-/// `color`, or the palette's Text colour where `color` is too dark to read on a dark palette's background
-/// (lightness under 80 of 255: the model's near-black curve and the memory-available line).
+/// `color`, or where it is too dark to read on a dark palette's background (lightness under 80 of 255):
+/// a grey (HSL saturation under 40: the model's near-black curve, the memory-available line) becomes the
+/// palette's Text colour, a colour keeps its hue at lightness 150 (the baseline's green stays green).
 QColor readable_on(const QPalette& palette, const QColor& color);
 
 /// Shows keyboard focus on a chart: while `view` has focus the chart's background has a frame in the

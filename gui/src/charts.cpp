@@ -193,7 +193,9 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_sc
         QPen pen = s->pen();
         if (l.color.isValid()) pen.setColor(readable_on(palette, l.color));
         pen.setWidthF(l.width);
-        pen.setStyle(l.style == ChartLine::Style::dashed ? Qt::DashLine : Qt::SolidLine);
+        pen.setStyle(l.style == ChartLine::Style::dashed   ? Qt::DashLine
+                     : l.style == ChartLine::Style::dotted ? Qt::DotLine
+                                                           : Qt::SolidLine);
         s->setPen(pen);
       } else if (l.color.isValid()) {
         s->setColor(readable_on(palette, l.color));
@@ -235,6 +237,7 @@ void display_bar(BarView& v, const StackedBar& b, const QColor& text, bool on_sc
   }
   for (qsizetype i = 0; i < b.parts.size(); ++i) {
     if (v.sets[i]->label() != b.parts[i]) v.sets[i]->setLabel(b.parts[i]);
+    if (i < b.colors.size() && v.sets[i]->color() != b.colors[i]) v.sets[i]->setColor(b.colors[i]);
     const double value = i < b.values.size() ? b.values[i] : 0.0;
     if (v.sets[i]->at(0) != value) v.sets[i]->replace(0, value);
     const QColor label = i < b.labelled.size() && b.labelled[i] ? QColor(Qt::white) : QColor(Qt::transparent);
@@ -348,6 +351,10 @@ void ChartPanel::display(const ChartsData& data) {
   d_->shown = data;
   // Newest wins: whatever the chain had left of older data is redone from the first chart.
   for (bool& p : d_->pending) p = true;
+  // The memory bar says what the results table says, in the same turn: a few bar values, no axis or
+  // legend text to lay out. Left to the chain, a dragged slider restarted it before the bar's turn and
+  // the bar lagged the table (issue 27).
+  if (onScreen(GpuMemory)) refreshChart(GpuMemory);
   d_->chain->start();
 }
 

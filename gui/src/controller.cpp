@@ -16,6 +16,7 @@
 #include "kvplan/replicas.hpp"
 #include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::gui {
 
@@ -207,7 +208,7 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
       // Under an engine's rules the model's KV per GPU is the engine's (whole pages, vLLM's window
       // reserve, llama.cpp's buffers), which make_plan gives only with the GPU's memory: one
       // capacity_series (one engine policy for every context) gives that curve and max users both. The
-      // variants stay the exact layout's.
+      // variants are kv_memory_series' (the engine's rules per sequence, without the GPU).
       KvCurve& model = f.kv.curves.front();
       CapacitySeries cs = capacity_series(in, contexts_);
       model.per_gpu = std::move(cs.per_gpu);
@@ -446,6 +447,62 @@ bool Controller::setWeightDtype(DType t) {
   return apply([t](Scenario& s) { set_weight_dtype(s.inputs.model, t); });
 }
 
+const Controller::EngineTakes& Controller::engineTakes() const {
+  const EngineOptions& o = scenario_.inputs.engine;
+  if (engine_takes_ && engine_takes_->engine == o) return *engine_takes_;
+  // Two plans of a 32-head model without a GPU (microseconds): the refusals are core's (its error
+  // fields "tp" and "k_dtype"), so no engine rule is repeated in the GUI.
+  const auto refused_by = [&o](PlanInputs in, const char* field) {
+    in.model = fallback_model();
+    in.engine = o;
+    in.gpu.reset();
+    in.kv_memory.reset();
+    in.context = Tokens{1024};
+    in.users = 1;
+    try {
+      (void)make_plan(in);
+    } catch (const Error& e) {
+      return e.field() == field;
+    } catch (const std::exception&) {
+    }
+    return false;
+  };
+  EngineTakes t;
+  t.engine = o;
+  PlanInputs tp2;
+  tp2.deployment.parallel.tp = 2;
+  tp2.kv.k = tp2.kv.v = DType::bf16;
+  t.tp = !refused_by(tp2, "tp");
+  PlanInputs apart;
+  apart.kv.k = DType::bf16;
+  apart.kv.v = DType::fp16;
+  t.two_types = !refused_by(apart, "k_dtype");
+  engine_takes_ = t;
+  return *engine_takes_;
+}
+
+bool Controller::engineTakesTensorParallel() const { return engineTakes().tp; }
+
+bool Controller::engineTakesTwoKvTypes() const { return engineTakes().two_types; }
+
+bool Controller::setWeightDtypeAsLoaded() {
+  return apply([](Scenario& s) {
+    s.inputs.model.weight_dtype = s.base.weight_dtype;
+    s.inputs.model.embedding_dtype = s.base.embedding_dtype;
+    s.inputs.model.expert_weight_dtype = s.base.expert_weight_dtype;
+  });
+}
+
+bool Controller::weightDtypeAsLoaded() const { return !weight_dtype_overridden(scenario_); }
+
+QString Controller::checkpointWeightLabel() const {
+  const std::string loaded = weight_dtype_label(scenario_.base);
+  ModelSpec served = scenario_.base;
+  serve_fp32_weights(served, scenario_.inputs.engine.engine);  // as compute() plans it
+  const std::string shown = weight_dtype_label(served);
+  return qstr(shown == loaded ? loaded : loaded + ", served as " + shown);
+}
+
 bool Controller::selectGpu(const QString& presetId) {
   return apply([&](Scenario& s) {
     const std::string id = presetId.toStdString();
@@ -506,7 +563,13 @@ bool Controller::setPipelineParallel(std::uint64_t pp) {
 }
 
 bool Controller::setUtilization(double fraction) {
-  return apply([fraction](Scenario& s) { s.inputs.deployment.gpu_memory_utilization = fraction; });
+  return apply([fraction](Scenario& s) {
+    // Refused with the value typed (core's check says the range only): 1.5 was clamped to 1.0 unsaid.
+    if (!std::isfinite(fraction) || fraction <= 0.0 || fraction > 1.0)
+      throw Error("gpu_util", "must be in (0, 1], not " + QString::number(fraction).toStdString() +
+                                  " (the share of each GPU's memory the engine may use)");
+    s.inputs.deployment.gpu_memory_utilization = fraction;
+  });
 }
 
 bool Controller::setReserve(const QString& size) {

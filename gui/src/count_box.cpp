@@ -1,6 +1,8 @@
 #include "kvplan/gui/count_box.hpp"
 
 #include <QFocusEvent>
+#include <QKeyEvent>
+#include <QKeySequence>
 #include <QLineEdit>
 #include <QStyle>
 #include <QStyleOptionSpinBox>
@@ -84,6 +86,20 @@ void CountBox::focusInEvent(QFocusEvent* event) {
 void CountBox::focusOutEvent(QFocusEvent* event) {
   QAbstractSpinBox::focusOutEvent(event);  // emits editingFinished: the typed text is committed
   showValue();
+}
+
+bool CountBox::event(QEvent* event) {
+  if (event->type() == QEvent::ShortcutOverride && !lineEdit()->isModified()) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const QKeySequence pressed(key->keyCombination());
+    if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo) ||
+        pressed == QKeySequence(QStringLiteral("Ctrl+Z")) ||
+        pressed == QKeySequence(QStringLiteral("Ctrl+Shift+Z"))) {
+      event->ignore();  // not overridden: the shortcut (Edit > Undo / Redo) fires
+      return true;
+    }
+  }
+  return QAbstractSpinBox::event(event);
 }
 
 QSize CountBox::sizeHint() const {

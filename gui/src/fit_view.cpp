@@ -1,6 +1,7 @@
 #include "kvplan/gui/fit_view.hpp"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -10,10 +11,15 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
+#include "kvplan/context_limit.hpp"
+#include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
+#include "kvplan/plan.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::gui {
 
@@ -58,6 +64,9 @@ FitRequest fit_request(const Scenario& s, const FitChoices& c, const std::vector
   if (c.pp != 0) r.pp = {c.pp};
   if (c.kv == FitChoices::Kv::explorer) r.kv_dtypes = {in.kv};
   r.top = c.top;
+  if (c.price_per_gpu_hour > 0) r.price_per_gpu_hour = c.price_per_gpu_hour;
+  if (c.max_ttft_s > 0) r.max_ttft_s = c.max_ttft_s;
+  if (c.max_tpot_s > 0) r.max_tpot_s = c.max_tpot_s;
   for (const auto& g : presets)
     if (c.gpu.empty() || g.id == c.gpu) r.gpus.push_back(g);
   if (r.gpus.empty())
@@ -115,16 +124,24 @@ QVariant FitTableModel::data(const QModelIndex& index, int role) const {
     case Gpus: return qstr(format_count(p.gpus));
     case Layout: return QStringLiteral("%1 x %2 x %3").arg(par.tp).arg(par.pp).arg(par.dp);
     case Kv: return fit_kv_text(p.inputs.kv);
-    case WeightDtype: return qstr(name(p.inputs.model.weight_dtype));
+    case WeightDtype: return qstr(weight_dtype_label(p.inputs.model));  // "mxfp4 experts, bf16 rest"
     case WeightsPerGpu: return bytes(p.per_gpu.weights_bytes);
     case KvPerGpu: return bytes(p.per_gpu.kv_bytes_total);
     case FreePerGpu: return bytes(p.per_gpu.free_bytes);
     case MaxUsers: return qstr(format_count(p.max_users));
-    case MaxContext: return p.max_context ? qstr(format_count(p.max_context->value)) : QStringLiteral("any");
+    // "*" past the engine's context limit, as the CLI's fit table marks it (the status line says why).
+    case MaxContext:
+      return p.max_context ? qstr(format_count(p.max_context->value)) +
+                                 (past_max_position(p.inputs.model, *p.max_context, p.inputs.engine.engine)
+                                      ? QStringLiteral("*")
+                                      : QString())
+                           : QStringLiteral("any");
     case Tpot: return s ? ms(s->tpot_s) : QStringLiteral("?");
     case TokensPerUser: return s ? QString::number(s->tokens_per_s_per_user, 'f', 1) : QStringLiteral("?");
     case TokensPerGpu: return s ? QString::number(s->tokens_per_s_per_gpu, 'f', 0) : QStringLiteral("?");
     case Ttft: return s ? secs(s->ttft_s) : QStringLiteral("?");
+    case Cost:
+      return r.cost_per_million_tokens ? QString::number(*r.cost_per_million_tokens, 'f', 3) : QString();
     case Launch: return qstr(r.launch);
     default: return {};
   }
@@ -136,8 +153,34 @@ QVariant FitTableModel::headerData(int section, Qt::Orientation o, int role) con
   static const char* const kHeaders[kColumns] = {"GPU",       "GPUs",        "tp x pp x dp", "KV",
                                                  "weights",   "weights/GPU", "KV/GPU",       "free/GPU",
                                                  "max users", "max context", "TPOT",         "tok/s/user",
-                                                 "tok/s/GPU", "TTFT",        "launch"};
+                                                 "tok/s/GPU", "TTFT",        "cost/Mtok",    "launch"};
   return section >= 0 && section < kColumns ? QString::fromLatin1(kHeaders[section]) : QVariant();
+}
+
+QString fit_notes(const PlanInputs& in, const std::vector<FitRow>& rows) {
+  QString out;
+  const ModelSpec& m = in.model;
+  const Engine engine = in.engine.engine;
+  // What `kvplan fit` says under its table (cli/fit.cpp): the "*" of a max context past the engine's
+  // limit, then the model's warnings and the context's.
+  const bool past = std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
+    return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
+  });
+  if (past) {
+    const auto limit = context_limit(m, engine);
+    if (engine == Engine::ideal || !limit)
+      out += QStringLiteral(
+                 "\n* max context past the model's %1 max_position_embeddings: what memory holds; "
+                 "each engine derives its own limit")
+                 .arg(qstr(format_count(m.max_position_embeddings)));
+    else
+      out += QStringLiteral("\n* max context past %1: what memory holds; %2")
+                 .arg(qstr(limit->text), qstr(limit->effect));
+  }
+  std::vector<std::string> warnings = m.warnings;
+  if (auto w = context_warning(m, in.context, engine)) warnings.push_back(std::move(*w));
+  for (const auto& w : warnings) out += QStringLiteral("\nwarning: ") + qstr(printable(w));
+  return out;
 }
 
 FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent), controller_(controller) {
@@ -176,6 +219,38 @@ FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent
   labelled(QStringLiteral("KV"), kv_);
   row->addStretch(1);
   layout->addLayout(row);
+  // Price and service limits, as `kvplan fit --price --max-ttft --max-tpot` (0: none).
+  auto* limits = new QHBoxLayout;
+  const auto dspin = [](const char* object_name, double hi, int decimals, const char* none,
+                        const QString& tip) {
+    auto* s = new QDoubleSpinBox;
+    s->setObjectName(QLatin1String(object_name));
+    s->setRange(0, hi);
+    s->setDecimals(decimals);
+    s->setSpecialValueText(QLatin1String(none));
+    s->setKeyboardTracking(false);
+    s->setToolTip(tip);
+    return s;
+  };
+  price_ =
+      dspin("fit_price", 1000, 2, "none",
+            QStringLiteral("Price of one GPU for an hour: rows are then ranked by cost per million output "
+                           "tokens (price x GPUs / tokens per hour)."));
+  max_ttft_ =
+      dspin("fit_max_ttft", 3600, 2, "any",
+            QStringLiteral("Keep the layouts whose time to first token is at most this, in seconds."));
+  max_tpot_ = dspin("fit_max_tpot_ms", 10000, 1, "any",
+                    QStringLiteral("Keep the layouts whose time per output token is at most this, in ms."));
+  const auto limit = [limits](const QString& text, QWidget* w, const QString& unit) {
+    limits->addWidget(new QLabel(text));
+    limits->addWidget(w);
+    if (!unit.isEmpty()) limits->addWidget(new QLabel(unit));
+  };
+  limit(QStringLiteral("price per GPU-hour"), price_, QString());
+  limit(QStringLiteral("TTFT at most"), max_ttft_, QStringLiteral("s"));
+  limit(QStringLiteral("TPOT at most"), max_tpot_, QStringLiteral("ms"));
+  limits->addStretch(1);
+  layout->addLayout(limits);
   status_ = new QLabel;
   status_->setObjectName(QStringLiteral("fit_status"));
   status_->setTextFormat(Qt::PlainText);
@@ -196,6 +271,8 @@ FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent
   connect(gpu_, &QComboBox::currentIndexChanged, this, &FitView::refresh);
   connect(kv_, &QComboBox::currentIndexChanged, this, &FitView::refresh);
   for (QSpinBox* s : {max_gpus_, tp_, pp_}) connect(s, &QSpinBox::valueChanged, this, &FitView::refresh);
+  for (QDoubleSpinBox* s : {price_, max_ttft_, max_tpot_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, &FitView::refresh);
   connect(controller_, &Controller::planChanged, this, [this] {
     if (isVisible()) refresh();
   });
@@ -216,6 +293,9 @@ FitChoices FitView::choices() const {
   c.tp = count_of(tp_);
   c.pp = count_of(pp_);
   c.kv = kv_->currentIndex() == 1 ? FitChoices::Kv::explorer : FitChoices::Kv::fit_default;
+  c.price_per_gpu_hour = price_->value();
+  c.max_ttft_s = max_ttft_->value();
+  c.max_tpot_s = max_tpot_->value() / 1000.0;
   return c;
 }
 
@@ -281,8 +361,12 @@ void FitView::finished() {
             .arg(qstr(format_count(in.users, "user", "users")), qstr(format_count(in.context.value)),
                  qstr(name(in.engine.engine)), qstr(format_count(res.candidates, "layout", "layouts")),
                  qstr(format_count(c.max_gpus, "GPU", "GPUs")), qstr(format_count(res.fitting)));
-    text += QStringLiteral(" (%1 ms). Ranked by fewest GPUs, then most free KV memory per GPU.")
-                .arg(outcome_.seconds * 1e3, 0, 'f', 0);
+    text += c.price_per_gpu_hour > 0
+                ? QStringLiteral(" (%1 ms). Ranked by cost per million output tokens at %2 per GPU-hour.")
+                      .arg(outcome_.seconds * 1e3, 0, 'f', 0)
+                      .arg(c.price_per_gpu_hour, 0, 'f', 2)
+                : QStringLiteral(" (%1 ms). Ranked by fewest GPUs, then most free KV memory per GPU.")
+                      .arg(outcome_.seconds * 1e3, 0, 'f', 0);
     if (res.rows.empty()) {
       text += '\n' + QString::fromStdString(res.nearest_note);
       std::vector<FitRow> nearest;
@@ -291,6 +375,7 @@ void FitView::finished() {
     } else {
       model_->setRows(res.rows);
     }
+    text += fit_notes(in, model_->rows());
     status_->setText(text);
     table_->resizeColumnsToContents();
   }

@@ -1,5 +1,6 @@
 #include "kvplan/gui/main_window.hpp"
 
+#include <QAbstractScrollArea>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -12,10 +13,12 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFocusEvent>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -25,6 +28,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -101,33 +105,79 @@ int clamp_int(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(INT_MAX) ? INT_MAX : static_cast<int>(v);
 }
 
-/// Sends the mouse wheel only to a focused widget: over an unfocused combo, spin box or slider it goes
-/// on to the scroll area around it instead of editing a value the pointer merely passed over.
+/// Sends the mouse wheel to a combo, spin box or slider only when the user clicked it and it still has
+/// the focus; otherwise the wheel goes on to the scroll area around it. Focus alone was not enough: a
+/// box clicked earlier kept the focus, the wheel scrolled the panel until that box came under the
+/// pointer, and the next notch edited it (32 became 27). A click arms one box; its focus leaving, or a
+/// wheel notch that scrolls a panel, disarms it.
 class WheelGuard : public QObject {
  public:
   using QObject::QObject;
+  /// Guards `box`; presses on its children (a spin box's line edit) arm it too.
+  void guard(QWidget* box) {
+    box->setFocusPolicy(Qt::StrongFocus);
+    owner_.insert(box, box);
+    box->installEventFilter(this);
+    for (QWidget* child : box->findChildren<QWidget*>()) {
+      owner_.insert(child, box);
+      child->installEventFilter(this);
+    }
+  }
+  /// A scroll area's viewport: the wheel reaching it scrolls the panel and disarms the armed box.
+  void watchPanel(QWidget* viewport) { viewport->installEventFilter(this); }
   bool eventFilter(QObject* watched, QEvent* event) override {
-    auto* w = qobject_cast<QWidget*>(watched);
-    if (event->type() == QEvent::Wheel && w != nullptr && !w->hasFocus()) {
-      event->ignore();  // the parent (the scroll area) gets it
-      return true;
+    QWidget* box = owner_.value(watched, nullptr);
+    switch (event->type()) {
+      case QEvent::MouseButtonPress:
+      case QEvent::MouseButtonDblClick:
+        if (box != nullptr) armed_ = box;
+        break;
+      case QEvent::FocusOut:
+        if (box != nullptr && watched == box && armed_ == box &&
+            static_cast<QFocusEvent*>(event)->reason() != Qt::PopupFocusReason)
+          armed_ = nullptr;
+        break;
+      case QEvent::Wheel:
+        if (box == nullptr) {  // a panel's viewport: the wheel scrolls it
+          armed_ = nullptr;
+          break;
+        }
+        if (watched == box && (armed_ != box || !box->hasFocus())) {
+          event->ignore();  // the parent (the scroll area) gets it
+          return true;
+        }
+        break;
+      default: break;
     }
     return QObject::eventFilter(watched, event);
   }
+
+ private:
+  QHash<QObject*, QWidget*> owner_;  ///< a guarded box, or a child of one -> the box
+  QPointer<QWidget> armed_;          ///< the box the user clicked last
 };
 
 /// Every combo box, spin box and slider under `root` takes focus by click or Tab only (not by the
-/// wheel) and takes the wheel only when focused.
+/// wheel) and takes the wheel only when clicked and focused (WheelGuard).
 void guard_wheel(QWidget* root) {
   auto* guard = new WheelGuard(root);
   QList<QWidget*> boxes;
   for (QComboBox* w : root->findChildren<QComboBox*>()) boxes << w;
   for (QAbstractSpinBox* w : root->findChildren<QAbstractSpinBox*>()) boxes << w;
   for (QAbstractSlider* w : root->findChildren<QSlider*>()) boxes << w;
-  for (QWidget* w : boxes) {
-    w->setFocusPolicy(Qt::StrongFocus);
-    w->installEventFilter(guard);
-  }
+  for (QWidget* w : boxes) guard->guard(w);
+  for (QAbstractScrollArea* a : root->findChildren<QAbstractScrollArea*>()) guard->watchPanel(a->viewport());
+}
+
+/// The platform's keys for `standard`, then `extra` unless the platform has it already: a key given
+/// twice is an ambiguous shortcut that Qt never fires (KDE's and GNOME's Redo is Ctrl+Shift+Z already;
+/// some themes have no Quit key at all).
+QList<QKeySequence> keys_with(QKeySequence::StandardKey standard, const QKeySequence& extra) {
+  QList<QKeySequence> keys;
+  for (const QKeySequence& k : QKeySequence::keyBindings(standard))
+    if (!k.isEmpty() && !keys.contains(k)) keys << k;
+  if (!keys.contains(extra)) keys << extra;
+  return keys;
 }
 
 /// The combo's type; its items are all_dtypes() names, so the lookup cannot fail.
@@ -166,7 +216,15 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
       "QLabel { background: #fbe3e4; color: #8a1f11; border: 1px solid #e8a3a6; padding: 6px; }"));
   error_banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   error_banner_->hide();
-  right_layout->addWidget(error_banner_);
+  // The error and the notice share one slot of fixed height, there whether they show or not: a banner
+  // appearing moved the results and charts down (issue 27). A longer text is whole in its tooltip and
+  // the status bar.
+  auto* banner_slot = new QWidget;
+  banner_slot->setObjectName(QStringLiteral("banner_slot"));
+  auto* banner_layout = new QVBoxLayout(banner_slot);
+  banner_layout->setContentsMargins(0, 0, 0, 0);
+  banner_layout->setSpacing(2);
+  banner_layout->addWidget(error_banner_);
   notice_ = new QLabel;
   notice_->setObjectName(QStringLiteral("notice"));
   notice_->setWordWrap(true);
@@ -175,7 +233,10 @@ MainWindow::MainWindow(Controller* controller, QWidget* parent)
   notice_->setMargin(4);
   notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   notice_->hide();
-  right_layout->addWidget(notice_);
+  banner_layout->addWidget(notice_);
+  banner_layout->addStretch(1);
+  banner_slot->setFixedHeight(fontMetrics().lineSpacing() * 2 + 18);
+  right_layout->addWidget(banner_slot);
   // Results above, charts below, each scrolling in its own pane: the window fits a 1280 x 720 screen
   // and the splitter gives either pane the room.
   auto* results_scroll = new QScrollArea;
@@ -392,7 +453,11 @@ QWidget* MainWindow::buildInputs() {
       pick(preset_filter_->index(0, 0));
   });
   auto* find = new QShortcut(QKeySequence::Find, this);
+  find->setObjectName(QStringLiteral("find_shortcut"));
   connect(find, &QShortcut::activated, this, [this] {
+    // Scrolled into sight first: the inputs panel may be scrolled down to the engine options.
+    if (auto* area = findChild<QScrollArea*>(QStringLiteral("inputs_scroll")))
+      area->ensureWidgetVisible(search_);
     search_->setFocus(Qt::ShortcutFocusReason);
     search_->selectAll();
   });
@@ -443,7 +508,13 @@ QWidget* MainWindow::buildInputs() {
                      "TensorRT-LLM use one type for both."));
   k_dtype_ = dtype_combo("k_dtype");
   v_dtype_ = dtype_combo("v_dtype");
+  // First the checkpoint's own types, said in core's words (gpt-oss: "mxfp4 experts, bf16 rest"), then
+  // one type for every part, as the CLI's --weight-dtype: a person can always go back to the first.
   weight_dtype_ = dtype_combo("weight_dtype");
+  weight_dtype_->insertItem(0, QStringLiteral("as in the checkpoint"));
+  weight_dtype_->setToolTip(
+      QStringLiteral("The weights' element type: as in the checkpoint (each part as loaded), or one type "
+                     "for every part (the CLI's --weight-dtype)."));
   dtype_form->addRow(QStringLiteral("&KV cache dtype"), kv_dtype_);
   dtype_form->addRow(QString(), split_kv_);
   dtype_form->addRow(QStringLiteral("K cache"), k_dtype_);
@@ -462,8 +533,15 @@ QWidget* MainWindow::buildInputs() {
           [this] { controller_->setKDtype(dtype_of(k_dtype_)); });
   connect(v_dtype_, &QComboBox::currentTextChanged, this,
           [this] { controller_->setVDtype(dtype_of(v_dtype_)); });
-  connect(weight_dtype_, &QComboBox::currentTextChanged, this,
-          [this] { controller_->setWeightDtype(dtype_of(weight_dtype_)); });
+  connect(weight_dtype_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index <= 0) {
+      controller_->setWeightDtypeAsLoaded();
+      return;
+    }
+    const auto types = all_dtypes();
+    const auto i = static_cast<std::size_t>(index - 1);
+    if (i < types.size()) controller_->setWeightDtype(types[i].type);
+  });
 
   // The deployment.
   auto* deploy_box = new QGroupBox(QStringLiteral("Deployment"));
@@ -485,7 +563,10 @@ QWidget* MainWindow::buildInputs() {
   for (QSpinBox* s : {gpus_, tp_, pp_}) s->setKeyboardTracking(false);
   util_ = new QDoubleSpinBox;
   util_->setObjectName(QStringLiteral("gpu_util"));
-  util_->setRange(0.01, 1.0);
+  // Wider than (0, 1]: a value past it is typed, then refused with a message (Controller::setUtilization),
+  // not clamped to 1.0 without a word; applied on Enter, not at each key ("1" of "1.5").
+  util_->setRange(0.0, 9.999);
+  util_->setKeyboardTracking(false);
   util_->setDecimals(3);
   util_->setSingleStep(0.01);
   reserve_ = new QLineEdit;
@@ -569,7 +650,7 @@ QWidget* MainWindow::buildInputs() {
   kv_memory_->setToolTip(
       QStringLiteral("KV-cache memory per GPU as the engine logs it (vLLM: \"Available KV cache memory\"): "
                      "a size, or auto"));
-  engine_form_->addRow(QStringLiteral("&version"), engine_version_);
+  engine_form_->addRow(QStringLiteral("vers&ion"), engine_version_);
   engine_rows_ = new EngineRows(engine_form_, this);
   engine_form_->addRow(QString(), fp8_ds_mla_);
   engine_form_->addRow(QStringLiteral("KV memory per GPU"), kv_memory_);
@@ -758,17 +839,17 @@ void MainWindow::buildMenus() {
     png->addAction(ChartPanel::chartName(static_cast<ChartPanel::Chart>(c)) + QStringLiteral("..."), this,
                    [this, c] { exportDialog(c); })
         ->setObjectName(QStringLiteral("export_chart_%1").arg(c));
-  file->addAction(QStringLiteral("Export &report (HTML, PDF)..."), this, &MainWindow::exportReportDialog)
+  file->addAction(QStringLiteral("Export re&port (HTML, PDF)..."), this, &MainWindow::exportReportDialog)
       ->setObjectName(QStringLiteral("export_report"));
   file->addSeparator();
   QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  quit->setShortcuts(keys_with(QKeySequence::Quit, QKeySequence(QStringLiteral("Ctrl+Q"))));
 
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
   QAction* undo = controller_->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
-  undo->setShortcut(QKeySequence::Undo);
+  undo->setShortcuts(keys_with(QKeySequence::Undo, QKeySequence(QStringLiteral("Ctrl+Z"))));
   QAction* redo = controller_->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
-  redo->setShortcuts({QKeySequence::Redo, QKeySequence(QStringLiteral("Ctrl+Shift+Z"))});
+  redo->setShortcuts(keys_with(QKeySequence::Redo, QKeySequence(QStringLiteral("Ctrl+Shift+Z"))));
   edit->addAction(undo);
   edit->addAction(redo);
   edit->addSeparator();
@@ -800,7 +881,14 @@ void MainWindow::syncInputs() {
     box->setCurrentText(text);
   };
   syncKvDtypes(in);
-  set_combo(weight_dtype_, qstr(name(in.model.weight_dtype)));
+  {
+    const QSignalBlocker block(weight_dtype_);
+    const QString loaded =
+        QStringLiteral("as in the checkpoint (%1)").arg(controller_->checkpointWeightLabel());
+    if (weight_dtype_->itemText(0) != loaded) weight_dtype_->setItemText(0, loaded);
+    weight_dtype_->setCurrentIndex(
+        controller_->weightDtypeAsLoaded() ? 0 : weight_dtype_->findText(qstr(name(in.model.weight_dtype))));
+  }
   set_combo(engine_, qstr(name(in.engine.engine)));
   syncEngineOptions(in);
   {
@@ -826,7 +914,7 @@ void MainWindow::syncInputs() {
   context_->setValue(in.context.value);
   users_->setValue(in.users);
   // llama.cpp has no tensor parallelism (core refuses --tp there); an engine switch moves tp to pp.
-  const bool tp_ok = in.engine.engine != Engine::llamacpp;
+  const bool tp_ok = controller_->engineTakesTensorParallel();
   if (tp_->isEnabled() != tp_ok) {
     tp_->setEnabled(tp_ok);
     tp_->setToolTip(tp_ok ? QString()
@@ -921,7 +1009,7 @@ void MainWindow::syncKvDtypes(const PlanInputs& in) {
   set_combo(k_dtype_, qstr(name(in.kv.k)));
   set_combo(v_dtype_, qstr(name(in.kv.v)));
   // K and V apart only where the engine takes two types, and always when they differ.
-  const bool two_types = in.engine.engine == Engine::ideal || in.engine.engine == Engine::llamacpp;
+  const bool two_types = controller_->engineTakesTwoKvTypes();  // core's rule (ideal, llama.cpp)
   const bool apart = in.kv.k != in.kv.v || (two_types && split_kv_->isChecked());
   {
     const QSignalBlocker block(split_kv_);
@@ -981,6 +1069,7 @@ void MainWindow::showPlan() {
                              : QStringLiteral("Changed to match: ") + controller_->notice();
   if (notice_->text() != notice) {
     notice_->setText(notice);
+    notice_->setToolTip(notice);
     notice_->setVisible(!notice.isEmpty());
   }
   QStringList log;
@@ -1003,6 +1092,7 @@ void MainWindow::showPlan() {
 
 void MainWindow::showError(const QString& message) {
   error_banner_->setText(message);
+  error_banner_->setToolTip(message);
   error_banner_->setVisible(!message.isEmpty());
   if (!message.isEmpty()) statusBar()->showMessage(message, 8000);
 }

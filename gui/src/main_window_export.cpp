@@ -17,13 +17,13 @@
 namespace kvplan::gui {
 
 void MainWindow::buildCompareMenu() {
-  QMenu* compare = menuBar()->addMenu(QStringLiteral("&Compare"));
+  QMenu* compare = menuBar()->addMenu(QStringLiteral("C&ompare"));
   QAction* pin = compare->addAction(QStringLiteral("&Pin as baseline"), this, &MainWindow::pinBaseline);
   pin->setObjectName(QStringLiteral("pin_baseline"));
   pin->setShortcut(QKeySequence(QStringLiteral("Ctrl+B")));
   pin->setToolTip(
       QStringLiteral("Keep this plan: every figure then shows its change against it, and the charts "
-                     "draw it dashed"));
+                     "draw it dotted"));
   QAction* clear = compare->addAction(QStringLiteral("&Clear baseline"), baseline_, &Baseline::clear);
   clear->setObjectName(QStringLiteral("clear_baseline"));
   clear->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+B")));

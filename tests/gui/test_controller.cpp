@@ -5,7 +5,6 @@
 #include <functional>
 
 #include <nlohmann/json.hpp>
-#include "gui_test_support.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/context_scale.hpp"
@@ -13,6 +12,7 @@
 #include "kvplan/gui/tables.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/series.hpp"
+#include "logic_test_support.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;

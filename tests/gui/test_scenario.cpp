@@ -4,11 +4,11 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
-#include "gui_test_support.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
 #include "kvplan/presets.hpp"
+#include "logic_test_support.hpp"
 
 using namespace kvplan;
 using namespace kvplan::gui;

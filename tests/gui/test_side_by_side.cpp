@@ -208,7 +208,7 @@ class SideBySideTest : public QObject {
     ChartsData charts = describe_charts(win.c.figures(), win.c.modelTitle());
     add_baseline_lines(charts, *win.w.baseline()->figures());
     const ChartLine& base = charts.kv_memory.lines.back();
-    QCOMPARE(base.style, ChartLine::Style::dashed);
+    QCOMPARE(base.style, ChartLine::Style::dotted);
     bool seen = false;
     for (const QPointF& p : base.points)
       if (p.x() == 8192) {
@@ -216,7 +216,7 @@ class SideBySideTest : public QObject {
         seen = true;
       }
     QVERIFY(seen);
-    QCOMPARE(charts.max_users.lines.back().style, ChartLine::Style::dashed);
+    QCOMPARE(charts.max_users.lines.back().style, ChartLine::Style::dotted);
 
     // The baseline survives input changes: at 16,384 tokens fp8 needs what bf16 did at 8,192.
     test::type_into(win.find<QWidget>("context"), QStringLiteral("16384"));

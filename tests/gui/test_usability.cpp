@@ -190,9 +190,11 @@ class UsabilityTest : public QObject {
       wheel(x, -1);
       QVERIFY2(win.c.scenario() == before, qPrintable(x->objectName()));
     }
-    // Focused, the wheel does step the widget.
+    // Clicked (and so focused), the wheel does step the widget (issue 27: focus alone is not enough).
     auto* tp = win.find<QSpinBox>("tp");
-    tp->setFocus(Qt::TabFocusReason);
+    auto* tp_edit = tp->findChild<QLineEdit*>();
+    QTest::mouseClick(tp_edit, Qt::LeftButton, Qt::NoModifier,
+                      QPoint(tp_edit->width() / 2, tp_edit->height() / 2));
     QTRY_VERIFY(tp->hasFocus());
     wheel(tp, 1);
     QCOMPARE(win.c.inputs().deployment.parallel.tp, 2ULL);  // 1 + one step

@@ -198,10 +198,10 @@ foreach(target preset hf_config units size calibration safetensors gguf hf_cache
                    ${CMAKE_CURRENT_SOURCE_DIR}/reliability/regressions/${target})
   set_tests_properties("reliability: replay ${target}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endforeach()
-# The scenario loader is the GUI library's: replayed where the GUI is built.
-if(TARGET kvplan_gui_lib)
+# The scenario loader is the GUI logic library's (no widgets): replayed where the GUI is built.
+if(TARGET kvplan_gui_logic)
   add_executable(kvplan_replay_scenario ${kvplan_fuzz_dir}/fuzz_scenario.cpp ${kvplan_fuzz_dir}/replay_main.cpp)
-  target_link_libraries(kvplan_replay_scenario PRIVATE kvplan::gui kvplan_warnings)
+  target_link_libraries(kvplan_replay_scenario PRIVATE kvplan::gui_logic kvplan_warnings)
   target_compile_definitions(kvplan_replay_scenario PRIVATE KVPLAN_SOURCE_PRESETS="${KVPLAN_PRESETS_DIR}")
   add_test(NAME "reliability: replay scenario"
            COMMAND kvplan_replay_scenario ${kvplan_fuzz_dir}/corpus/scenario

@@ -18,7 +18,9 @@ namespace kvplan::gui {
 
 /// One series of an x-y chart.
 struct ChartLine {
-  enum class Style { line, dashed, markers };
+  /// dotted: the pinned baseline's curves, apart from the dashed reference lines (available for KV,
+  /// users asked) in any theme.
+  enum class Style { line, dashed, dotted, markers };
   QString name;
   QList<QPointF> points;
   Style style = Style::line;
@@ -72,7 +74,7 @@ struct StackedBar {
 /// The four charts.
 struct ChartsData {
   XYChart kv_memory;  ///< 1. KV memory per GPU against context, the model and its variants, available KV
-  StackedBar memory;  ///< 2. per-GPU memory: weights, KV, reserve, free
+  StackedBar memory;  ///< 2. per-GPU memory: weights, KV, reserve (vLLM: its budget's parts), free
   XYChart max_users;  ///< 3. max concurrent users against context
   XYChart prefill;    ///< 4. relative prefill cost against prompt length, with measured points
   /// One line above the charts on screen: what the full titles say beyond the headings (the model, the

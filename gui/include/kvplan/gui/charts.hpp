@@ -17,10 +17,10 @@ namespace kvplan::gui {
 /// A 2 x 2 grid of charts: KV memory against context, per-GPU memory, max users, prefill cost, under one
 /// caption line. On screen the charts' titles are their headings, so that an input step changes no chart
 /// text (a text change lays a Qt chart out again, measuring every axis label); exports show full titles.
-/// Progressive update: display() sets the caption at once and the charts one per event-loop turn (a
-/// zero timer; a newer display() restarts the chain from the first chart, in grid order), so no single
-/// turn lays out and paints all four; a chart that is not on screen (hidden, scrolled out, a collapsed
-/// splitter) is refreshed when it shows. Exports (paintChart) always draw the data last displayed.
+/// Progressive update: display() sets the caption and the memory bar at once and the other charts one per
+/// event-loop turn (a zero timer; a newer display() restarts the chain from the first chart, in grid order),
+/// so no single turn lays out and paints all four; a chart that is not on screen (hidden, scrolled out, a
+/// collapsed splitter) is refreshed when it shows. Exports (paintChart) always draw the data last displayed.
 class ChartPanel : public QWidget {
   Q_OBJECT
 

@@ -153,8 +153,22 @@ class Controller : public QObject {
   /// Element type of the K cache (and of MLA's latent) / of the V cache.
   bool setKDtype(DType t);
   bool setVDtype(DType t);
+  /// Whether the scenario's engine (at its version and options) splits a layer's heads over GPUs:
+  /// asked of core (a plan at tp 2 of a 32-head model; llama.cpp refuses --tp), not a rule kept here.
+  [[nodiscard]] bool engineTakesTensorParallel() const;
+  /// Whether the scenario's engine takes different K and V cache types: asked of core (a plan with a
+  /// bf16 K and an fp16 V cache; vLLM, SGLang and TensorRT-LLM refuse --k-dtype apart from --v-dtype).
+  [[nodiscard]] bool engineTakesTwoKvTypes() const;
   /// Every weight dtype of the model (linear layers, embeddings, experts), as the CLI's --weight-dtype.
   bool setWeightDtype(DType t);
+  /// Back to the weight dtypes of the checkpoint as loaded (every part: linear layers, embeddings,
+  /// experts), as the CLI plans without --weight-dtype.
+  bool setWeightDtypeAsLoaded();
+  /// Whether the weight dtypes are the checkpoint's (no --weight-dtype).
+  [[nodiscard]] bool weightDtypeAsLoaded() const;
+  /// What the checkpoint's weights are, in core's words (weight_dtype_label: "mxfp4 experts, bf16
+  /// rest"), and what the engine serves an fp32 checkpoint as ("fp32, served as bf16").
+  [[nodiscard]] QString checkpointWeightLabel() const;
 
   // The deployment.
   /// A GPU preset by id.
@@ -282,6 +296,13 @@ class Controller : public QObject {
   std::optional<KvCurve> streaming_cache_;
   std::uint64_t streaming_sink_ = kStreamingSinkTokens;
   std::uint64_t streaming_recent_ = kStreamingRecentWindow;
+  /// engineTakesTensorParallel / engineTakesTwoKvTypes for the engine options they were asked for.
+  struct EngineTakes {
+    EngineOptions engine;
+    bool tp = true, two_types = true;
+  };
+  mutable std::optional<EngineTakes> engine_takes_;
+  [[nodiscard]] const EngineTakes& engineTakes() const;
   std::optional<ModelSpec> prefill_key_;
   PrefillSeries prefill_cache_;
 };

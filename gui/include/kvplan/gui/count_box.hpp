@@ -51,6 +51,10 @@ class CountBox : public QAbstractSpinBox {
   [[nodiscard]] StepEnabled stepEnabled() const override;
   void focusInEvent(QFocusEvent* event) override;
   void focusOutEvent(QFocusEvent* event) override;
+  /// Undo and redo keys (Ctrl+Z, Ctrl+Shift+Z, the platform's) go to the window's undo stack unless
+  /// text is being typed: the line edit's own undo had nothing to undo once a value was applied, and
+  /// took the keys from the window's Edit > Undo.
+  bool event(QEvent* event) override;
 
  private:
   void commit();

@@ -14,6 +14,7 @@
 #include "kvplan/gui/controller.hpp"
 
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QSpinBox;
 class QTableView;
@@ -30,12 +31,17 @@ struct FitChoices {
   std::uint64_t tp = 0;         ///< 0: every size the model takes
   std::uint64_t pp = 0;         ///< 0: every stage count up to the budget
   Kv kv = Kv::fit_default;
-  std::size_t top = 20;  ///< rows shown
+  std::size_t top = 20;           ///< rows shown
+  double price_per_gpu_hour = 0;  ///< price of one GPU for an hour (any currency); 0: no cost ranking
+  double max_ttft_s = 0;          ///< keep rows whose TTFT is at most this (seconds); 0: no limit
+  double max_tpot_s = 0;          ///< keep rows whose TPOT is at most this (seconds); 0: no limit
   bool operator==(const FitChoices&) const = default;
 };
 
 /// The fit request for the scenario's model (its weight dtype applied), context, users, engine rules,
-/// utilisation, reserve and weights override, over `presets` (or the one preset `choices.gpu` names).
+/// utilisation, reserve and weights override, over `presets` (or the one preset `choices.gpu` names),
+/// with the choices' price (core's fit then ranks by cost per million output tokens) and TTFT / TPOT
+/// limits (core's fit keeps the rows within them).
 /// The explorer's GPU, parallelism and KV memory override play no part: they are what fit searches.
 /// Throws kvplan::Error("gpu", ...) when `choices.gpu` is no preset, or when there are none.
 FitRequest fit_request(const Scenario& s, const FitChoices& choices, const std::vector<Gpu>& presets);
@@ -71,6 +77,7 @@ class FitTableModel : public QAbstractTableModel {
     TokensPerUser,
     TokensPerGpu,
     Ttft,
+    Cost,  ///< cost per million output tokens at the view's price (core's FitRow::cost_per_million_tokens)
     Launch,
     kColumns
   };
@@ -91,6 +98,11 @@ class FitTableModel : public QAbstractTableModel {
   std::vector<FitRow> rows_;
 };
 
+/// The lines `kvplan fit` prints under its table, each after a newline: the "*" of a max context past
+/// the engine's context limit (context_limit's rule and what the engine does), the model's warnings and
+/// the context's (context_warning). Empty when there is nothing to say.
+QString fit_notes(const PlanInputs& in, const std::vector<FitRow>& rows);
+
 /// What one search gave, or why it failed.
 struct FitOutcome {
   FitResult result;
@@ -105,7 +117,7 @@ struct FitOutcome {
 /// arrive during a search are merged into one search after it. A click or Enter on a row emits
 /// deploymentChosen with the explorer's scenario and that row's deployment. Errors stay in the view's
 /// status line; no exception leaves it. Widgets carry object names ("fit_gpu", "fit_max_gpus", "fit_tp",
-/// "fit_pp", "fit_kv", "fit_status", "fit_table").
+/// "fit_pp", "fit_kv", "fit_price", "fit_max_ttft", "fit_max_tpot_ms", "fit_status", "fit_table").
 class FitView : public QWidget {
   Q_OBJECT
 
@@ -154,6 +166,9 @@ class FitView : public QWidget {
   QSpinBox* tp_ = nullptr;
   QSpinBox* pp_ = nullptr;
   QComboBox* kv_ = nullptr;
+  QDoubleSpinBox* price_ = nullptr;
+  QDoubleSpinBox* max_ttft_ = nullptr;
+  QDoubleSpinBox* max_tpot_ = nullptr;
   QLabel* status_ = nullptr;
   QTableView* table_ = nullptr;
   QFutureWatcher<FitOutcome> watcher_;
