@@ -224,8 +224,8 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   if (capacity) {
     app.add_option("--kv-memory", o.kv_memory,
                    "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...), replacing the "
-                   "engine's budget; with pp, the smallest stage's figure (vLLM's log line is rank 0's, "
-                   "but every stage takes the smallest stage's pool)");
+                   "engine's budget; under vLLM with pp, rank 0's as its log prints it (the first stage's): "
+                   "with --gpu, every stage's pool is that less the last stage's sampler run");
     app.add_option("--from-log", o.from_log,
                    "a real start-up log (vLLM, SGLang, llama.cpp, TensorRT-LLM): plan against the KV memory "
                    "it logged, under its engine's rules");

@@ -501,13 +501,52 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
   }
 }
 
-/// The KV memory per GPU: the engine's logged figure when given, else the budget's requested memory less
-/// weights and reserve. Sets has_gpu and the per-GPU memory figures; nullopt (the plan marked as limited
-/// by the weights) when weights and reserve exceed the usable memory.
+/// The pool every stage takes from a KV memory given (--kv-memory, --from-log) under vLLM V1 with pp > 1:
+/// vLLM logs rank 0's "Available KV cache memory" (gpu_worker.py determine_available_memory, logged once
+/// per node), the first stage's, while every stage takes the smallest stage's pool
+/// (kv_cache_utils.py get_kv_cache_configs); the last stage's is smaller by the sampler's dummy run
+/// (vllm_budget: first_stage_kv - kv). With a GPU the given figure less that gap (0 when the gap is
+/// larger), with a warning; without one it is taken as it is, with a warning; other engines and pp 1: as
+/// given.
+Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
+  const Bytes given = *in.kv_memory;
+  if (in.deployment.parallel.pp <= 1 || !modelled_budget(in)) return given;
+  if (!in.gpu) {
+    if (full)
+      p.warnings.push_back(
+          "--kv-memory with pp " + std::to_string(in.deployment.parallel.pp) +
+          " and no GPU: taken as every stage's pool; vLLM logs rank 0's (the first stage's), which exceeds "
+          "the last stage's by its sampler run: give --gpu to subtract it");
+    return given;
+  }
+  const Gpu& gpu = *in.gpu;
+  BudgetInputs b{in.model,
+                 in.deployment.parallel,
+                 {gpu.memory, gpu.runtime_memory, gpu.id},
+                 in.deployment.gpu_memory_utilization,
+                 p.per_gpu.weights_bytes,
+                 in.engine,
+                 in.deployment.weights.has_value()};
+  if (full) b.gpu.name += " " + gpu.name;  // vLLM's defaults read the device name ("a100")
+  const MemoryBudget budget = figure("per_gpu.budget", [&] { return vllm_budget(b); });
+  const Bytes gap = budget.first_stage_kv > budget.kv ? budget.first_stage_kv - budget.kv : Bytes{0};
+  const Bytes pool = given > gap ? given - gap : Bytes{0};
+  if (full && gap != Bytes{0})
+    p.warnings.push_back(
+        "--kv-memory " + format_bytes(given, UnitSystem::iec) + " is rank 0's (vLLM logs the " +
+        "first stage's): the last stage's sampler run takes " + format_bytes(gap, UnitSystem::iec) +
+        " more, so every stage's pool is " + format_bytes(pool, UnitSystem::iec));
+  return pool;
+}
+
+/// The KV memory per GPU: the engine's logged figure when given (under vLLM with pp, the pool it implies:
+/// given_kv_pool), else the budget's requested memory less weights and reserve. Sets has_gpu and the
+/// per-GPU memory figures; nullopt (the plan marked as limited by the weights) when weights and reserve
+/// exceed the usable memory.
 std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   p.has_gpu = true;
-  if (in.kv_memory) return g.available_kv_bytes = *in.kv_memory;  // weights and reserve already out
+  if (in.kv_memory) return g.available_kv_bytes = given_kv_pool(p, in, full);  // weights and reserve out
   memory_budget(p, in, full);
   const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
   if (fixed > g.usable_bytes) {
