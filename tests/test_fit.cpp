@@ -660,3 +660,19 @@ TEST_CASE("fit: tp stays within a node (gpus_per_node)", "[fit]") {
   r.gpus_per_node = 0;
   CHECK_THROWS_WITH(fit(r), Catch::StartsWith("gpus_per_node: must be positive"));
 }
+
+TEST_CASE("fit: a Hub repo's launch line names the repo and its revision, not the source's words", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  // As presets::load_hf_repo words a repo read from the cache (before: "vllm serve org/llama@main from the
+  // Hugging Face cache, commit ... --tensor-parallel-size 8").
+  r.model.source =
+      "org/llama@main from the Hugging Face cache, commit 0123456789abcdef0123456789abcdef01234567";
+  CHECK_THAT(fit(r).rows.at(0).launch, Catch::StartsWith("vllm serve org/llama --tensor-parallel-size 8 "));
+  r.model.source = "org/llama@v2 from the Hugging Face Hub https://huggingface.co, now cached";
+  CHECK_THAT(fit(r).rows.at(0).launch,
+             Catch::StartsWith("vllm serve org/llama --revision v2 --tensor-parallel-size 8 "));
+  r.engine.engine = Engine::sglang;
+  CHECK_THAT(
+      fit(r).rows.at(0).launch,
+      Catch::StartsWith("python -m sglang.launch_server --model-path org/llama --revision v2 --tp 8 "));
+}

@@ -433,6 +433,20 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
 }
 
 namespace {
+/// The model as an engine's line names it, and the revision to pass (empty: the default branch): a
+/// preset's source is its Hub repo ("meta-llama/Llama-3.1-70B"); a Hub repo loaded by kvplan has the source
+/// "ORG/NAME@REVISION from the Hugging Face ..." (presets load_hf_repo), whose first word before the '@' is
+/// the repo (the whole source gave "vllm serve org/name@main from the Hugging Face cache ..."); no source:
+/// the model's id.
+std::pair<std::string, std::string> launch_model(const ModelSpec& m) {
+  if (m.source.empty()) return {m.id, ""};
+  const std::string word = m.source.substr(0, m.source.find(' '));
+  const std::size_t at = word.find('@');
+  if (at == std::string::npos || word.size() == m.source.size()) return {m.source, ""};
+  const std::string revision = word.substr(at + 1);
+  return {word.substr(0, at), revision == "main" ? "" : revision};
+}
+
 /// The line from the layout alone: the engine, tp, pp, context, sequences, KV dtype and memory fraction.
 std::string layout_line(const Plan& p) {
   const auto& in = p.inputs;
@@ -441,7 +455,9 @@ std::string layout_line(const Plan& p) {
   // DP attention N: each of the N attention ranks schedules its own sequences.
   const std::uint64_t n = in.deployment.dp_attention;
   const std::uint64_t rank_seqs = ceil_div(seqs, n);
-  const std::string repo = in.model.source.empty() ? in.model.id : in.model.source;
+  const auto [repo, revision] = launch_model(in.model);
+  // vLLM and SGLang take the Hub revision as --revision (vllm/engine/arg_utils.py, sglang server_args.py).
+  const std::string rev = revision.empty() ? std::string() : " --revision " + revision;
   const std::string ctx = std::to_string(in.context.value);
   const std::string util = fraction2(in.deployment.gpu_memory_utilization);
   std::string s;
@@ -449,7 +465,7 @@ std::string layout_line(const Plan& p) {
     case Engine::sglang:
       // Under DP attention --max-running-requests counts every rank's: SGLang's model_runner gives each
       // max_running_requests // dp_size.
-      s = "python -m sglang.launch_server --model-path " + repo + " --tp " + std::to_string(par.tp) +
+      s = "python -m sglang.launch_server --model-path " + repo + rev + " --tp " + std::to_string(par.tp) +
           " --context-length " + ctx + " --max-running-requests " +
           std::to_string(n > 1 ? checked_mul(rank_seqs, n, "users") : seqs) + " --mem-fraction-static " +
           util;
@@ -493,7 +509,7 @@ std::string layout_line(const Plan& p) {
       }
       // Under DP attention vLLM's tp is each data-parallel rank's, and --max-num-seqs each rank's
       // scheduler's.
-      s = "vllm serve " + repo + " --tensor-parallel-size " + std::to_string(par.tp / n) +
+      s = "vllm serve " + repo + rev + " --tensor-parallel-size " + std::to_string(par.tp / n) +
           " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
           " --max-num-seqs " + std::to_string(rank_seqs) + " --kv-cache-dtype " + vllm_kv(p) +
           " --gpu-memory-utilization " + util;

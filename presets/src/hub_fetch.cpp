@@ -654,7 +654,9 @@ ModelSpec load_repo(std::string_view repo, std::string_view revision) {
   const std::string commit = snapshot.filename().string();
   ModelSpec m = model_from_hf_config(read_json_file(*config, true), "config.json");
   m.id = m.name = std::string(repo);
-  m.source = std::string(repo) + "@" + rev + " " + from;
+  // The commit used, when the revision is a branch or tag: what a later run may resolve differently.
+  m.source = std::string(repo) + "@" + rev + " " + from +
+             (is_commit_hash(commit) && commit != rev ? ", commit " + commit : std::string());
   std::vector<std::string> missing;
   const auto read = [&] {
     missing.clear();

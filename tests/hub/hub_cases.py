@@ -98,6 +98,9 @@ def case_qwen3(run, server):
     check_qwen(j, "fetch")
     if "Hugging Face Hub " + run.endpoint not in j["model"]["source"]:
         fail("fetch: source " + j["model"]["source"])
+    # The commit main resolved to, in the source (text and JSON).
+    if not j["model"]["source"].endswith(", commit " + QWEN_COMMIT):
+        fail("fetch: no commit in the source " + j["model"]["source"])
     repo = os.path.join(run.cache, "models--Qwen--Qwen3-32B")
     with open(os.path.join(repo, "refs", "main")) as f:
         if f.read() != QWEN_COMMIT:
@@ -127,11 +130,13 @@ def case_qwen3(run, server):
     server.server_close()
     j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json", env={"HF_HUB_OFFLINE": "1"}), "offline")
     check_qwen(j, "offline")
-    if "Hugging Face cache" not in j["model"]["source"]:
+    if "Hugging Face cache" not in j["model"]["source"] or not j["model"]["source"].endswith(QWEN_COMMIT):
         fail("offline: source " + j["model"]["source"])
     text = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", env={"HF_HUB_OFFLINE": "1"}), "offline text")
     if "32,762,123,264 parameters (safetensors headers (exact))" not in text:
         fail("offline text: " + text)
+    if "Qwen/Qwen3-32B@main from the Hugging Face cache, commit " + QWEN_COMMIT not in text:
+        fail("offline text: no commit: " + text)
     # Not offline, the server gone: the cache answers, no request is made.
     check_qwen(ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "cached, online"), "cached")
     print("ok: offline reuse")
