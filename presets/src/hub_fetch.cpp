@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <curl/curl.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
@@ -33,10 +35,18 @@ namespace {
 /// The innermost HubCancelScope's flag on this thread; null when none.
 thread_local HubCancelFlag t_cancel;
 
-/// CURLOPT_XFERINFOFUNCTION, `flag` the request's HubCancelFlag (XFERINFODATA; null: none): nonzero stops
-/// the transfer (CURLE_ABORTED_BY_CALLBACK).
-int on_progress(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return flag != nullptr && static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+/// What a request's progress callback sees: its HubCancelFlag (null: none) and the line to show.
+struct Progress {
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void()> show;
+};
+
+/// CURLOPT_XFERINFOFUNCTION (XFERINFODATA a Progress): shows the progress line, and returns nonzero, which
+/// stops the transfer (CURLE_ABORTED_BY_CALLBACK), when the request's HubCancelFlag is set.
+int on_progress(void* data, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* p = static_cast<const Progress*>(data);
+  if (p->show) p->show();
+  return p->cancel != nullptr && p->cancel->load() ? 1 : 0;
 }
 
 std::string env(const char* name) {
@@ -157,6 +167,37 @@ struct Hub {
   std::size_t shards_done = 0;
   bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  mutable std::chrono::steady_clock::time_point shown_at{};
+  mutable bool shown = false;  ///< a progress line is on stderr (cleared when the fetch ends)
+
+  Hub() = default;
+  Hub(const Hub&) = delete;
+  Hub& operator=(const Hub&) = delete;
+  ~Hub() {
+    if (shown) std::fputs("\r\033[K", stderr);  // the line goes: the answer or the error takes its place
+  }
+
+  /// Once the fetch has taken over a second, one line on stderr, rewritten in place at most twice a second:
+  /// "kvplan: fetching 'ORG/NAME' from ENDPOINT: FILE (N of M shard headers)". Only when stderr is a
+  /// terminal: a script reading stderr gets the error's one line alone.
+  void progress(const std::string& file) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start < std::chrono::seconds(1) || (shown && now - shown_at < std::chrono::milliseconds(500)))
+      return;
+    static const bool terminal = isatty(STDERR_FILENO) == 1;
+    if (!terminal) return;
+    const std::string line =
+        "\rkvplan: fetching '" + repo + "' from " + redact_userinfo(endpoint) + ": " + file +
+        (shards_total > 0
+             ? " (" + std::to_string(shards_done) + " of " + std::to_string(shards_total) + " shard headers)"
+             : std::string()) +
+        "\033[K";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+    shown = true;
+    shown_at = now;
+  }
 
   [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
     // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{quote(filename)}.
@@ -223,8 +264,10 @@ struct Hub {
     if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
     // This fetch's own flag (HubCancelScope), held for the whole request.
     const HubCancelFlag cancel = t_cancel;
+    progress(file);
+    const Progress state{cancel.get(), [&] { progress(file); }};
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, static_cast<void*>(cancel.get()));
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<void*>(static_cast<const void*>(&state)));
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     const CURLcode rc = cancel && cancel->load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);

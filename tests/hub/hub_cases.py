@@ -308,6 +308,38 @@ def case_deadline(run, server):
         "KVPLAN_HUB_DEADLINE: '-1' is not a number of seconds")
 
 
+def case_progress(run, server):
+    """Issue 29: a fetch past a second shows a progress line on a terminal's stderr (rewritten in place,
+    cleared at the end); with stderr a pipe, the error stays the one line scripts read (case_deadline)."""
+    import pty
+    master, slave = pty.openpty()
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("HF_") and k != "KVPLAN_HUB_TIMEOUT" and not k.lower().endswith("_proxy")}
+    e.update({"HF_HUB_CACHE": run.cache, "HF_HOME": os.path.join(run.tmp, "hf-home"), "XDG_CACHE_HOME": run.xdg,
+              "HF_ENDPOINT": run.endpoint, "KVPLAN_PRESETS": "", "KVPLAN_HUB_DEADLINE": "2",
+              "XDG_DATA_HOME": os.path.join(run.tmp, "no-user-presets")})
+    # 40 shards at 0.1 s a request under a 2 s limit: the line shows after 1 s, then the limit's error.
+    p = subprocess.Popen([KVPLAN, "size", "broken/slow-shards"], env=e, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    p.wait(timeout=60)
+    os.close(master)
+    text = err.decode(errors="replace")
+    if p.returncode != 2 or "\rkvplan: fetching 'broken/slow-shards' from " + run.endpoint not in text \
+            or "of 40 shard headers)" not in text or "\r\x1b[K" not in text \
+            or "reached the overall limit of 2 s" not in text:
+        fail(f"progress: exit {p.returncode}, stderr {text!r}")
+    print("ok: progress line")
+
+
 def case_hostile_headers(run, server):
     """Issue 28: a Hub header of 32 MiB of "[" goes through the bounded JSON reader (2.5 GB before);
     overlapping offsets are refused as for a local file."""
