@@ -677,11 +677,45 @@ fs::path fetch_model(std::string_view repo_view, std::string_view revision_view)
   return repo_dir / "snapshots" / commit;
 }
 
+/// The commit branch or tag `rev` of `repo` points to now: the X-Repo-Commit of its config.json (as
+/// huggingface_hub's hf_hub_download asks the Hub before it uses a cached branch, file_download.py
+/// _get_metadata_or_catch_error). Throws HubError as a fetch does (not reached, 401/404, no header).
+std::string resolve_commit(std::string_view repo, const std::string& rev) {
+  Hub hub;
+  hub.repo = std::string(repo);
+  hub.revision = rev;
+  const Response r = hub.get(hub.url(rev, "config.json"), kMaxJsonBytes, std::nullopt, "config.json");
+  (void)hub.check(r, "config.json", false);
+  if (!is_commit_hash(r.commit))
+    throw HubError("model", hub.endpoint + " named no commit for '" + hub.repo + "' at '" + rev + "'");
+  return r.commit;
+}
+
 ModelSpec load_repo(std::string_view repo, std::string_view revision) {
   const std::string rev = revision.empty() ? "main" : std::string(revision);
   auto config = hf_cached_config(repo, rev);
   std::string from = "from the Hugging Face cache";
   bool fetched = false;
+  // A cached branch or tag is asked again when online, as huggingface_hub does: when it moved, the new
+  // commit is fetched and cached (refs/<rev> then names it); when the Hub cannot answer, the cache does.
+  if (config && !is_commit_hash(rev) && !hf_hub_offline()) {
+    const std::string cached = config->parent_path().filename().string();
+    std::string now;
+    try {
+      now = resolve_commit(repo, rev);
+    } catch (const HubError&) {
+      now.clear();  // offline in effect: the cached commit, as huggingface_hub falls back to it
+    }
+    if (!now.empty() && now != cached) {
+      const fs::path snapshot = fetch_model(repo, rev);
+      config = snapshot / "config.json";
+      from = "from the Hugging Face Hub " + redact_userinfo(hf_endpoint()) + " (" + rev + " moved from " +
+             cached.substr(0, 12) + "), now cached";
+      fetched = true;
+    } else if (!now.empty()) {
+      from = "from the Hugging Face cache, " + rev + " checked on the Hub";
+    }
+  }
   if (!config) {
     if (hf_hub_offline())
       throw HubError("model", "'" + std::string(repo) + "' is not a preset, and revision '" + rev +

@@ -142,6 +142,31 @@ def case_qwen3(run, server):
     print("ok: offline reuse")
 
 
+def case_refresh(run, server):
+    """Issue 29: a cached branch is asked again when online, as huggingface_hub does: unchanged, the cache
+    answers (and says it checked); moved, the new commit is fetched, cached and named; the Hub gone, the
+    cache answers."""
+    ok(run("size", "Qwen/Qwen3-32B", "--json"), "first fetch")
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json"), "unchanged")
+    if j["model"]["source"] != "Qwen/Qwen3-32B@main from the Hugging Face cache, main checked on the Hub, commit " + QWEN_COMMIT:
+        fail("unchanged: source " + j["model"]["source"])
+    moved = "e" * 40
+    hub_server.Handler.repos["Qwen/Qwen3-32B"].commit = moved
+    j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "moved")
+    check_qwen(j, "moved")
+    if f"(main moved from {QWEN_COMMIT[:12]}), now cached, commit {moved}" not in j["model"]["source"]:
+        fail("moved: source " + j["model"]["source"])
+    with open(os.path.join(run.cache, "models--Qwen--Qwen3-32B", "refs", "main")) as f:
+        if f.read() != moved:
+            fail("moved: refs/main does not hold the new commit")
+    server.shutdown()
+    server.server_close()
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json"), "Hub gone")
+    if j["model"]["source"] != "Qwen/Qwen3-32B@main from the Hugging Face cache, commit " + moved:
+        fail("Hub gone: source " + j["model"]["source"])
+    print("ok: refresh")
+
+
 def case_config_only(run, server):
     """A cache holding config.json alone, as a Python tool that read only the config leaves it: online, the
     index and the shard headers are fetched and cached; offline, the estimate; headers gone and the Hub
