@@ -604,6 +604,8 @@ TEST_CASE("fit: DP attention under each engine", "[fit][dp-attention]") {
     CHECK_THAT(res.rows[0].launch,
                Catch::Contains(" --tp 8 --context-length 65536 --max-running-requests 32 "));
     CHECK_THAT(res.rows[0].launch, Catch::Contains(" --dp 8 --enable-dp-attention --ep-size 8"));
+    r.dp_attention = {3};  // divides none of the tp sizes asked for: said, not silently dropped
+    CHECK_THROWS_WITH(fit(r), "dp_attention: 3 divides no tp searched (8): attention tp = tp / dp-attention");
   }
   SECTION("vLLM: the issue's example offers 8 x H200 with DP attention first when pp is held at 1") {
     // No 8-GPU layout without DP attention holds 32 users: each GPU keeps every user's latent, 32 x seq =
