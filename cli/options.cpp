@@ -454,7 +454,15 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
-  if (figures) in.kv_memory = figures->kv_memory;
+  if (figures) {
+    in.kv_memory = figures->kv_memory;
+    // Several vLLM KV lines (each node logs its first rank's): the smallest, taken, is the last stage's pool.
+    in.kv_memory_is_pool =
+        figures->engine == Engine::vllm &&
+        std::count_if(figures->lines.begin(), figures->lines.end(), [](const std::string& l) {
+          return l.find("Available KV cache memory") != std::string::npos;
+        }) > 1;
+  }
   if (log != nullptr) *log = std::move(figures);
   apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;

@@ -452,6 +452,11 @@ TEST_CASE("vLLM pp: a KV memory given is rank 0's figure, the pool the last stag
   in.kv_memory = b.budget.first_stage_kv;
   CHECK(make_plan(in).per_gpu.available_kv_bytes == b.per_gpu.available_kv_bytes);
   CHECK(b.budget.first_stage_kv.value - b.budget.kv.value == 1066926080ULL);
+  // Already the pool (a log with every stage's line, the smallest taken): as given.
+  in.kv_memory = Bytes{20ULL << 30};
+  in.kv_memory_is_pool = true;
+  CHECK(make_plan(in).per_gpu.available_kv_bytes.value == 21474836480ULL);
+  in.kv_memory_is_pool = false;
   // pp 1: the figure is every rank's pool as given.
   in.deployment.parallel.pp = 1;
   in.kv_memory = Bytes{20ULL << 30};

@@ -506,11 +506,11 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
 /// per node), the first stage's, while every stage takes the smallest stage's pool
 /// (kv_cache_utils.py get_kv_cache_configs); the last stage's is smaller by the sampler's dummy run
 /// (vllm_budget: first_stage_kv - kv). With a GPU the given figure less that gap (0 when the gap is
-/// larger), with a warning; without one it is taken as it is, with a warning; other engines and pp 1: as
-/// given.
+/// larger), with a warning; without one it is taken as it is, with a warning; other engines, pp 1 and a
+/// figure that is already the pool (PlanInputs::kv_memory_is_pool): as given.
 Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
   const Bytes given = *in.kv_memory;
-  if (in.deployment.parallel.pp <= 1 || !modelled_budget(in)) return given;
+  if (in.deployment.parallel.pp <= 1 || !modelled_budget(in) || in.kv_memory_is_pool) return given;
   if (!in.gpu) {
     if (full)
       p.warnings.push_back(
@@ -637,6 +637,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
     if (in.gpu) p.inputs.gpu = gpu_figures(*in.gpu);
     p.inputs.engine = in.engine;
     p.inputs.kv_memory = in.kv_memory;
+    p.inputs.kv_memory_is_pool = in.kv_memory_is_pool;
   }
   p.layers = model.layers();
   p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention
