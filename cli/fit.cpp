@@ -249,6 +249,7 @@ FitRequest build_fit_request(const FitOptions& o) {
   r.tp = counts(o.tp, "--tp");
   r.pp = counts(o.pp, "--pp");
   r.dp_attention = counts(o.dp_attention, "--dp-attention");
+  r.search_dp_attention = true;  // the table and the JSON carry each row's DP attention
   if (!o.gpus_per_node.empty()) r.gpus_per_node = parse_count(o.gpus_per_node, "--gpus-per-node");
   if (!o.kv_dtype.empty())
     for (const auto& part : split(o.kv_dtype)) {

@@ -534,6 +534,7 @@ FitRequest deepseek_job(Engine engine) {
   r.kv_dtypes = {both(DType::bf16)};
   r.engine.engine = engine;
   r.top = 100;
+  r.search_dp_attention = true;
   return r;
 }
 }  // namespace
@@ -592,6 +593,17 @@ TEST_CASE("fit: DP attention with expert parallel is searched, ranked and launch
   CHECK(res.refused.empty());
 }
 
+TEST_CASE("fit: DP attention is searched only when asked (front ends whose rows lack it)",
+          "[fit][dp-attention]") {
+  FitRequest r = deepseek_job(Engine::ideal);
+  r.search_dp_attention = false;
+  const FitResult res = fit(r);
+  // The tp 8 layout alone (4 replicas, 32 GPUs: the working above), no DP attention row.
+  REQUIRE(res.rows.size() == 1);
+  CHECK(res.rows[0].plan.gpus == 32);
+  CHECK(res.searched == "tp 1, 2, 4, 8 (within a node of 8 GPUs), pp 1, replicas");
+}
+
 TEST_CASE("fit: DP attention under each engine", "[fit][dp-attention]") {
   SECTION("SGLang: --tp over every GPU, --max-running-requests over every rank, --ep-size tp") {
     FitRequest r = deepseek_job(Engine::sglang);
@@ -634,6 +646,7 @@ TEST_CASE("fit: DP attention under each engine", "[fit][dp-attention]") {
   }
   SECTION("a dense model: no DP attention searched, none noted; asked for, refused") {
     FitRequest r = readme_job(DType::bf16);
+    r.search_dp_attention = true;
     const FitResult res = fit(r);
     CHECK(res.searched.find("DP attention") == std::string::npos);
     for (const auto& row : res.rows) CHECK(row.plan.inputs.deployment.dp_attention == 1);

@@ -588,12 +588,12 @@ FitResult fit(const FitRequest& request) {
       throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + r.model.name +
                                       " is dense: its data-parallel replicas are the dp column");
   }
-  const bool dpa_searched = dpa_engine && prepared.moe();
+  const bool dpa_searched = r.search_dp_attention && dpa_engine && prepared.moe();
   for (const std::uint64_t n : r.dp_attention)
     if (n > 1 && std::none_of(tps.begin(), tps.end(), [&](std::uint64_t tp) { return tp % n == 0; }))
       throw Error("dp_attention", std::to_string(n) + " divides no tp searched (" + size_list(tps) +
                                       "): attention tp = tp / dp-attention");
-  if (prepared.moe() && !dpa_engine && r.dp_attention.empty())
+  if (r.search_dp_attention && prepared.moe() && !dpa_engine && r.dp_attention.empty())
     out.refused.push_back(
         engine == Engine::llamacpp
             ? "DP attention and expert parallel: llama.cpp has neither (its GPUs split layers, -sm layer)"

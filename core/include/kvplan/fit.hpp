@@ -55,10 +55,15 @@ struct FitRequest {
   std::uint64_t max_gpus = 64;    ///< GPUs in all, replicas included
   std::vector<std::uint64_t> tp;  ///< allowed tp sizes; empty: every size validate_parallelism accepts
   std::vector<std::uint64_t> pp;  ///< allowed stage counts; empty: 1 .. min(layers, max_gpus / tp)
-  /// Allowed DP attention sizes (Deployment::dp_attention; 1: off); empty: 1 and, for a mixture-of-experts
-  /// model under an engine that has DP attention (dp_attention_engine), every divisor of tp above 1; at
+  /// Allowed DP attention sizes (Deployment::dp_attention; 1: off); empty: 1 and, with search_dp_attention,
+  /// for a mixture-of-experts model under an engine that has DP attention (dp_attention_engine), every
+  /// divisor of tp above 1; at
   /// pp 1 only (other stage counts take 1).
   std::vector<std::uint64_t> dp_attention;
+  /// Search DP attention when dp_attention is empty (`kvplan fit` sets it). Off by default for front ends
+  /// whose rows do not carry Deployment::dp_attention yet (the GUI's fit view copies tp, pp and dp only):
+  /// such a row would load another layout than the one ranked.
+  bool search_dp_attention = false;
   /// GPUs in one node (NVLink domain): tp, which under DP attention is the whole attention-DP group and its
   /// expert-parallel group, stays within one node; pp stages and replicas span nodes.
   std::uint64_t gpus_per_node = kDefaultGpusPerNode;
