@@ -94,6 +94,10 @@ json row_json(const FitRow& r) {
          {"tp", par.tp},
          {"pp", par.pp},
          {"dp", par.dp},
+         // DP attention N (1: off): N attention ranks of tp / N GPUs, the routed experts over ep = tp.
+         {"dp_attention", p.inputs.deployment.dp_attention},
+         {"attention_tp", par.tp / p.inputs.deployment.dp_attention},
+         {"ep", p.inputs.deployment.dp_attention > 1 ? par.tp : 1},
          {"kv_dtype", kv_name(p.inputs.kv)},
          {"weight_dtype", std::string(name(p.inputs.model.weight_dtype))},
          {"fits", p.fits},
@@ -134,7 +138,7 @@ std::string weight_cell(const ModelSpec& m) {
 
 /// One row of the table: the headers and every layout.
 constexpr const char* kRow =
-    "  {:>2}  {:<10} {:>4}  {:<13} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
+    "  {:>2}  {:<10} {:>4}  {:<18} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
 
 std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
   std::string out = fmt::format(fmt::runtime(kRow), "#", "GPU", "GPUs", "tp x pp x dp", "KV", "wts",
@@ -149,10 +153,13 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
     const auto& g = p.per_gpu;
     out += fmt::format(
         fmt::runtime(kRow), ++i, p.inputs.gpu->id, p.gpus,
-        fmt::format("{} x {} x {}", par.tp, par.pp, par.dp), kv_name(p.inputs.kv),
-        weight_cell(p.inputs.model), format_bytes(g.weights_bytes, u), format_bytes(g.kv_bytes_total, u),
-        format_bytes(g.free_bytes, u), format_count(p.max_users), context_cell(p),
-        r.speed ? format_seconds(r.speed->tpot_s) : "?",
+        fmt::format("{} x {} x {}{}", par.tp, par.pp, par.dp,
+                    p.inputs.deployment.dp_attention > 1
+                        ? fmt::format(" dpa{}", p.inputs.deployment.dp_attention)
+                        : std::string()),
+        kv_name(p.inputs.kv), weight_cell(p.inputs.model), format_bytes(g.weights_bytes, u),
+        format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
+        context_cell(p), r.speed ? format_seconds(r.speed->tpot_s) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_gpu, 0) : "?",
         r.speed ? format_seconds(r.speed->ttft_s) : "?",
@@ -164,6 +171,11 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
   }
   const ModelSpec& m = rows.front().plan.inputs.model;
   const Engine engine = rows.front().plan.inputs.engine.engine;
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const FitRow& r) { return r.plan.inputs.deployment.dp_attention > 1; }))
+    out +=
+        "  dpaN: DP attention, N ranks of tp/N GPUs each holding only its own users' KV, the routed experts "
+        "split over all tp GPUs (expert parallel); speed not modelled (?)\n";
   if (weight_cell(m) == "ckpt") out += "  wts ckpt: as in the checkpoint (" + weight_dtype_label(m) + ")\n";
   if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
         return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
@@ -191,6 +203,12 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
   app.add_option("--tp", o.tp,
                  "tensor-parallel sizes, comma-separated (default: every size the model takes)");
   app.add_option("--pp", o.pp, "pipeline stages, comma-separated (default: 1 up to the budget)");
+  app.add_option("--dp-attention", o.dp_attention,
+                 "DP attention sizes, comma-separated, each dividing tp; 1 is off (default: 1 and, for MoE "
+                 "models under ideal, vllm and sglang, every divisor of tp, with expert parallel)");
+  app.add_option("--gpus-per-node", o.gpus_per_node,
+                 "GPUs in one node: tp (a DP attention group with it) stays within a node, pp and replicas "
+                 "span nodes (default 8)");
   app.add_option(
       "--kv-dtype", o.kv_dtype,
       "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
@@ -230,6 +248,9 @@ FitRequest build_fit_request(const FitOptions& o) {
   r.max_gpus = parse_count(o.max_gpus, "--max-gpus");
   r.tp = counts(o.tp, "--tp");
   r.pp = counts(o.pp, "--pp");
+  r.dp_attention = counts(o.dp_attention, "--dp-attention");
+  r.search_dp_attention = true;  // the table and the JSON carry each row's DP attention
+  if (!o.gpus_per_node.empty()) r.gpus_per_node = parse_count(o.gpus_per_node, "--gpus-per-node");
   if (!o.kv_dtype.empty())
     for (const auto& part : split(o.kv_dtype)) {
       DtypeOptions one;
@@ -306,6 +327,8 @@ int run_fit(const FitOptions& o) {
         {"engine", std::string(name(r.engine.engine))},
         {"max_gpus", r.max_gpus},
         {"layouts_judged", res.candidates},
+        {"searched", res.searched},
+        {"gpus_per_node", r.gpus_per_node},
         {"fitting", res.fitting},
         {"holding", res.holding},
         {"ranked_by", r.price_per_gpu_hour ? "cost_per_million_tokens" : "gpus, then free_bytes_per_gpu"},
@@ -333,6 +356,7 @@ int run_fit(const FitOptions& o) {
                      r.max_ttft_s || r.max_tpot_s ? " within the SLA" : "",
                      r.price_per_gpu_hour ? "cost per million output tokens"
                                           : "fewest GPUs, then most free KV memory per GPU");
+  out += "Searched: " + res.searched + ".\n";
   // Layouts the model or the engine refuses: left out, and said so, never offered.
   for (const auto& line : res.refused) out += "Not searched: " + printable(line) + "\n";
   if (!res.rows.empty()) {

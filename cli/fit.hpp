@@ -17,8 +17,8 @@ struct FitOptions : CapacityOptions {
   ModelOptions model;
   EngineCliOptions engine;
   StreamingOptions streaming;
-  std::string max_gpus = "64", tp, pp, kv_dtype, weight_dtype, price, ttft, tpot, top = "10", mem_eff,
-              compute_eff, link_eff;
+  std::string max_gpus = "64", tp, pp, dp_attention, gpus_per_node, kv_dtype, weight_dtype, price, ttft, tpot,
+              top = "10", mem_eff, compute_eff, link_eff;
   std::vector<std::string> gpus;
 };
 

@@ -67,10 +67,13 @@ constexpr std::array<LaunchFlag, 24> kVllm{{
 
 // sglang/srt/server_args.py (ServerArgs.add_cli_args).
 // --max-running-requests is refused: kvplan's SGLang budget is the flat reserve, which it would not change.
-constexpr std::array<LaunchFlag, 14> kSglang{{
+constexpr std::array<LaunchFlag, 15> kSglang{{
     {"--model-path,--model", "", Kind::model},
     {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel},
     {"--enable-dp-attention", "", Kind::dp_attention, false},
+    // Expert parallel within tp: the routed experts are split over the tp GPUs whatever the EP size (ep
+    // groups of tp / ep ranks each split theirs), so no figure changes (kvplan fit's DP attention lines).
+    {"--ep-size,--expert-parallel-size", "", Kind::skip},
     {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
     {"--context-length", "--context"},
     {"--tp,--tp-size,--tensor-parallel-size", "--tp"},

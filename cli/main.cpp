@@ -392,9 +392,10 @@ int main(int argc, char** argv) {
   cmp_cmd->add_flag("--json", cmp.json, "one JSON object");
 
   FitOptions fit_opts;
-  auto* fit_cmd = app.add_subcommand(
-      "fit",
-      "search GPUs, counts, tp/pp/replica layouts and KV dtypes that hold the users; ranked, with speed");
+  auto* fit_cmd = app.add_subcommand("fit",
+                                     "search GPUs, counts, tp/pp/replica and DP-attention layouts and KV "
+                                     "dtypes that hold the users; ranked, "
+                                     "with speed");
   add_fit_options(*fit_cmd, fit_opts);
 
   PrefillOptions pre;

@@ -225,8 +225,8 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   if (capacity) {
     app.add_option("--kv-memory", o.kv_memory,
                    "KV-cache memory per GPU as the engine logs it (bytes, or GiB ...), replacing the "
-                   "engine's budget; with pp, the smallest stage's figure (vLLM's log line is rank 0's, "
-                   "but every stage takes the smallest stage's pool)");
+                   "engine's budget; under vLLM with pp, rank 0's as its log prints it (the first stage's): "
+                   "with --gpu, every stage's pool is that less the last stage's sampler run");
     app.add_option("--from-log", o.from_log,
                    "a real start-up log (vLLM, SGLang, llama.cpp, TensorRT-LLM): plan against the KV memory "
                    "it logged, under its engine's rules");
@@ -459,7 +459,15 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
-  if (figures) in.kv_memory = figures->kv_memory;
+  if (figures) {
+    in.kv_memory = figures->kv_memory;
+    // Several vLLM KV lines (each node logs its first rank's): the smallest, taken, is the last stage's pool.
+    in.kv_memory_is_pool =
+        figures->engine == Engine::vllm &&
+        std::count_if(figures->lines.begin(), figures->lines.end(), [](const std::string& l) {
+          return l.find("Available KV cache memory") != std::string::npos;
+        }) > 1;
+  }
   if (log != nullptr) *log = std::move(figures);
   apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;

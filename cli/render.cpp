@@ -410,7 +410,12 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                                                       : "requested (runtime total x utilisation)",
                  format_bytes(g.usable_bytes, u));
     }
-    out += row(in.kv_memory ? "KV memory (given)" : "available for KV", both(g.available_kv_bytes, u));
+    if (in.kv_memory && g.available_kv_bytes != *in.kv_memory) {  // vLLM with pp: rank 0's figure given
+      out += row("KV memory (given, rank 0's)", both(*in.kv_memory, u));
+      out += row("  every stage's pool (the last's)", both(g.available_kv_bytes, u));
+    } else {
+      out += row(in.kv_memory ? "KV memory (given)" : "available for KV", both(g.available_kv_bytes, u));
+    }
     out += row("free after KV", format_bytes(g.free_bytes, u));
     out += "\nCapacity\n";
     out += row("fits", p.fits ? "yes" : "NO");

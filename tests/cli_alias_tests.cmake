@@ -226,3 +226,9 @@ kvplan_cli_same("from-launch: -dp without -tp is replicas of tp 1"
   "\"dp\": 2,.*\"tp\": 1"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --data-parallel-size 2" --gpu h100-sxm --json
   SAME_AS size llama-3.1-8b --engine vllm --context 8192 --tp 1 --gpus 2 --gpu h100-sxm --json)
+# kvplan fit's SGLang DP attention lines carry --ep-size tp: expert parallel within tp changes no figure.
+kvplan_cli_same("launch: SGLang DP attention with --ep-size"
+  "\"dp_attention\": 8,"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention --ep-size 8"
+    --context 32K --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)

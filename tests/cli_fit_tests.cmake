@@ -241,3 +241,29 @@ kvplan_cli_warns("fp32 checkpoint's weights under SGLang: fp16"
 kvplan_cli_ok("fp32 checkpoint's weights at --weight-dtype fp32: 4 B a parameter"
   "weights +fp32, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +341 MiB\n"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm --weight-dtype fp32)
+
+# DP attention with expert parallel (issue 29; figures worked in tests/test_fit.cpp): DeepSeek-V3, 32 users x
+# 65,536 tokens on H200 at pp 1, bf16 KV: tp 8 with 8 attention ranks first, free 15,474,625,126 B per GPU.
+kvplan_cli_ok("fit DP attention in json"
+  "\"configurations\": \\[\n +[{][^}]*\"attention_tp\": 1,[^}]*\"dp_attention\": 8,[^}]*\"ep\": 8,\n +\"fits\": true,\n +\"free_bytes_per_gpu\": 15474625126,[^}]*\"gpus\": 8,[^}]*\"launch\": \"vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 1 [^\"]* --data-parallel-size 8 --enable-expert-parallel\""
+  fit deepseek-v3 --context 65536 --users 32 --gpu h200 --pp 1 --kv-dtype bf16 --json)
+kvplan_cli_ok("fit DP attention in text: the searched dimensions and the dpa column"
+  "Searched: tp 1, 2, 4, 8 \\(within a node of 8 GPUs\\), pp 1, replicas, DP attention with expert parallel \\(at pp 1\\)\\.\n.*\n +1  h200 +8  8 x 1 x 1 dpa8 "
+  fit deepseek-v3 --context 65536 --users 32 --gpu h200 --pp 1 --kv-dtype bf16)
+kvplan_cli_ok("fit DP attention under SGLang: --dp, --enable-dp-attention, --ep-size"
+  "--tp 8 --context-length 65536 --max-running-requests 32 --mem-fraction-static 0.90 --dp 8 --enable-dp-attention --ep-size 8"
+  fit deepseek-v3 --context 65536 --users 32 --gpu h200 --pp 1 --kv-dtype bf16 --engine sglang --dp-attention 8
+  --gpu-util 0.9)
+# Without the fraction: SGLang's default at DP attention 8 on an H200 is 0.769 (33,280 of 143,771 MB
+# reserved, server_args.py), and the line pins it.
+kvplan_cli_ok("fit DP attention under SGLang pins SGLang's default fraction"
+  "--tp 8 --context-length 65536 --max-running-requests [0-9]+ --mem-fraction-static 0.769 --dp 8 --enable-dp-attention --ep-size 8"
+  fit deepseek-v3 --context 65536 --users 32 --gpu h200 --pp 1 --kv-dtype bf16 --engine sglang --dp-attention 8)
+kvplan_cli_ok("fit under llama.cpp says DP attention is left out" "Not searched: DP attention and expert parallel: llama.cpp has neither"
+  fit deepseek-v3 --context 4096 --users 1 --gpu h200 --engine llamacpp --max-gpus 8)
+kvplan_cli_bad("fit tp past a node" "^kvplan: error: --tp: 16 is more than --gpus-per-node 8: tensor parallel \\(and a DP attention group\\) stays within one node\n$"
+  fit llama-3.1-70b --tp 16)
+kvplan_cli_ok("fit --gpus-per-node 16 takes tp 16" "\n +1  h100-sxm +16  16 x 1 x 1 "
+  fit llama-3.1-70b --tp 16 --gpus-per-node 16 --gpu h100-sxm --pp 1 --context 4096 --users 1)
+kvplan_cli_bad("fit dp-attention on a dense model" "^kvplan: error: --dp-attention: needs a mixture-of-experts model"
+  fit llama-3.1-8b --dp-attention 2)

@@ -472,3 +472,13 @@ kvplan_cli_bad("overflow: the reserve named, not the context" "^kvplan: error: -
 # A vision tower's size past kvplan's dimension bound is refused naming its key (4 x 2^40 wrapped before).
 kvplan_cli_bad("vision_config hidden_size past the bound" "vision-tower-huge.json: /vision_config/hidden_size: must be at most 1,048,576"
   size ${KVPLAN_FIXTURES}/vision-tower-huge.json)
+# vLLM with pp: --kv-memory is rank 0's logged figure; every stage's pool is the last stage's, 1,066,926,080 B
+# less for Llama-3.1-8B on H100 SXM (the sampler run, worked in tests/test_plan.cpp).
+kvplan_cli_ok("kv-memory with vLLM pp is rank 0's"
+  "KV memory \\(given, rank 0's\\) +20.0 GiB \\(21,474,836,480 B\\)\n +every stage's pool \\(the last's\\) +19.0 GiB \\(20,407,910,400 B\\)"
+  size llama-3.1-8b --engine vllm --gpu h100-sxm --pp 2 --kv-memory 20GiB --context 8192 --users 4)
+# A log with each node's line (pp 2 over two nodes, a hand-made fixture): the smallest, 19.00 GiB, is already
+# every stage's pool; one line (rank 0's) is not: 20.00 GiB less the last stage's sampler run.
+kvplan_cli_ok("from-log with every stage's line: the smallest is the pool"
+  "KV memory \\(given\\) +19.0 GiB \\(20,401,094,656 B\\)"
+  size llama-3.1-8b --gpu h100-sxm --pp 2 --context 8192 --from-log ${KVPLAN_FIXTURES}/logs/vllm-pp2-two-nodes.log)

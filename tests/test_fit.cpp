@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
@@ -498,6 +499,7 @@ TEST_CASE("fit: layouts vLLM refuses for a drafter are never offered, and the re
     CHECK_THROWS_WITH(fit(r), Catch::StartsWith("engine: vLLM cannot unify the page sizes"));
   }
   SECTION("the exact layout: tp 1 only, pp 1 to 32, and the tp sizes left out named with their cause") {
+    r.gpus_per_node = 64;  // tp up to the 64 GPUs: the sizes past a node of 8 are named too
     const FitResult res = fit(r);
     REQUIRE(!res.rows.empty());
     std::uint64_t most_pp = 0;
@@ -525,4 +527,177 @@ TEST_CASE("fit: layouts vLLM refuses for a drafter are never offered, and the re
 TEST_CASE("fit: a model whose every tp passes notes nothing", "[fit]") {
   const FitResult res = fit(readme_job(DType::bf16));
   CHECK(res.refused.empty());
+}
+
+namespace {
+/// The issue's job: DeepSeek-V3 (fp8 checkpoint), 32 users x 65,536 tokens, H200, one stage, bf16 KV.
+FitRequest deepseek_job(Engine engine) {
+  FitRequest r;
+  r.model = presets::find_model("deepseek-v3");
+  r.context = Tokens{65536};
+  r.users = 32;
+  r.gpus = {presets::find_gpu("h200")};
+  r.pp = {1};
+  r.kv_dtypes = {both(DType::bf16)};
+  r.engine.engine = engine;
+  r.top = 100;
+  r.search_dp_attention = true;
+  return r;
+}
+}  // namespace
+
+// DeepSeek-V3 per H200 (tests/test_plan.cpp's figures): usable floor(150,754,820,096 x 0.9) =
+// 135,679,338,086 B, reserve 2^30; weights: 18,970,991,616 B outside the routed experts, 653,908,770,816 B
+// of routed experts. Per sequence: (512 + 64) x 2 B x 61 layers = 70,272 B per token x 65,536 =
+// 4,605,345,792 B, held by every GPU of an attention rank (the latent is not split by tp).
+TEST_CASE("fit: DP attention with expert parallel is searched, ranked and launched (DeepSeek-V3)",
+          "[fit][dp-attention]") {
+  const std::uint64_t usable = 135679338086ULL, reserve = 1073741824ULL, seq = 4605345792ULL;
+  const std::uint64_t rest = 18970991616ULL, experts = 653908770816ULL;
+  const FitResult res = fit(deepseek_job(Engine::ideal));
+  // tp 1, 2, 4 cannot hold the experts (653,908,770,816 / 4 > usable). At tp 8:
+  //  dpa 8 (attention tp 1): weights rest + experts / 8 = 100,709,587,968; 4 users per rank; available
+  //    33,896,008,294, KV 4 x seq = 18,421,383,168, free 15,474,625,126.
+  //  dpa 4 (attention tp 2): weights rest / 2 + experts / 8 = 91,224,092,160; 8 users per rank: KV
+  //    36,842,766,336 of 43,381,504,102, free 6,538,737,766.
+  //  dpa 2 (attention tp 4): weights 86,481,344,256, available 48,124,252,006 holds 10 sequences per rank
+  //    of the 16 it needs: 2 replicas (16 GPUs), 8 per rank: free 48,124,252,006 - 36,842,766,336 =
+  //    11,281,485,670.
+  //  off: weights 84,109,970,304, available 50,495,625,958 holds 10 sequences, each on all 8 GPUs: 4
+  //    replicas (32 GPUs), 8 each: free 50,495,625,958 - 36,842,766,336 = 13,652,859,622.
+  REQUIRE(res.rows.size() == 4);
+  const auto layout = [&](std::size_t i) {
+    const Plan& p = res.rows[i].plan;
+    return std::tuple{p.gpus, p.inputs.deployment.parallel.tp, p.inputs.deployment.parallel.dp,
+                      p.inputs.deployment.dp_attention, p.per_gpu.free_bytes.value};
+  };
+  CHECK(layout(0) == std::tuple{8ULL, 8ULL, 1ULL, 8ULL, 15474625126ULL});
+  CHECK(layout(1) == std::tuple{8ULL, 8ULL, 1ULL, 4ULL, 6538737766ULL});
+  CHECK(layout(2) == std::tuple{16ULL, 8ULL, 2ULL, 2ULL, 11281485670ULL});
+  CHECK(layout(3) == std::tuple{32ULL, 8ULL, 4ULL, 1ULL, 13652859622ULL});
+  const Plan& best = res.rows[0].plan;
+  CHECK(best.per_gpu.weights_bytes.value == rest + experts / 8);
+  CHECK(best.per_gpu.available_kv_bytes.value == usable - rest - experts / 8 - reserve);
+  CHECK(best.per_gpu.kv_bytes_total.value == 4 * seq);
+  // No speed under DP attention (the roofline is tensor parallel's); the tp 8 row has one.
+  CHECK_FALSE(res.rows[0].speed.has_value());
+  CHECK(res.rows[3].speed.has_value());
+  // The exact layout's line is vLLM's: tp per data-parallel rank, sequences per rank's scheduler.
+  CHECK_THAT(res.rows[0].launch,
+             Catch::Contains("--tensor-parallel-size 1 --pipeline-parallel-size 1 --max-model-len 65536 "
+                             "--max-num-seqs 4 "));
+  CHECK_THAT(res.rows[0].launch, Catch::EndsWith("--data-parallel-size 8 --enable-expert-parallel"));
+  CHECK_THAT(res.rows[1].launch, Catch::Contains("--tensor-parallel-size 2 "));
+  CHECK_THAT(res.rows[1].launch, Catch::Contains("--max-num-seqs 8 "));
+  // Replicas of a DP attention layout are separate servers.
+  CHECK_THAT(res.rows[2].launch,
+             Catch::Contains("--data-parallel-size 2 --enable-expert-parallel  # one of 2 replicas"));
+  CHECK_THAT(res.rows[3].launch, Catch::Contains("--data-parallel-size 4"));
+  CHECK_THAT(res.rows[3].launch, !Catch::Contains("--enable-expert-parallel"));
+  CHECK(res.searched ==
+        "tp 1, 2, 4, 8 (within a node of 8 GPUs), pp 1, replicas, DP attention with expert "
+        "parallel (at pp 1)");
+  CHECK(res.refused.empty());
+}
+
+TEST_CASE("fit: DP attention is searched only when asked (front ends whose rows lack it)",
+          "[fit][dp-attention]") {
+  FitRequest r = deepseek_job(Engine::ideal);
+  r.search_dp_attention = false;
+  const FitResult res = fit(r);
+  // The tp 8 layout alone (4 replicas, 32 GPUs: the working above), no DP attention row.
+  REQUIRE(res.rows.size() == 1);
+  CHECK(res.rows[0].plan.gpus == 32);
+  CHECK(res.searched == "tp 1, 2, 4, 8 (within a node of 8 GPUs), pp 1, replicas");
+}
+
+TEST_CASE("fit: DP attention under each engine", "[fit][dp-attention]") {
+  SECTION("SGLang: --tp over every GPU, --max-running-requests over every rank, --ep-size tp") {
+    FitRequest r = deepseek_job(Engine::sglang);
+    r.dp_attention = {8};
+    r.tp = {8};
+    // The fraction given: SGLang's own default with DP attention 8 on an H200 reserves 33,280 MB (0.769,
+    // test_budget.cpp), and 8 GPUs then hold fewer than 32 users.
+    r.deployment.gpu_memory_utilization = 0.9;
+    const FitResult res = fit(r);
+    REQUIRE(!res.rows.empty());
+    CHECK(res.rows[0].plan.inputs.deployment.dp_attention == 8);
+    // 32 users, 4 per rank: SGLang gives each rank max_running_requests // dp_size = 32 / 8.
+    CHECK_THAT(res.rows[0].launch,
+               Catch::Contains(" --tp 8 --context-length 65536 --max-running-requests 32 "));
+    CHECK_THAT(res.rows[0].launch, Catch::Contains(" --dp 8 --enable-dp-attention --ep-size 8"));
+    r.dp_attention = {3};  // divides none of the tp sizes asked for: said, not silently dropped
+    CHECK_THROWS_WITH(fit(r), "dp_attention: 3 divides no tp searched (8): attention tp = tp / dp-attention");
+  }
+  SECTION("vLLM: the issue's example offers 8 x H200 with DP attention first when pp is held at 1") {
+    // No 8-GPU layout without DP attention holds 32 users: each GPU keeps every user's latent, 32 x seq =
+    // 147,371,065,344 B in bf16 (73,685,532,672 B in fp8) beside 84,109,970,304 B of weights, past
+    // 150,754,820,096 B; fewer GPUs cannot hold the experts (653,908,770,816 / 4 B per GPU).
+    FitRequest r = deepseek_job(Engine::vllm);
+    r.kv_dtypes.clear();  // bf16 and fp8_e4m3
+    const FitResult res = fit(r);
+    REQUIRE(!res.rows.empty());
+    CHECK(res.rows[0].plan.gpus == 8);
+    CHECK(res.rows[0].plan.inputs.deployment.dp_attention > 1);
+    CHECK_THAT(res.rows[0].launch, Catch::Contains("--enable-expert-parallel"));
+    CHECK_THAT(res.rows[0].launch, Catch::Contains("--kv-cache-memory-bytes"));
+  }
+  SECTION("llama.cpp has neither: said in one line") {
+    FitRequest r = deepseek_job(Engine::llamacpp);
+    r.kv_dtypes.clear();
+    r.max_gpus = 8;
+    const FitResult res = fit(r);
+    CHECK(std::count(res.refused.begin(), res.refused.end(),
+                     "DP attention and expert parallel: llama.cpp has neither (its GPUs split layers, -sm "
+                     "layer)") == 1);
+    r.dp_attention = {2};
+    CHECK_THROWS_WITH(fit(r),
+                      Catch::StartsWith("dp_attention: fit searches DP attention under --engine ideal"));
+  }
+  SECTION("a dense model: no DP attention searched, none noted; asked for, refused") {
+    FitRequest r = readme_job(DType::bf16);
+    r.search_dp_attention = true;
+    const FitResult res = fit(r);
+    CHECK(res.searched.find("DP attention") == std::string::npos);
+    for (const auto& row : res.rows) CHECK(row.plan.inputs.deployment.dp_attention == 1);
+    r.dp_attention = {2};
+    CHECK_THROWS_WITH(fit(r), Catch::StartsWith("dp_attention: needs a mixture-of-experts model"));
+  }
+}
+
+TEST_CASE("fit: tp stays within a node (gpus_per_node)", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  r.max_gpus = 64;
+  r.tp = {16};
+  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("tp: 16 is more than --gpus-per-node 8"));
+  r.gpus_per_node = 16;
+  const FitResult wide = fit(r);
+  REQUIRE(!wide.rows.empty());
+  CHECK(wide.rows[0].plan.inputs.deployment.parallel.tp == 16);
+  r.tp.clear();
+  r.gpus_per_node = 4;
+  const FitResult four = fit(r);
+  // Llama-3.1-70B at tp 4: 15 of 16 users per replica (the README's figures above): 2 replicas.
+  REQUIRE(!four.rows.empty());
+  for (const auto& row : four.rows) CHECK(row.plan.inputs.deployment.parallel.tp <= 4);
+  CHECK(four.rows[0].plan.inputs.deployment.parallel == Parallelism{4, 1, 2});
+  CHECK(four.searched.rfind("tp 1, 2, 4 (within a node of 4 GPUs), pp 1, replicas", 0) == 0);
+  r.gpus_per_node = 0;
+  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("gpus_per_node: must be positive"));
+}
+
+TEST_CASE("fit: a Hub repo's launch line names the repo and its revision, not the source's words", "[fit]") {
+  FitRequest r = readme_job(DType::bf16);
+  // As presets::load_hf_repo words a repo read from the cache (before: "vllm serve org/llama@main from the
+  // Hugging Face cache, commit ... --tensor-parallel-size 8").
+  r.model.source =
+      "org/llama@main from the Hugging Face cache, commit 0123456789abcdef0123456789abcdef01234567";
+  CHECK_THAT(fit(r).rows.at(0).launch, Catch::StartsWith("vllm serve org/llama --tensor-parallel-size 8 "));
+  r.model.source = "org/llama@v2 from the Hugging Face Hub https://huggingface.co, now cached";
+  CHECK_THAT(fit(r).rows.at(0).launch,
+             Catch::StartsWith("vllm serve org/llama --revision v2 --tensor-parallel-size 8 "));
+  r.engine.engine = Engine::sglang;
+  CHECK_THAT(
+      fit(r).rows.at(0).launch,
+      Catch::StartsWith("python -m sglang.launch_server --model-path org/llama --revision v2 --tp 8 "));
 }

@@ -260,3 +260,76 @@ TEST_CASE("NemotronH's per-layer lists: a length other than the layers', or two 
   j["hybrid_override_pattern"] = "M*-";
   CHECK(bytes_per_token(load(j), KvDtypes{}).value == 512);
 }
+
+namespace {
+/// Ring-mini-linear-2.0's config.json (huggingface.co/inclusionAI/Ring-mini-linear-2.0), the keys that
+/// shape its layers: 20 layers, every 5th full attention (layer_group_size 5), 16 heads of 128, 4 KV heads;
+/// 256 experts of 512 (8 per token), one shared expert of 512, the first layer dense.
+json ring_mini_linear() {
+  return json{{"model_type", "bailing_moe_linear"},
+              {"architectures", {"BailingMoeLinearV2ForCausalLM"}},
+              {"num_hidden_layers", 20},
+              {"layer_group_size", 5},
+              {"group_norm_size", 4},
+              {"hidden_size", 2048},
+              {"intermediate_size", 5120},
+              {"num_attention_heads", 16},
+              {"num_key_value_heads", 4},
+              {"head_dim", 128},
+              {"num_experts", 256},
+              {"num_experts_per_tok", 8},
+              {"num_shared_experts", 1},
+              {"moe_intermediate_size", 512},
+              {"moe_shared_expert_intermediate_size", 512},
+              {"first_k_dense_replace", 1},
+              {"max_position_embeddings", 131072},
+              {"partial_rotary_factor", 0.5},
+              {"vocab_size", 157184},
+              {"torch_dtype", "bfloat16"}};
+}
+}  // namespace
+
+TEST_CASE("Ling/Ring linear (bailing_moe_linear): every 5th layer full, the rest lightning state",
+          "[presets][hf]") {
+  const ModelSpec m = load(ring_mini_linear());
+  // Full layers are l with (l + 1) % 5 == 0: 4, 9, 14, 19. 4 x 4 KV heads x 128 x 2 (K, V) x 2 B = 8,192 B
+  // per token (the generic rules read all 20 as full: 40,960 B). The 16 linear layers keep 16 heads x 128 x
+  // 128 x 2 B = 524,288 B each: 8,388,608 B (8 MiB) per sequence.
+  CHECK(bytes_per_token(m, KvDtypes{}).value == 8192);
+  CHECK(state_bytes_per_sequence(m, KvDtypes{}).value == 8388608);
+  CHECK(kv_bytes_per_sequence(m, KvDtypes{}, Tokens{32768}).value == 8192ULL * 32768);
+  CHECK(m.warnings.empty());
+  CHECK_FALSE(m.tie_word_embeddings);  // BailingMoeLinearConfig's default: untied
+  // layer_group_size 1 (BailingMoeLinearConfig's default): every layer full.
+  json all_full = ring_mini_linear();
+  all_full.erase("layer_group_size");
+  CHECK(bytes_per_token(load(all_full), KvDtypes{}).value == 20 * 2048);
+}
+
+TEST_CASE("An unknown family whose keys pattern the layers is refused, naming the key",
+          "[presets][hf][errors]") {
+  json j = ring_mini_linear();
+  j["model_type"] = "bailing_moe_linear_v9";  // no adapter: the generic rules would read 20 full layers
+  CHECK(error_of(j).find("/layer_group_size: may set which layers are linear") != std::string::npos);
+  json k = json{{"model_type", "future_hybrid"}, {"num_hidden_layers", 4}, {"num_attention_heads", 8},
+                {"num_key_value_heads", 2},      {"hidden_size", 512},     {"head_dim", 64},
+                {"intermediate_size", 1024},     {"vocab_size", 100}};
+  k["attn_pattern"] = "LLLF";
+  CHECK(error_of(k).find("/attn_pattern: may set which layers") != std::string::npos);
+  k.erase("attn_pattern");
+  k["linear_attn_interval"] = 4;
+  CHECK(error_of(k).find("/linear_attn_interval: may set") != std::string::npos);
+  k.erase("linear_attn_interval");
+  k["swa_layers"] = {0, 2};
+  CHECK(error_of(k).find("/swa_layers: may set") != std::string::npos);
+  k.erase("swa_layers");
+  // A per-layer list (one entry per layer).
+  k["is_linear"] = json::array();
+  for (std::uint64_t i = 0; i < k["num_hidden_layers"].get<std::uint64_t>(); ++i) k["is_linear"].push_back(0);
+  CHECK(error_of(k).find("/is_linear: may set") != std::string::npos);
+  k.erase("is_linear");
+  // A count (num_*) and an unknown family's other keys still read, with the unknown-family warning.
+  k["num_nextn_predict_layers"] = 1;
+  const ModelSpec m = load(k);
+  CHECK(!m.warnings.empty());
+}

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -433,4 +434,48 @@ TEST_CASE("replicas_of: GPUs over tp x pp, one rule for every front end", "[plan
   CHECK_THROWS_WITH(replicas_of(0, 1, 1), "gpus: must be positive");
   // tp x pp past 2^64 is refused, not wrapped to a small divisor.
   CHECK_THROWS_WITH(replicas_of(8, 1ULL << 32, 1ULL << 32), Catch::StartsWith("gpus:"));
+}
+
+// vLLM logs rank 0's "Available KV cache memory" (the first stage's); every stage takes the last stage's
+// smaller pool. Llama-3.1-8B, tp 1 x pp 2 on H100 SXM (80 GB: max_num_seqs 1,024, max_num_batched_tokens
+// 8,192; vllm/engine/arg_utils.py): the last stage's sampler run is 1,024 x 128,256 logits x 14 B +
+// 8,192 x 4,096 x 2 B + 128 MiB = 2,040,004,608 B, the first stage's forward pass 8,192 x (3 x 14,336 +
+// 4 x 4,096) x 2 B = 973,078,528 B: the pool is 1,066,926,080 B below the figure the log prints.
+TEST_CASE("vLLM pp: a KV memory given is rank 0's figure, the pool the last stage's", "[plan][kv-memory]") {
+  PlanInputs in;
+  in.model = kvplan::presets::find_model("llama-3.1-8b");
+  in.kv = KvDtypes{DType::bf16, DType::bf16};
+  in.context = Tokens{8192};
+  in.users = 4;
+  in.engine.engine = Engine::vllm;
+  in.gpu = kvplan::presets::find_gpu("h100-sxm");
+  in.deployment.parallel = Parallelism{1, 2, 1};
+  in.kv_memory = Bytes{20ULL << 30};  // 21,474,836,480 B
+  const Plan p = make_plan(in);
+  CHECK(p.per_gpu.available_kv_bytes.value == 21474836480ULL - 1066926080ULL);  // 20,407,910,400
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("is rank 0's") != std::string::npos; }));
+  // Fed the first-stage figure of its own budget, the plan holds the same pool as without it.
+  PlanInputs budgeted = in;
+  budgeted.kv_memory.reset();
+  const Plan b = make_plan(budgeted);
+  in.kv_memory = b.budget.first_stage_kv;
+  CHECK(make_plan(in).per_gpu.available_kv_bytes == b.per_gpu.available_kv_bytes);
+  CHECK(b.budget.first_stage_kv.value - b.budget.kv.value == 1066926080ULL);
+  // Already the pool (a log with every stage's line, the smallest taken): as given.
+  in.kv_memory = Bytes{20ULL << 30};
+  in.kv_memory_is_pool = true;
+  CHECK(make_plan(in).per_gpu.available_kv_bytes.value == 21474836480ULL);
+  in.kv_memory_is_pool = false;
+  // pp 1: the figure is every rank's pool as given.
+  in.deployment.parallel.pp = 1;
+  in.kv_memory = Bytes{20ULL << 30};
+  CHECK(make_plan(in).per_gpu.available_kv_bytes.value == 21474836480ULL);
+  // No GPU: taken as given, with a warning that names the gap it cannot work out.
+  in.deployment.parallel.pp = 2;
+  in.gpu.reset();
+  const Plan bare = make_plan(in);
+  CHECK(bare.per_gpu.available_kv_bytes.value == 21474836480ULL);
+  CHECK(std::any_of(bare.warnings.begin(), bare.warnings.end(),
+                    [](const std::string& w) { return w.find("give --gpu") != std::string::npos; }));
 }

@@ -533,6 +533,7 @@ TEST_CASE("quantization_config must be an object with a string quant_method", "[
 TEST_CASE("HOME unset or empty: the password database's home, never the working folder",
           "[presets][hub][hostile]") {
   const EnvScope no_hub_cache("HF_HUB_CACHE", nullptr);
+  const EnvScope no_old_hub_cache("HUGGINGFACE_HUB_CACHE", nullptr);
   const EnvScope no_hf_home("HF_HOME", nullptr);
   const EnvScope no_xdg("XDG_CACHE_HOME", nullptr);
   const std::string home = passwd_home();
@@ -553,6 +554,22 @@ TEST_CASE("HOME unset or empty: the password database's home, never the working 
   // A relative XDG_CACHE_HOME is ignored (XDG Base Directory specification): not the working folder either.
   const EnvScope x("XDG_CACHE_HOME", "relative/cache");
   CHECK(presets::kvplan_cache_dir() == "/somewhere/else/.cache/kvplan");
+}
+
+TEST_CASE("The Hub cache: HF_HUB_CACHE, then HUGGINGFACE_HUB_CACHE, then HF_HOME/hub", "[presets][hub]") {
+  // huggingface_hub/constants.py: HF_HUB_CACHE = os.getenv("HF_HUB_CACHE", os.getenv("HUGGINGFACE_HUB_CACHE",
+  // os.path.join(HF_HOME, "hub"))).
+  const EnvScope no_hub_cache("HF_HUB_CACHE", nullptr);
+  const EnvScope home("HF_HOME", "/hf-home");
+  const EnvScope old("HUGGINGFACE_HUB_CACHE", "/old-name");
+  CHECK(presets::hf_hub_cache_dir() == "/old-name");
+  CHECK(presets::hf_repo_cache_dir("org/name") == "/old-name/models--org--name");
+  {
+    const EnvScope both("HF_HUB_CACHE", "/new-name");
+    CHECK(presets::hf_hub_cache_dir() == "/new-name");
+  }
+  const EnvScope empty("HUGGINGFACE_HUB_CACHE", "");
+  CHECK(presets::hf_hub_cache_dir() == "/hf-home/hub");
 }
 
 TEST_CASE("refs/<revision>: a small read, never a blocking one", "[presets][hub][hostile]") {

@@ -57,6 +57,10 @@ std::vector<std::uint64_t> tp_sizes(const FitRequest& r, std::vector<std::string
   if (!r.tp.empty()) {
     for (const std::uint64_t tp : r.tp) {
       if (tp == 0) throw Error("tp", "must be positive");
+      if (tp > r.gpus_per_node)
+        throw Error("tp", std::to_string(tp) + " is more than " + std::string(cli_flag_for("gpus_per_node")) +
+                              " " + std::to_string(r.gpus_per_node) +
+                              ": tensor parallel (and a DP attention group) stays within one node");
       // Its reason names the size ("3 does not divide num_attention_heads 64"): no prefix to repeat it.
       validate_parallelism(r.model, Parallelism{tp, 1, 1});
       out.push_back(tp);
@@ -71,7 +75,7 @@ std::vector<std::uint64_t> tp_sizes(const FitRequest& r, std::vector<std::string
     }
   std::vector<std::pair<std::string, std::vector<std::uint64_t>>> causes;  // in order of first size
   // Checked once per size before the search, not per layout: a handful of probes.
-  for (std::uint64_t tp = 1; tp <= r.max_gpus; ++tp) {
+  for (std::uint64_t tp = 1; tp <= std::min(r.max_gpus, r.gpus_per_node); ++tp) {
     const auto cause = tp_refusal(r.model, tp);
     if (!cause) {
       out.push_back(tp);
@@ -109,11 +113,43 @@ std::vector<std::uint64_t> pp_sizes(const FitRequest& r, std::uint64_t tp) {
   return out;
 }
 
+/// DP attention sizes to search at `tp` and `pp`: the requested ones that divide tp (1 always), or 1 and,
+/// where `searched` (a mixture-of-experts model under an engine that has DP attention), every divisor of
+/// tp above 1: N attention ranks of tp / N GPUs each. Only at pp 1: the engines' DP attention recipes
+/// (vLLM's data-parallel deployment guide, SGLang's DeepSeek recipes) pair it with tp and expert parallel
+/// alone, and kvplan does not claim a layout neither documents.
+std::vector<std::uint64_t> dp_attention_sizes(const FitRequest& r, bool searched, std::uint64_t tp,
+                                              std::uint64_t pp) {
+  std::vector<std::uint64_t> out;
+  if (!r.dp_attention.empty()) {
+    for (const std::uint64_t n : r.dp_attention)
+      if (n == 1 || (pp == 1 && tp % n == 0)) out.push_back(n);
+    return out;
+  }
+  out.push_back(1);
+  if (searched && pp == 1)
+    for (std::uint64_t n = 2; n <= tp; ++n)
+      if (tp % n == 0) out.push_back(n);
+  return out;
+}
+
+/// "1, 2, 4, 8", or "1-61" for a run of consecutive values.
+std::string size_list(const std::vector<std::uint64_t>& v) {
+  if (v.empty()) return "none";
+  bool run = v.size() > 2;
+  for (std::size_t i = 1; i < v.size() && run; ++i) run = v[i] == v[i - 1] + 1;
+  if (run) return std::to_string(v.front()) + "-" + std::to_string(v.back());
+  std::string out;
+  for (const std::uint64_t x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+
 /// A layout considered for "nearest": the users it serves with every replica the budget allows.
 struct Near {
   const Gpu* gpu = nullptr;
   KvDtypes kv;
   Parallelism parallel;
+  std::uint64_t dp_attention = 1;
   std::uint64_t served = 0;
   double slack = -std::numeric_limits<double>::infinity();  ///< available KV - KV needed, per GPU
   std::uint64_t gpus = 0;
@@ -130,12 +166,14 @@ std::string kv_label(const KvDtypes& t) {
                     : "K " + std::string(name(t.k)) + ", V " + std::string(name(t.v));
 }
 
-/// "4 x h100-sxm (tp 4 x pp 1 x 1 replica, KV bf16)".
+/// "4 x h100-sxm (tp 4 x pp 1 x 1 replica, KV bf16)"; "..., DP attention 8, KV bf16)" under DP attention.
 std::string layout_label(const Plan& p) {
   const auto& par = p.inputs.deployment.parallel;
+  const std::uint64_t n = p.inputs.deployment.dp_attention;
   return format_count(p.gpus) + " x " + p.inputs.gpu->id + " (tp " + std::to_string(par.tp) + " x pp " +
-         std::to_string(par.pp) + " x " + format_count(par.dp, "replica", "replicas") + ", KV " +
-         kv_label(p.inputs.kv) + ")";
+         std::to_string(par.pp) + " x " + format_count(par.dp, "replica", "replicas") +
+         (n > 1 ? ", DP attention " + std::to_string(n) : std::string()) + ", KV " + kv_label(p.inputs.kv) +
+         ")";
 }
 
 std::string fraction2(double v) {
@@ -369,6 +407,12 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string line = layout_line(p);
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;
+  const auto& par = p.inputs.deployment.parallel;
+  if (p.inputs.deployment.dp_attention > 1 && par.dp > 1)
+    comment = "one of " + std::to_string(par.dp) +
+              " replicas: start each as its own server (a wider data-parallel group would widen expert "
+              "parallel)" +
+              (comment.empty() ? "" : "; " + comment);
   const ModelSpec& m = p.inputs.model;
   // ideal's line is vLLM's: vLLM's limit decides.
   const Engine limit_engine = p.inputs.engine.engine == Engine::ideal ? Engine::vllm : p.inputs.engine.engine;
@@ -389,12 +433,31 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
 }
 
 namespace {
+/// The model as an engine's line names it, and the revision to pass (empty: the default branch): a
+/// preset's source is its Hub repo ("meta-llama/Llama-3.1-70B"); a Hub repo loaded by kvplan has the source
+/// "ORG/NAME@REVISION from the Hugging Face ..." (presets load_hf_repo), whose first word before the '@' is
+/// the repo (the whole source gave "vllm serve org/name@main from the Hugging Face cache ..."); no source:
+/// the model's id.
+std::pair<std::string, std::string> launch_model(const ModelSpec& m) {
+  if (m.source.empty()) return {m.id, ""};
+  const std::string word = m.source.substr(0, m.source.find(' '));
+  const std::size_t at = word.find('@');
+  if (at == std::string::npos || word.size() == m.source.size()) return {m.source, ""};
+  const std::string revision = word.substr(at + 1);
+  return {word.substr(0, at), revision == "main" ? "" : revision};
+}
+
 /// The line from the layout alone: the engine, tp, pp, context, sequences, KV dtype and memory fraction.
 std::string layout_line(const Plan& p) {
   const auto& in = p.inputs;
   const auto& par = in.deployment.parallel;
   const std::uint64_t seqs = ceil_div(in.users, par.dp);
-  const std::string repo = in.model.source.empty() ? in.model.id : in.model.source;
+  // DP attention N: each of the N attention ranks schedules its own sequences.
+  const std::uint64_t n = in.deployment.dp_attention;
+  const std::uint64_t rank_seqs = ceil_div(seqs, n);
+  const auto [repo, revision] = launch_model(in.model);
+  // vLLM and SGLang take the Hub revision as --revision (vllm/engine/arg_utils.py, sglang server_args.py).
+  const std::string rev = revision.empty() ? std::string() : " --revision " + revision;
   const std::string ctx = std::to_string(in.context.value);
   // The user's fraction, rounded down to two decimals; else the engine's default as the budget took it
   // (SGLang's is computed to three decimals, printed as it is so the server takes the same).
@@ -406,11 +469,17 @@ std::string layout_line(const Plan& p) {
   std::string s;
   switch (in.engine.engine) {
     case Engine::sglang:
-      s = "python -m sglang.launch_server --model-path " + repo + " --tp " + std::to_string(par.tp) +
-          " --context-length " + ctx + " --max-running-requests " + std::to_string(seqs) +
-          " --mem-fraction-static " + util;
+      // Under DP attention --max-running-requests counts every rank's: SGLang's model_runner gives each
+      // max_running_requests // dp_size.
+      s = "python -m sglang.launch_server --model-path " + repo + rev + " --tp " + std::to_string(par.tp) +
+          " --context-length " + ctx + " --max-running-requests " +
+          std::to_string(n > 1 ? checked_mul(rank_seqs, n, "users") : seqs) + " --mem-fraction-static " +
+          util;
       if (par.pp > 1) s += " --pp-size " + std::to_string(par.pp);
-      if (par.dp > 1) s += " --dp " + std::to_string(par.dp);
+      if (n > 1)
+        s += " --dp " + std::to_string(n) + " --enable-dp-attention --ep-size " + std::to_string(par.tp);
+      else if (par.dp > 1)
+        s += " --dp " + std::to_string(par.dp);
       if (in.kv.k != in.model.dtype) s += " --kv-cache-dtype " + std::string(name(in.kv.k));
       // The pool the plan predicted, pinned: SGLang caps its profiled max_total_num_tokens at
       // --max-total-tokens (model_runner.py init_memory_pool), so the server holds no more than the row says.
@@ -448,16 +517,21 @@ std::string layout_line(const Plan& p) {
                  (in.kv.k != in.kv.v ? " / " + std::string(name(in.kv.v)) : std::string()) +
                  "; see --engine llamacpp)";
       }
-      s = "vllm serve " + repo + " --tensor-parallel-size " + std::to_string(par.tp) +
+      // Under DP attention vLLM's tp is each data-parallel rank's, and --max-num-seqs each rank's
+      // scheduler's.
+      s = "vllm serve " + repo + rev + " --tensor-parallel-size " + std::to_string(par.tp / n) +
           " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
-          " --max-num-seqs " + std::to_string(seqs) + " --kv-cache-dtype " + vllm_kv(p) +
+          " --max-num-seqs " + std::to_string(rank_seqs) + " --kv-cache-dtype " + vllm_kv(p) +
           " --gpu-memory-utilization " + util;
       // The pool the plan predicted, pinned: vLLM then skips its profile-based sizing
       // (CacheConfig.kv_cache_memory_bytes, vllm/v1/worker/gpu_worker.py), so the server cannot hold a
       // different pool than the row promises.
       if (p.budget.modelled && p.has_gpu && !in.kv_memory)
         s += " --kv-cache-memory-bytes " + std::to_string(p.per_gpu.available_kv_bytes.value);
-      if (par.dp > 1) s += " --data-parallel-size " + std::to_string(par.dp);
+      if (n > 1)
+        s += " --data-parallel-size " + std::to_string(n) + " --enable-expert-parallel";
+      else if (par.dp > 1)
+        s += " --data-parallel-size " + std::to_string(par.dp);
       return s;
   }
 }
@@ -475,6 +549,10 @@ void keep_first(std::vector<T>& list) {
 }
 }  // namespace
 
+bool dp_attention_engine(Engine engine) {
+  return engine == Engine::ideal || engine == Engine::vllm || engine == Engine::sglang;
+}
+
 std::string price_range_text() {
   return "must be a price in USD per GPU-hour, more than 0 and at most " + format_count(kMaxPricePerGpuHour);
 }
@@ -484,6 +562,7 @@ FitResult fit(const FitRequest& request) {
   keep_first(r.gpus);
   keep_first(r.tp);
   keep_first(r.pp);
+  keep_first(r.dp_attention);
   keep_first(r.kv_dtypes);
   if (r.gpus.empty()) throw Error("gpu", "no GPU to search");
   if (r.max_gpus == 0) throw Error("max_gpus", "must be positive");
@@ -498,9 +577,53 @@ FitResult fit(const FitRequest& request) {
     throw Error("price_per_gpu_hour", price_range_text());
   if (r.attention_sinks) require_streaming_engine(r.engine.engine);
   validate(r.model);
+  if (r.gpus_per_node == 0) throw Error("gpus_per_node", "must be positive");
   FitResult out;
   const std::vector<std::uint64_t> tps = tp_sizes(r, out.refused);
   (void)pp_sizes(r, 1);  // a bad --pp is an error even when no tp pairs with it
+  // Every layout plans the same model: its per-model figures once (in.model is not reassigned below).
+  PlanInputs in;
+  in.model = r.model;
+  const PreparedModel prepared(in.model);
+  // DP attention with expert parallel: for MoE models, where the engine has it.
+  const Engine engine = r.engine.engine;
+  const bool dpa_engine = dp_attention_engine(engine);
+  for (const std::uint64_t n : r.dp_attention) {
+    if (n == 0) throw Error("dp_attention", "must be positive");
+    if (n == 1) continue;
+    if (!dpa_engine)
+      throw Error("dp_attention", "fit searches DP attention under --engine ideal, vllm or sglang, not " +
+                                      std::string(name(engine)));
+    if (!prepared.moe())
+      throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + r.model.name +
+                                      " is dense: its data-parallel replicas are the dp column");
+  }
+  const bool dpa_searched = r.search_dp_attention && dpa_engine && prepared.moe();
+  for (const std::uint64_t n : r.dp_attention)
+    if (n > 1 && std::none_of(tps.begin(), tps.end(), [&](std::uint64_t tp) { return tp % n == 0; }))
+      throw Error("dp_attention", std::to_string(n) + " divides no tp searched (" + size_list(tps) +
+                                      "): attention tp = tp / dp-attention");
+  if (r.search_dp_attention && prepared.moe() && !dpa_engine && r.dp_attention.empty())
+    out.refused.push_back(
+        engine == Engine::llamacpp
+            ? "DP attention and expert parallel: llama.cpp has neither (its GPUs split layers, -sm layer)"
+            : "DP attention and expert parallel under " + std::string(name(engine)) +
+                  ": not searched (TensorRT-LLM's enable_attention_dp; plan it with kvplan size "
+                  "--dp-attention)");
+  {
+    std::vector<std::uint64_t> pps = r.pp;
+    if (pps.empty())
+      for (std::uint64_t pp = 1;
+           pp <= num_layers(r.model) - r.model.draft_layers && pp <= kMaxPipelineStages && pp <= r.max_gpus;
+           ++pp)
+        pps.push_back(pp);
+    out.searched = "tp " + size_list(tps) + " (within a node of " + std::to_string(r.gpus_per_node) +
+                   " GPUs), pp " + size_list(pps) + ", replicas";
+    bool dpa = false;
+    for (const std::uint64_t tp : tps)
+      for (const std::uint64_t n : dp_attention_sizes(r, dpa_searched, tp, 1)) dpa = dpa || n > 1;
+    if (dpa) out.searched += ", DP attention with expert parallel (at pp 1)";
+  }
 
   // What ranking needs of a fitting layout; its Plan is made again for the rows returned, so thousands of
   // layouts never hold thousands of plans.
@@ -518,14 +641,10 @@ FitResult fit(const FitRequest& request) {
     double ratio = 0;
   };
   std::optional<SlowCandidate> slow;  // the layout nearest the SLA of those that hold the users
-  PlanInputs in;
-  in.model = r.model;
   in.context = r.context;
   in.users = r.users;
   in.deployment = r.deployment;
   in.engine = r.engine;
-  // Every layout plans the same model: its per-model figures once (in.model is not reassigned below).
-  const PreparedModel prepared(in.model);
   // A KV dtype asked for that the engine has no cache type for is the request's error, not a layout's.
   for (const KvDtypes& kv : r.kv_dtypes) {
     try {
@@ -543,76 +662,81 @@ FitResult fit(const FitRequest& request) {
         r.kv_dtypes.empty() ? default_kv_dtypes(gpu, r.engine.engine) : r.kv_dtypes;
     for (const KvDtypes& kv : dtypes)
       for (const std::uint64_t tp : tps)
-        for (const std::uint64_t pp : pp_sizes(r, tp)) {
-          in.kv = kv;
-          in.deployment.parallel = Parallelism{tp, pp, 1};
-          const std::uint64_t per_replica = tp * pp;
-          const std::uint64_t most_replicas = r.max_gpus / per_replica;
-          Plan one;
-          try {
-            one = make_plan(prepared, in, false, PlanDetail::figures);
-          } catch (const Error& e) {
-            if (!refused) refused = e;
-            std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
-            auto it =
-                std::find_if(refusals.begin(), refusals.end(), [&](const auto& x) { return x.first == why; });
-            if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});
-            ++it->second;
-            continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
-          }
-          ++out.candidates;
-          // Replicas each serve their share of the users: the fewest that hold them all.
-          std::uint64_t dp = one.fits ? 1 : one.max_users == 0 ? 0 : ceil_div(r.users, one.max_users);
-          std::optional<Bytes> free;
-          if (one.fits) free = one.per_gpu.free_bytes;
-          while (!free && dp != 0 && dp <= most_replicas) {
-            in.deployment.parallel.dp = dp;
-            const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
+        for (const std::uint64_t pp : pp_sizes(r, tp))
+          for (const std::uint64_t dpa : dp_attention_sizes(r, dpa_searched, tp, pp)) {
+            in.kv = kv;
+            in.deployment.parallel = Parallelism{tp, pp, 1};
+            in.deployment.dp_attention = dpa;
+            const std::uint64_t per_replica = tp * pp;
+            const std::uint64_t most_replicas = r.max_gpus / per_replica;
+            Plan one;
+            try {
+              one = make_plan(prepared, in, false, PlanDetail::figures);
+            } catch (const Error& e) {
+              if (!refused) refused = e;
+              std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
+              auto it = std::find_if(refusals.begin(), refusals.end(),
+                                     [&](const auto& x) { return x.first == why; });
+              if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});
+              ++it->second;
+              continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
+            }
             ++out.candidates;
-            if (p.fits)
-              free = p.per_gpu.free_bytes;
-            else
-              ++dp;
+            // Replicas each serve their share of the users: the fewest that hold them all.
+            std::uint64_t dp = one.fits ? 1 : one.max_users == 0 ? 0 : ceil_div(r.users, one.max_users);
+            std::optional<Bytes> free;
+            if (one.fits) free = one.per_gpu.free_bytes;
+            while (!free && dp != 0 && dp <= most_replicas) {
+              in.deployment.parallel.dp = dp;
+              const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
+              ++out.candidates;
+              if (p.fits)
+                free = p.per_gpu.free_bytes;
+              else
+                ++dp;
+            }
+            if (!free) {
+              Near n;
+              n.gpu = &gpu;
+              n.kv = kv;
+              n.parallel = Parallelism{tp, pp, std::max<std::uint64_t>(most_replicas, 1)};
+              n.dp_attention = in.deployment.dp_attention;
+              n.gpus = per_replica * n.parallel.dp;
+              n.served = std::min(r.users, checked_mul(one.max_users, most_replicas, "max_users"));
+              const PerGpu& g = one.per_gpu;
+              n.slack = static_cast<double>(g.available_kv_bytes.value) -
+                        static_cast<double>(g.kv_bytes_total.value) -
+                        (g.weights_bytes + g.reserve_bytes > g.usable_bytes
+                             ? static_cast<double>((g.weights_bytes + g.reserve_bytes - g.usable_bytes).value)
+                             : 0.0);
+              if (!nearest || better_near(n, *nearest)) nearest = std::move(n);
+              continue;
+            }
+            Candidate c;
+            c.in.kv = kv;
+            c.in.deployment.parallel = in.deployment.parallel;
+            c.in.deployment.dp_attention = dpa;
+            c.in.gpu = gpu;
+            c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
+            c.free = *free;
+            // The roofline assumes tensor parallel over every GPU: no speed under DP attention.
+            if (dpa == 1 && speed_known(gpu, tp) && r.model.weights_unknown.empty())
+              c.speed = estimate_speed(in, r.efficiency);
+            ++out.holding;
+            const double miss = sla_ratio(c.speed, r);
+            if (miss > 1.0) {
+              // Held, but too slow: the fastest such layout is what comes nearest if none is fast enough.
+              if (c.speed && (!slow || miss < slow->ratio ||
+                              (miss == slow->ratio &&
+                               (c.gpus < slow->c.gpus || (c.gpus == slow->c.gpus && c.free > slow->c.free)))))
+                slow = SlowCandidate{c, miss};
+              continue;
+            }
+            if (r.price_per_gpu_hour && c.speed)
+              c.cost = *r.price_per_gpu_hour * static_cast<double>(c.gpus) /
+                       (c.speed->tokens_per_s * 3600.0) * 1e6;
+            rows.push_back(std::move(c));
           }
-          if (!free) {
-            Near n;
-            n.gpu = &gpu;
-            n.kv = kv;
-            n.parallel = Parallelism{tp, pp, std::max<std::uint64_t>(most_replicas, 1)};
-            n.gpus = per_replica * n.parallel.dp;
-            n.served = std::min(r.users, checked_mul(one.max_users, most_replicas, "max_users"));
-            const PerGpu& g = one.per_gpu;
-            n.slack = static_cast<double>(g.available_kv_bytes.value) -
-                      static_cast<double>(g.kv_bytes_total.value) -
-                      (g.weights_bytes + g.reserve_bytes > g.usable_bytes
-                           ? static_cast<double>((g.weights_bytes + g.reserve_bytes - g.usable_bytes).value)
-                           : 0.0);
-            if (!nearest || better_near(n, *nearest)) nearest = std::move(n);
-            continue;
-          }
-          Candidate c;
-          c.in.kv = kv;
-          c.in.deployment.parallel = in.deployment.parallel;
-          c.in.gpu = gpu;
-          c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
-          c.free = *free;
-          if (speed_known(gpu, tp) && r.model.weights_unknown.empty())
-            c.speed = estimate_speed(in, r.efficiency);
-          ++out.holding;
-          const double miss = sla_ratio(c.speed, r);
-          if (miss > 1.0) {
-            // Held, but too slow: the fastest such layout is what comes nearest if none is fast enough.
-            if (c.speed && (!slow || miss < slow->ratio ||
-                            (miss == slow->ratio &&
-                             (c.gpus < slow->c.gpus || (c.gpus == slow->c.gpus && c.free > slow->c.free)))))
-              slow = SlowCandidate{c, miss};
-            continue;
-          }
-          if (r.price_per_gpu_hour && c.speed)
-            c.cost =
-                *r.price_per_gpu_hour * static_cast<double>(c.gpus) / (c.speed->tokens_per_s * 3600.0) * 1e6;
-          rows.push_back(std::move(c));
-        }
   }
   out.fitting = rows.size();
   if (out.candidates != 0)
@@ -637,8 +761,10 @@ FitResult fit(const FitRequest& request) {
     c.in.users = r.users;
     c.in.engine = r.engine;
     const Parallelism par = c.in.deployment.parallel;
+    const std::uint64_t dpa = c.in.deployment.dp_attention;
     c.in.deployment = r.deployment;
     c.in.deployment.parallel = par;
+    c.in.deployment.dp_attention = dpa;
     row.plan = make_plan(c.in, true);  // its own model copy: PreparedModel refers to `in.model`
     row.speed = c.speed;
     row.cost_per_million_tokens = c.cost;
@@ -662,10 +788,11 @@ FitResult fit(const FitRequest& request) {
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
     in.deployment.parallel = nearest->parallel;
+    in.deployment.dp_attention = nearest->dp_attention;
     n.plan = make_plan(prepared, in, true);
     // No speed for a layout that holds no user at all: there is no batch to time.
-    if (n.plan.max_users > 0 && speed_known(*nearest->gpu, nearest->parallel.tp) &&
-        r.model.weights_unknown.empty())
+    if (n.plan.max_users > 0 && nearest->dp_attention == 1 &&
+        speed_known(*nearest->gpu, nearest->parallel.tp) && r.model.weights_unknown.empty())
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
     n.launch = row_launch(n.plan, r);
     out.nearest_note = describe_nearest(n.plan, r);

@@ -80,7 +80,7 @@ const std::array<EngineOptionSpec, 9> kEngineOptions{{
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
-const std::array<InputName, 27> kInputs{{
+const std::array<InputName, 28> kInputs{{
     {"tp", "--tp", "tensor parallel (tp)"},
     {"pp", "--pp", "pipeline stages (pp)"},
     {"gpus", "--gpus", "GPUs"},
@@ -108,6 +108,7 @@ const std::array<InputName, 27> kInputs{{
     {"efficiency", "--efficiency", "efficiency"},
     {"calibration", "--calibration", "calibration"},
     {"dp_attention", "--dp-attention", "data-parallel attention"},
+    {"gpus_per_node", "--gpus-per-node", "GPUs per node"},
 }};
 }  // namespace
 

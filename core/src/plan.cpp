@@ -487,22 +487,29 @@ bool modelled_budget(const PlanInputs& in) {
          in.engine.engine == Engine::sglang;
 }
 
+/// What a modelled budget is computed from: the plan's model, layout, GPU (with its name in full, as vLLM's
+/// defaults read it: "a100"), utilisation, weights per GPU and engine.
+BudgetInputs budget_inputs(const Plan& p, const PlanInputs& in, bool full) {
+  const Gpu& gpu = *in.gpu;
+  BudgetInputs b{in.model,
+                 in.deployment.parallel,
+                 {gpu.memory, gpu.runtime_memory, gpu.id},
+                 in.deployment.gpu_memory_utilization,
+                 p.per_gpu.weights_bytes,
+                 in.engine,
+                 in.deployment.weights.has_value(),
+                 in.deployment.dp_attention};
+  if (full) b.gpu.name += " " + gpu.name;
+  return b;
+}
+
 /// The memory budget per GPU (budget.hpp): vLLM V1's or SGLang's when modelled_budget, else the flat
 /// reserve's. Its requested memory, weights as loaded and reserve become per_gpu's usable, weights and
 /// reserve bytes. Lines and notes only in full.
 void memory_budget(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   if (modelled_budget(in)) {
-    const Gpu& gpu = *in.gpu;
-    BudgetInputs b{in.model,
-                   in.deployment.parallel,
-                   {gpu.memory, gpu.runtime_memory, gpu.id},
-                   in.deployment.gpu_memory_utilization,
-                   g.weights_bytes,
-                   in.engine,
-                   in.deployment.weights.has_value(),
-                   in.deployment.dp_attention};
-    if (full) b.gpu.name += " " + gpu.name;  // vLLM's defaults read the device name ("a100")
+    const BudgetInputs b = budget_inputs(p, in, full);
     p.budget = figure("per_gpu.budget",
                       [&] { return in.engine.engine == Engine::sglang ? sglang_budget(b) : vllm_budget(b); });
     if (!full) {
@@ -522,13 +529,46 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
   }
 }
 
-/// The KV memory per GPU: the engine's logged figure when given, else the budget's requested memory less
-/// weights and reserve. Sets has_gpu and the per-GPU memory figures; nullopt (the plan marked as limited
-/// by the weights) when weights and reserve exceed the usable memory.
+/// The pool every stage takes from a KV memory given (--kv-memory, --from-log) under vLLM V1 with pp > 1:
+/// vLLM logs rank 0's "Available KV cache memory" (gpu_worker.py determine_available_memory, logged once
+/// per node), the first stage's, while every stage takes the smallest stage's pool
+/// (kv_cache_utils.py get_kv_cache_configs); the last stage's is smaller by the sampler's dummy run
+/// (vllm_budget: first_stage_kv - kv). With a GPU the given figure less that gap (0 when the gap is
+/// larger), with a warning; without one it is taken as it is, with a warning; other engines, pp 1 and a
+/// figure that is already the pool (PlanInputs::kv_memory_is_pool): as given.
+Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
+  const Bytes given = *in.kv_memory;
+  if (in.deployment.parallel.pp <= 1 || in.engine.engine != Engine::vllm || !modelled_budget(in) ||
+      in.kv_memory_is_pool)
+    return given;
+  if (!in.gpu) {
+    if (full)
+      p.warnings.push_back(
+          "--kv-memory with pp " + std::to_string(in.deployment.parallel.pp) +
+          " and no GPU: taken as every stage's pool; vLLM logs rank 0's (the first stage's), which exceeds "
+          "the last stage's by its sampler run: give --gpu to subtract it");
+    return given;
+  }
+  const MemoryBudget budget =
+      figure("per_gpu.budget", [&] { return vllm_budget(budget_inputs(p, in, full)); });
+  const Bytes gap = budget.first_stage_kv > budget.kv ? budget.first_stage_kv - budget.kv : Bytes{0};
+  const Bytes pool = given > gap ? given - gap : Bytes{0};
+  if (full && gap != Bytes{0})
+    p.warnings.push_back(
+        "--kv-memory " + format_bytes(given, UnitSystem::iec) + " is rank 0's (vLLM logs the " +
+        "first stage's): the last stage's sampler run takes " + format_bytes(gap, UnitSystem::iec) +
+        " more, so every stage's pool is " + format_bytes(pool, UnitSystem::iec));
+  return pool;
+}
+
+/// The KV memory per GPU: the engine's logged figure when given (under vLLM with pp, the pool it implies:
+/// given_kv_pool), else the budget's requested memory less weights and reserve. Sets has_gpu and the
+/// per-GPU memory figures; nullopt (the plan marked as limited by the weights) when weights and reserve
+/// exceed the usable memory.
 std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   p.has_gpu = true;
-  if (in.kv_memory) return g.available_kv_bytes = *in.kv_memory;  // weights and reserve already out
+  if (in.kv_memory) return g.available_kv_bytes = given_kv_pool(p, in, full);  // weights and reserve out
   memory_budget(p, in, full);
   const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
   if (fixed > g.usable_bytes) {
@@ -619,6 +659,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
     if (in.gpu) p.inputs.gpu = gpu_figures(*in.gpu);
     p.inputs.engine = in.engine;
     p.inputs.kv_memory = in.kv_memory;
+    p.inputs.kv_memory_is_pool = in.kv_memory_is_pool;
   }
   p.layers = model.layers();
   p.gpus = checked_mul(checked_mul(par.tp, par.pp, "gpus"), par.dp, "gpus");  // the same under DP attention

@@ -27,6 +27,28 @@ void check_unread_cache_keys(const Reader& r, std::string_view family) {
   }
 }
 
+/// An unknown family's keys that may say which layers are linear, sliding or recurrent, left unread by the
+/// generic rules: `layer_group_size`, `*_pattern`, `*_layers` and `*_interval` (counts named num_* aside),
+/// and lists of one entry per layer. The generic rules would read every layer as full attention (Ring-mini-
+/// linear-2.0's layer_group_size alone gave 5x its KV), so such a key is an error naming it.
+void check_layer_pattern_keys(const Reader& r, std::uint64_t layers) {
+  const auto ends = [](std::string_view k, std::string_view tail) {
+    return k.size() > tail.size() && k.substr(k.size() - tail.size()) == tail;
+  };
+  for (const auto& [key, value] : r.obj().items()) {
+    if (value.is_null() || r.was_read(key)) continue;
+    const bool named = key == "layer_group_size" ||
+                       (key.rfind("num_", 0) != 0 &&
+                        (ends(key, "_pattern") || ends(key, "_layers") || ends(key, "_interval")));
+    const bool per_layer = value.is_array() && layers > 1 && value.size() == layers;
+    if (named || per_layer)
+      r.fail(key,
+             "may set which layers are linear, sliding or recurrent, and no rule reads it for an unknown "
+             "model_type (the generic rules would read every layer as full attention): no figure rather "
+             "than a wrong one");
+  }
+}
+
 /// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
 /// ViT encoders as transformers builds them (modeling_siglip.py SiglipVisionTransformer: patch embedding
 /// c x p x p x h + h, position embedding (image / patch)^2 x h, per layer two LayerNorms, q/k/v/o with
@@ -134,6 +156,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   const hf::Adapter* adapter = hf::find_adapter(family_type);
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
+  if (adapter == nullptr) check_layer_pattern_keys(r, num_layers(m));
   if (text != nullptr) count_vision_tower(root, origin, m.hidden_size, m);
   if (adapter == nullptr)
     m.warnings.push_back(

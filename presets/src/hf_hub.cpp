@@ -47,6 +47,9 @@ bool is_commit_hash(std::string_view r) {
 
 fs::path hf_hub_cache_dir() {
   if (const auto c = env("HF_HUB_CACHE"); !c.empty()) return c;
+  // huggingface_hub's older name, still read: HF_HUB_CACHE = getenv("HF_HUB_CACHE",
+  // getenv("HUGGINGFACE_HUB_CACHE", HF_HOME/hub)).
+  if (const auto c = env("HUGGINGFACE_HUB_CACHE"); !c.empty()) return c;
   if (const auto h = env("HF_HOME"); !h.empty()) return fs::path(h) / "hub";
   return home_dir() / ".cache" / "huggingface" / "hub";
 }

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <curl/curl.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "kvplan/error.hpp"
@@ -33,10 +35,18 @@ namespace {
 /// The innermost HubCancelScope's flag on this thread; null when none.
 thread_local HubCancelFlag t_cancel;
 
-/// CURLOPT_XFERINFOFUNCTION, `flag` the request's HubCancelFlag (XFERINFODATA; null: none): nonzero stops
-/// the transfer (CURLE_ABORTED_BY_CALLBACK).
-int on_progress(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return flag != nullptr && static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+/// What a request's progress callback sees: its HubCancelFlag (null: none) and the line to show.
+struct Progress {
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void()> show;
+};
+
+/// CURLOPT_XFERINFOFUNCTION (XFERINFODATA a Progress): shows the progress line, and returns nonzero, which
+/// stops the transfer (CURLE_ABORTED_BY_CALLBACK), when the request's HubCancelFlag is set.
+int on_progress(void* data, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* p = static_cast<const Progress*>(data);
+  if (p->show) p->show();
+  return p->cancel != nullptr && p->cancel->load() ? 1 : 0;
 }
 
 std::string env(const char* name) {
@@ -157,6 +167,37 @@ struct Hub {
   std::size_t shards_done = 0;
   bool config_cached = false;  ///< only the weights' headers are fetched: the cache has the config
   mutable std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{nullptr, &curl_easy_cleanup};
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  mutable std::chrono::steady_clock::time_point shown_at{};
+  mutable bool shown = false;  ///< a progress line is on stderr (cleared when the fetch ends)
+
+  Hub() = default;
+  Hub(const Hub&) = delete;
+  Hub& operator=(const Hub&) = delete;
+  ~Hub() {
+    if (shown) std::fputs("\r\033[K", stderr);  // the line goes: the answer or the error takes its place
+  }
+
+  /// Once the fetch has taken over a second, one line on stderr, rewritten in place at most twice a second:
+  /// "kvplan: fetching 'ORG/NAME' from ENDPOINT: FILE (N of M shard headers)". Only when stderr is a
+  /// terminal: a script reading stderr gets the error's one line alone.
+  void progress(const std::string& file) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start < std::chrono::seconds(1) || (shown && now - shown_at < std::chrono::milliseconds(500)))
+      return;
+    static const bool terminal = isatty(STDERR_FILENO) == 1;
+    if (!terminal) return;
+    const std::string line =
+        "\rkvplan: fetching '" + repo + "' from " + redact_userinfo(endpoint) + ": " + file +
+        (shards_total > 0
+             ? " (" + std::to_string(shards_done) + " of " + std::to_string(shards_total) + " shard headers)"
+             : std::string()) +
+        "\033[K";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+    shown = true;
+    shown_at = now;
+  }
 
   [[nodiscard]] std::string url(std::string_view rev, std::string_view file) const {
     // hf_hub_url: {endpoint}/{repo_id}/resolve/{quote(revision, safe="")}/{quote(filename)}.
@@ -223,8 +264,10 @@ struct Hub {
     if (range) curl_easy_setopt(curl, CURLOPT_RANGE, range_text.c_str());
     // This fetch's own flag (HubCancelScope), held for the whole request.
     const HubCancelFlag cancel = t_cancel;
+    progress(file);
+    const Progress state{cancel.get(), [&] { progress(file); }};
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, static_cast<void*>(cancel.get()));
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<void*>(static_cast<const void*>(&state)));
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     const CURLcode rc = cancel && cancel->load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
@@ -634,11 +677,45 @@ fs::path fetch_model(std::string_view repo_view, std::string_view revision_view)
   return repo_dir / "snapshots" / commit;
 }
 
+/// The commit branch or tag `rev` of `repo` points to now: the X-Repo-Commit of its config.json (as
+/// huggingface_hub's hf_hub_download asks the Hub before it uses a cached branch, file_download.py
+/// _get_metadata_or_catch_error). Throws HubError as a fetch does (not reached, 401/404, no header).
+std::string resolve_commit(std::string_view repo, const std::string& rev) {
+  Hub hub;
+  hub.repo = std::string(repo);
+  hub.revision = rev;
+  const Response r = hub.get(hub.url(rev, "config.json"), kMaxJsonBytes, std::nullopt, "config.json");
+  (void)hub.check(r, "config.json", false);
+  if (!is_commit_hash(r.commit))
+    throw HubError("model", hub.endpoint + " named no commit for '" + hub.repo + "' at '" + rev + "'");
+  return r.commit;
+}
+
 ModelSpec load_repo(std::string_view repo, std::string_view revision) {
   const std::string rev = revision.empty() ? "main" : std::string(revision);
   auto config = hf_cached_config(repo, rev);
   std::string from = "from the Hugging Face cache";
   bool fetched = false;
+  // A cached branch or tag is asked again when online, as huggingface_hub does: when it moved, the new
+  // commit is fetched and cached (refs/<rev> then names it); when the Hub cannot answer, the cache does.
+  if (config && !is_commit_hash(rev) && !hf_hub_offline()) {
+    const std::string cached = config->parent_path().filename().string();
+    std::string now;
+    try {
+      now = resolve_commit(repo, rev);
+    } catch (const HubError&) {
+      now.clear();  // offline in effect: the cached commit, as huggingface_hub falls back to it
+    }
+    if (!now.empty() && now != cached) {
+      const fs::path snapshot = fetch_model(repo, rev);
+      config = snapshot / "config.json";
+      from = "from the Hugging Face Hub " + redact_userinfo(hf_endpoint()) + " (" + rev + " moved from " +
+             cached.substr(0, 12) + "), now cached";
+      fetched = true;
+    } else if (!now.empty()) {
+      from = "from the Hugging Face cache, " + rev + " checked on the Hub";
+    }
+  }
   if (!config) {
     if (hf_hub_offline())
       throw HubError("model", "'" + std::string(repo) + "' is not a preset, and revision '" + rev +
@@ -654,7 +731,9 @@ ModelSpec load_repo(std::string_view repo, std::string_view revision) {
   const std::string commit = snapshot.filename().string();
   ModelSpec m = model_from_hf_config(read_json_file(*config, true), "config.json");
   m.id = m.name = std::string(repo);
-  m.source = std::string(repo) + "@" + rev + " " + from;
+  // The commit used, when the revision is a branch or tag: what a later run may resolve differently.
+  m.source = std::string(repo) + "@" + rev + " " + from +
+             (is_commit_hash(commit) && commit != rev ? ", commit " + commit : std::string());
   std::vector<std::string> missing;
   const auto read = [&] {
     missing.clear();

@@ -98,6 +98,9 @@ def case_qwen3(run, server):
     check_qwen(j, "fetch")
     if "Hugging Face Hub " + run.endpoint not in j["model"]["source"]:
         fail("fetch: source " + j["model"]["source"])
+    # The commit main resolved to, in the source (text and JSON).
+    if not j["model"]["source"].endswith(", commit " + QWEN_COMMIT):
+        fail("fetch: no commit in the source " + j["model"]["source"])
     repo = os.path.join(run.cache, "models--Qwen--Qwen3-32B")
     with open(os.path.join(repo, "refs", "main")) as f:
         if f.read() != QWEN_COMMIT:
@@ -127,14 +130,41 @@ def case_qwen3(run, server):
     server.server_close()
     j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json", env={"HF_HUB_OFFLINE": "1"}), "offline")
     check_qwen(j, "offline")
-    if "Hugging Face cache" not in j["model"]["source"]:
+    if "Hugging Face cache" not in j["model"]["source"] or not j["model"]["source"].endswith(QWEN_COMMIT):
         fail("offline: source " + j["model"]["source"])
     text = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", env={"HF_HUB_OFFLINE": "1"}), "offline text")
     if "32,762,123,264 parameters (safetensors headers (exact))" not in text:
         fail("offline text: " + text)
+    if "Qwen/Qwen3-32B@main from the Hugging Face cache, commit " + QWEN_COMMIT not in text:
+        fail("offline text: no commit: " + text)
     # Not offline, the server gone: the cache answers, no request is made.
     check_qwen(ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "cached, online"), "cached")
     print("ok: offline reuse")
+
+
+def case_refresh(run, server):
+    """Issue 29: a cached branch is asked again when online, as huggingface_hub does: unchanged, the cache
+    answers (and says it checked); moved, the new commit is fetched, cached and named; the Hub gone, the
+    cache answers."""
+    ok(run("size", "Qwen/Qwen3-32B", "--json"), "first fetch")
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json"), "unchanged")
+    if j["model"]["source"] != "Qwen/Qwen3-32B@main from the Hugging Face cache, main checked on the Hub, commit " + QWEN_COMMIT:
+        fail("unchanged: source " + j["model"]["source"])
+    moved = "e" * 40
+    hub_server.Handler.repos["Qwen/Qwen3-32B"].commit = moved
+    j = ok(run("size", "Qwen/Qwen3-32B", "--context", "32768", "--json"), "moved")
+    check_qwen(j, "moved")
+    if f"(main moved from {QWEN_COMMIT[:12]}), now cached, commit {moved}" not in j["model"]["source"]:
+        fail("moved: source " + j["model"]["source"])
+    with open(os.path.join(run.cache, "models--Qwen--Qwen3-32B", "refs", "main")) as f:
+        if f.read() != moved:
+            fail("moved: refs/main does not hold the new commit")
+    server.shutdown()
+    server.server_close()
+    j = ok(run("size", "Qwen/Qwen3-32B", "--json"), "Hub gone")
+    if j["model"]["source"] != "Qwen/Qwen3-32B@main from the Hugging Face cache, commit " + moved:
+        fail("Hub gone: source " + j["model"]["source"])
+    print("ok: refresh")
 
 
 def case_config_only(run, server):
@@ -301,6 +331,38 @@ def case_deadline(run, server):
         fail(f"overall deadline: {p.seconds:.1f} s, the limit was 1 s")
     bad(run, run("size", "broken/slow-shards", env={"KVPLAN_HUB_DEADLINE": "-1"}), "bad deadline",
         "KVPLAN_HUB_DEADLINE: '-1' is not a number of seconds")
+
+
+def case_progress(run, server):
+    """Issue 29: a fetch past a second shows a progress line on a terminal's stderr (rewritten in place,
+    cleared at the end); with stderr a pipe, the error stays the one line scripts read (case_deadline)."""
+    import pty
+    master, slave = pty.openpty()
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("HF_") and k != "KVPLAN_HUB_TIMEOUT" and not k.lower().endswith("_proxy")}
+    e.update({"HF_HUB_CACHE": run.cache, "HF_HOME": os.path.join(run.tmp, "hf-home"), "XDG_CACHE_HOME": run.xdg,
+              "HF_ENDPOINT": run.endpoint, "KVPLAN_PRESETS": "", "KVPLAN_HUB_DEADLINE": "2",
+              "XDG_DATA_HOME": os.path.join(run.tmp, "no-user-presets")})
+    # 40 shards at 0.1 s a request under a 2 s limit: the line shows after 1 s, then the limit's error.
+    p = subprocess.Popen([KVPLAN, "size", "broken/slow-shards"], env=e, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    p.wait(timeout=60)
+    os.close(master)
+    text = err.decode(errors="replace")
+    if p.returncode != 2 or "\rkvplan: fetching 'broken/slow-shards' from " + run.endpoint not in text \
+            or "of 40 shard headers)" not in text or "\r\x1b[K" not in text \
+            or "reached the overall limit of 2 s" not in text:
+        fail(f"progress: exit {p.returncode}, stderr {text!r}")
+    print("ok: progress line")
 
 
 def case_hostile_headers(run, server):

@@ -38,6 +38,28 @@ cmake --install "$work/build" --prefix "$work/prefix" >/dev/null
 [[ -x $work/prefix/bin/kvplan ]] || fail "no bin/kvplan in the installed tree"
 [[ -f $work/prefix/share/kvplan/models/llama-3.1-70b.json && -f $work/prefix/share/kvplan/gpus.json ]] ||
   fail "no presets in share/kvplan"
+# The man page, the shell completions and the copyright file, where man, bash-completion, zsh and dpkg look.
+for f in share/man/man1/kvplan.1 share/bash-completion/completions/kvplan share/zsh/vendor-completions/_kvplan \
+  share/doc/kvplan/copyright; do
+  [[ -f $work/prefix/$f ]] || fail "no $f in the installed tree"
+done
+grep -q '^\.TH KVPLAN 1' "$work/prefix/share/man/man1/kvplan.1" || fail "kvplan.1 is not a man page"
+if command -v groff >/dev/null; then
+  page=$(groff -man -Tutf8 "$work/prefix/share/man/man1/kvplan.1" 2>&1) || fail "groff cannot read kvplan.1"
+  grep -q 'KV-cache capacity planner' <<<"$page" || fail "kvplan.1 renders without its NAME line: $page"
+fi
+bash -n "$work/prefix/share/bash-completion/completions/kvplan" || fail "the bash completion does not parse"
+# The bash completion, sourced, completes the commands and fit's own options from the installed kvplan.
+got=$(PATH="$work/prefix/bin:$PATH" bash -c '
+  source "$1"
+  COMP_WORDS=(kvplan f); COMP_CWORD=1; _kvplan; echo "${COMPREPLY[*]}"
+  COMP_WORDS=(kvplan fit --gpus-per); COMP_CWORD=2; _kvplan; echo "${COMPREPLY[*]}"
+  COMP_WORDS=(kvplan size --gpu h20); COMP_CWORD=3; _kvplan; echo "${COMPREPLY[*]}"' _ \
+  "$work/prefix/share/bash-completion/completions/kvplan")
+[[ $got == $'fit\n--gpus-per-node\nh200' ]] || fail "bash completion: '$got', expected fit, --gpus-per-node, h200"
+if command -v zsh >/dev/null; then
+  zsh -n "$work/prefix/share/zsh/vendor-completions/_kvplan" || fail "the zsh completion does not parse"
+fi
 
 deb=""
 if command -v dpkg-deb >/dev/null && command -v dpkg-shlibdeps >/dev/null; then
@@ -47,6 +69,10 @@ if command -v dpkg-deb >/dev/null && command -v dpkg-shlibdeps >/dev/null; then
   contents=$(dpkg-deb -c "$deb")
   grep -q ' ./usr/bin/kvplan$' <<<"$contents" || fail "$deb has no usr/bin/kvplan: $contents"
   grep -q ' ./usr/share/kvplan/models/llama-3.1-70b.json$' <<<"$contents" || fail "$deb has no presets"
+  for f in usr/share/doc/kvplan/copyright usr/share/man/man1/kvplan.1 usr/share/bash-completion/completions/kvplan \
+    usr/share/zsh/vendor-completions/_kvplan; do
+    grep -q " ./$f\$" <<<"$contents" || fail "$deb has no $f"
+  done
   depends=$(dpkg-deb -f "$deb" Depends)
   # dpkg-shlibdeps names the shared libraries kvplan links: the C and C++ runtimes and fmt at least.
   for lib in libc6 libstdc++6 libfmt; do

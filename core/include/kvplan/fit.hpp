@@ -1,7 +1,8 @@
 #pragma once
 /// @file fit.hpp
-/// The deployment search behind `kvplan fit`: every GPU preset x tp x pp x replicas x KV dtype up to a
-/// GPU budget, each judged by make_plan (under the chosen engine's rules) and timed by estimate_speed,
+/// The deployment search behind `kvplan fit`: every GPU preset x tp x pp x replicas x KV dtype (and, for
+/// mixture-of-experts models under engines that have it, DP attention with expert parallel) up to a GPU
+/// budget, each judged by make_plan (under the chosen engine's rules) and timed by estimate_speed,
 /// ranked by fewest GPUs then most free KV memory per GPU, or by cost per million output tokens.
 
 #include <cstdint>
@@ -18,6 +19,9 @@ namespace kvplan {
 /// Most GPUs `fit` searches (--max-gpus): far past a real deployment's count; every count up to it is
 /// tried, so a larger limit would only take minutes.
 inline constexpr std::uint64_t kMaxFitGpus = 4096;
+
+/// Default GPUs per node (--gpus-per-node): an HGX/DGX board of 8 GPUs on one NVLink switch.
+inline constexpr std::uint64_t kDefaultGpusPerNode = 8;
 
 /// Highest --price-per-gpu-hour fit takes, in USD per GPU-hour (the cost column is $/Mtok): an H100 rents
 /// for a few dollars an hour, so a million is far past any real price; past it the figure is a typo, and
@@ -47,10 +51,22 @@ struct FitRequest {
   ModelSpec model;  ///< weight dtype already applied
   Tokens context{4096};
   std::uint64_t users = 1;
-  std::vector<Gpu> gpus;            ///< candidates (at least one)
-  std::uint64_t max_gpus = 64;      ///< GPUs in all, replicas included
-  std::vector<std::uint64_t> tp;    ///< allowed tp sizes; empty: every size validate_parallelism accepts
-  std::vector<std::uint64_t> pp;    ///< allowed stage counts; empty: 1 .. min(layers, max_gpus / tp)
+  std::vector<Gpu> gpus;          ///< candidates (at least one)
+  std::uint64_t max_gpus = 64;    ///< GPUs in all, replicas included
+  std::vector<std::uint64_t> tp;  ///< allowed tp sizes; empty: every size validate_parallelism accepts
+  std::vector<std::uint64_t> pp;  ///< allowed stage counts; empty: 1 .. min(layers, max_gpus / tp)
+  /// Allowed DP attention sizes (Deployment::dp_attention; 1: off); empty: 1 and, with search_dp_attention,
+  /// for a mixture-of-experts model under an engine that has DP attention (dp_attention_engine), every
+  /// divisor of tp above 1; at
+  /// pp 1 only (other stage counts take 1).
+  std::vector<std::uint64_t> dp_attention;
+  /// Search DP attention when dp_attention is empty (`kvplan fit` sets it). Off by default for front ends
+  /// whose rows do not carry Deployment::dp_attention yet (the GUI's fit view copies tp, pp and dp only):
+  /// such a row would load another layout than the one ranked.
+  bool search_dp_attention = false;
+  /// GPUs in one node (NVLink domain): tp, which under DP attention is the whole attention-DP group and its
+  /// expert-parallel group, stays within one node; pp stages and replicas span nodes.
+  std::uint64_t gpus_per_node = kDefaultGpusPerNode;
   std::vector<KvDtypes> kv_dtypes;  ///< empty: default_kv_dtypes per GPU
   Deployment deployment;            ///< utilisation, reserve, weights override (parallel ignored)
   EngineOptions engine;
@@ -91,23 +107,34 @@ struct FitResult {
   /// Classes of layouts left out because the model or the engine refuses them, one line each naming the
   /// cause: tp sizes that divide the target's num_attention_heads but not another layer's heads or a KV
   /// head count ("tp 2, 4, 8 skipped: tp and num_key_value_heads 3 (the drafter's): one must divide the
-  /// other ..."), and layouts make_plan refused while others were planned ("12 layouts skipped, refused:
+  /// other ..."), tp sizes past a node (gpus_per_node), DP attention where the engine or the model has
+  /// none, and layouts make_plan refused while others were planned ("12 layouts skipped, refused:
   /// --engine: ..."). Empty when nothing was left out.
   std::vector<std::string> refused;
+  /// The dimensions searched, in words: "tp 1-8 (within a node of 8 GPUs), pp 1-61, replicas, DP attention
+  /// with expert parallel, KV bf16, fp8_e4m3".
+  std::string searched;
 };
 
 /// KV dtypes fit tries on `gpu` by default: bf16, plus fp8_e4m3 when the GPU has fp8 tensor cores
 /// (Gpu::fp8); under llama.cpp rules f16 and q8_0 (its cache types; it has no fp8 cache).
 std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 
-/// Searches every layout. For each GPU, KV dtype, tp and pp it plans one replica (make_plan without the
-/// max-context search), takes the fewest replicas that hold the users, ceil(users / max users of one
-/// replica), and confirms it with a plan at that count; layouts over max_gpus are dropped. Layouts
-/// the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped, and said so in
+/// Whether fit searches DP attention with expert parallel under `engine`: vLLM (`--data-parallel-size N
+/// --enable-expert-parallel`, vllm/config/parallel.py ParallelConfig), SGLang (`--enable-dp-attention --dp
+/// N --ep-size T`, sglang/srt/server_args.py) and the exact layout (whose line is vLLM's). Not llama.cpp
+/// (no DP attention nor expert parallel), and not TensorRT-LLM (its enable_attention_dp, an LLM API option,
+/// is planned by `size --dp-attention` but not searched).
+bool dp_attention_engine(Engine engine);
+
+/// Searches every layout. For each GPU, KV dtype, tp, pp and DP attention size it plans one replica
+/// (make_plan without the max-context search), takes the fewest replicas that hold the users, ceil(users /
+/// max users of one replica), and confirms it with a plan at that count; layouts over max_gpus are dropped.
+/// Layouts the engine refuses (tp under llama.cpp, a dtype it lacks) are skipped, and said so in
 /// FitResult::refused. pp runs from 1 to the target's layers: a speculative drafter's layers
 /// (ModelSpec::draft_layers) join the last stage, as in vLLM, so no stage is the drafter's alone. Throws
-/// kvplan::Error by key (options.hpp) for bad requests: no GPU ("gpu"), a tp the model cannot take ("tp"), pp
-/// past the layers
+/// kvplan::Error by key (options.hpp) for bad requests: no GPU ("gpu"), a tp the model cannot take or past
+/// gpus_per_node ("tp"), a DP attention size the engine or model lacks ("dp_attention"), pp past the layers
 /// ("pp"), zero users or context, max_gpus 0 ("max_gpus"), a price not positive. A value repeated in
 /// gpus, tp, pp or kv_dtypes is searched once.
 FitResult fit(const FitRequest& request);
@@ -135,6 +162,11 @@ std::string_view long_context_env(Engine engine);
 /// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
 /// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per
 /// replica, KV dtype and memory fraction; replicas add the engine's data-parallel flag where it has one.
+/// DP attention N over tp T: vLLM `--tensor-parallel-size T/N --data-parallel-size N
+/// --enable-expert-parallel` (--max-num-seqs per DP rank, each rank's own scheduler), SGLang `--tp T --dp N
+/// --enable-dp-attention --ep-size T` (--max-running-requests over all N ranks: SGLang's model_runner takes
+/// max_running_requests // dp_size per rank); replicas of such a layout are separate servers (a wider
+/// --data-parallel-size would widen the expert-parallel group), said in the line's comment.
 /// Every engine option set away from its default is written as the engine's own flag
 /// (EngineOptionSpec::launch_flag; TensorRT-LLM's kv_cache_config fields as an --extra_llm_api_options
 /// YAML file, its content in a trailing shell comment), and so are the extras: a row planned with an

@@ -97,6 +97,10 @@ struct PlanInputs {
   /// KV-cache memory per GPU as the engine logs it (vLLM's "Available KV cache memory"); replaces
   /// memory x utilisation - weights - reserve when given.
   std::optional<Bytes> kv_memory;
+  /// kv_memory is already every stage's pool, not rank 0's figure: a vLLM log with several stages' lines,
+  /// of which the smallest was taken (nodes each log their own first rank's). Only read under vLLM with
+  /// pp > 1 (make_plan then takes kv_memory as it is).
+  bool kv_memory_is_pool = false;
   bool operator==(const PlanInputs&) const = default;
 };
 

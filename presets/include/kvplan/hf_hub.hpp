@@ -18,8 +18,8 @@ namespace kvplan::presets {
 /// folder.
 std::filesystem::path home_dir();
 
-/// The Hub cache folder: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub (~: home_dir())
-/// (huggingface_hub/constants.py).
+/// The Hub cache folder: $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE (the older name), else $HF_HOME/hub,
+/// else ~/.cache/huggingface/hub (~: home_dir()) (huggingface_hub/constants.py).
 std::filesystem::path hf_hub_cache_dir();
 
 /// Whether `id` has the shape of a Hub repo id: ORG/NAME, each of letters, digits, '-', '_' and '.', not

@@ -28,6 +28,7 @@ const Adapter kAdapters[] = {
     {"EXAONE 4", {"exaone4"}, adapt_exaone4},
     {"MiMo-V2", {"mimo_v2_flash", "mimo_v2"}, adapt_mimo_v2},
     {"Llama-Nemotron NAS", {"nemotron-nas"}, adapt_nemotron_nas},
+    {"Ling/Ring linear", {"bailing_moe_linear"}, adapt_bailing_linear},
 };
 
 const std::initializer_list<std::string_view> kCacheKeys = {

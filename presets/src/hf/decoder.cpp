@@ -373,8 +373,21 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   m.norm_bias = rules.plain_mlp;
   // PretrainedConfig's default is tied; these configuration classes default to untied.
   static const std::set<std::string> untied{
-      "llama", "llama4_text", "llama4",     "mistral",     "mixtral",     "qwen2",   "qwen2_moe",
-      "qwen3", "qwen3_moe",   "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss", "jamba"};
+      "llama",
+      "llama4_text",
+      "llama4",
+      "mistral",
+      "mixtral",
+      "qwen2",
+      "qwen2_moe",
+      "qwen3",
+      "qwen3_moe",
+      "qwen3_next",
+      "deepseek_v2",
+      "deepseek_v3",
+      "gpt_oss",
+      "jamba",
+      "bailing_moe_linear"};  // BailingMoeLinearConfig: tie_word_embeddings=False
   m.tie_word_embeddings =
       r.boolean("tie_word_embeddings")
           .value_or(c.top.boolean("tie_word_embeddings").value_or(untied.count(c.model_type) == 0));
