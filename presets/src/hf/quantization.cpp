@@ -173,12 +173,27 @@ void read_gptq(const Reader& q, ModelSpec& m) {
   m.quant = w;
 }
 
+/// compressed-tensors formats kvplan knows of but does not count (a warning, the torch_dtype).
+bool unmodelled_ct_format(const std::string& format) {
+  const std::string f = lower(format);
+  for (const char* known : {"nvfp4-pack-quantized", "mxfp4-pack-quantized", "marlin-24", "sparse-24-bitmask",
+                            "sparse-bitmask", "dense", "float8-e4m3-pack-quantized", "mixed-precision"})
+    if (f == known) return true;
+  return false;
+}
+
 /// compressed-tensors (llm-compressor): the scheme of the config group that targets "Linear", the format
 /// (quantization_config format, else the group's), and ignore. Layouts: vLLM compressed_tensors.py
 /// CompressedTensorsConfig._get_scheme_from_parts and the schemes' create_weights
 /// (compressed_tensors_wNa16.py, compressed_tensors_w8a8_int8.py, compressed_tensors_w8a8_fp8.py). Scales are
 /// stored at the model dtype by llm-compressor (its observers compute them in the weight's dtype).
 void read_compressed_tensors(const Reader& q, ModelSpec& m) {
+  // A format kvplan does not count needs nothing else of the config (kimi-k3's has no config_groups).
+  if (const auto f = q.string("format"); f && unmodelled_ct_format(*f)) {
+    m.warnings.push_back(q.where("format") + " '" + *f +
+                         "' is not modelled: weights are counted at the config's torch_dtype");
+    return;
+  }
   const auto groups = q.object("config_groups");
   if (!groups) q.fail("config_groups", "is missing: compressed-tensors says its scheme there");
   std::string group_name;
@@ -214,13 +229,11 @@ void read_compressed_tensors(const Reader& q, ModelSpec& m) {
     format = *gf;
   const std::string fmt = lower(format);
   const std::string format_where = q.has("format") ? q.where("format") : group->where("format");
-  for (const char* known : {"nvfp4-pack-quantized", "mxfp4-pack-quantized", "marlin-24", "sparse-24-bitmask",
-                            "sparse-bitmask", "dense", "float8-e4m3-pack-quantized"})
-    if (fmt == known) {
-      m.warnings.push_back(format_where + " '" + format +
-                           "' is not modelled: weights are counted at the config's torch_dtype");
-      return;
-    }
+  if (unmodelled_ct_format(format)) {
+    m.warnings.push_back(format_where + " '" + format +
+                         "' is not modelled: weights are counted at the config's torch_dtype");
+    return;
+  }
   const auto bits = weights->u64("num_bits");
   if (!bits) weights->fail("num_bits", "is missing");
   const std::string type = lower(weights->string("type").value_or("int"));
