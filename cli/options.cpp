@@ -343,6 +343,7 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine) {
     return;
   }
   m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
+  m.quant = {};             // the architecture at that precision, not the checkpoint's quantised layout
   m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
 }
 

@@ -67,7 +67,10 @@ kvplan_cli_bad("dp-attention on a dense model" "--dp-attention: needs a mixture-
 kvplan_cli_bad("dp-attention under llama.cpp" "--dp-attention: applies to --engine ideal, vllm, sglang or trtllm" size deepseek-v3 --tp 8 --dp-attention 8 --engine llamacpp)
 # DeepSeek-V3, 8 x H200, 64 users x 32,768 tokens: 8 users per attention rank, 8 x 2,302,672,896 B;
 # weights 18,970,991,616 B (non-expert) + 653,908,770,816 / 8 B (experts) (tests/test_plan.cpp).
-kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 8.*\"per_gpu\": {.*\"kv_bytes_total\": 18421383168[^}]*\"weights_bytes\": 100709587968"
+# Per-GPU weights with the checkpoint's fp8 layout (128x128 fp32 block scales, norms and router bf16), by
+# hand: non-expert 19,082,135,904 B (embeddings 3,706,716,160; 61 MLA layers of fp8 projections + scales and
+# bf16 norms; 3 dense and 58 shared-expert MLPs with scales; 58 bf16 routers) + experts 654,068,416,512 / 8.
+kvplan_cli_ok("dp-attention in json" "\"dp_attention\": 8.*\"expert_parallel\": 8.*\"per_gpu\": {.*\"kv_bytes_total\": 18421383168[^}]*\"weights_bytes\": 100840687968"
   size deepseek-v3 --gpu h200 --tp 8 --dp-attention 8 --context 32768 --users 64 --json)
 kvplan_cli_bad("more stages than layers" "--pp: 200 stages exceed the model's 80 layers" size llama-3.1-70b --pp 200)
 kvplan_cli_bad("utilisation out of range" "--gpu-util: must be in \\(0, 1\\]" size llama-3.1-8b --gpu h100-sxm --gpu-util 1.5)
@@ -482,3 +485,19 @@ kvplan_cli_ok("kv-memory with vLLM pp is rank 0's"
 kvplan_cli_ok("from-log with every stage's line: the smallest is the pool"
   "KV memory \\(given\\) +19.0 GiB \\(20,401,094,656 B\\)"
   size llama-3.1-8b --gpu h100-sxm --pp 2 --context 8192 --from-log ${KVPLAN_FIXTURES}/logs/vllm-pp2-two-nodes.log)
+
+# Quantised checkpoints from config.json alone (issue 24 item 2; tests/test_quant_weights.cpp works the bytes).
+kvplan_cli_ok("quant: awq is counted at its layout and says so" "awq int4 g128, fp16 embeddings, 1,102,592 parameters"
+  size ${KVPLAN_FIXTURES}/quant/tiny-awq.json)
+kvplan_cli_ok("quant: gptq weights bytes in json" "\"weights_bytes\": 1340160"
+  size ${KVPLAN_FIXTURES}/quant/tiny-gptq.json --json)
+kvplan_cli_ok("quant: --weight-dtype replaces the layout" "\"weights_bytes\": 2205184"
+  size ${KVPLAN_FIXTURES}/quant/tiny-awq.json --weight-dtype bf16 --json)
+kvplan_cli_bad("quant: awq bits 3" "bad-awq-bits3.json: /quantization_config/bits: must be 4"
+  size ${KVPLAN_FIXTURES}/quant/bad-awq-bits3.json)
+kvplan_cli_bad("quant: gptq group_size 0" "bad-gptq-group0.json: /quantization_config/group_size: must be positive"
+  size ${KVPLAN_FIXTURES}/quant/bad-gptq-group0.json)
+kvplan_cli_bad("quant: a non-integer bits" "bad-gptq-bits-fraction.json: /quantization_config/bits: must be a non-negative integer, got 4.5"
+  size ${KVPLAN_FIXTURES}/quant/bad-gptq-bits-fraction.json)
+kvplan_cli_bad("quant: unknown compressed-tensors format" "bad-ct-format.json: /quantization_config/format: 'zip-quantized' is not"
+  size ${KVPLAN_FIXTURES}/quant/bad-ct-format.json)

@@ -161,6 +161,9 @@ TEST_CASE("DP attention: DeepSeek-V3 on 8 x H200 at 32,768 tokens, --tp 8 agains
           "[plan][dp-attention]") {
   PlanInputs in;
   in.model = presets::find_model("deepseek-v3");
+  // The plain fp8 arithmetic below (no block scales, norms at fp8): the checkpoint's layout with its
+  // weight_scale_inv tensors is checked in test_quant_weights.cpp; here the DP-attention split is.
+  in.model.quant = {};
   in.context = Tokens{32768};
   in.users = 64;
   in.deployment.parallel.tp = 8;

@@ -3,8 +3,10 @@
 #include "kvplan/gui/save_file.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -319,6 +321,78 @@ ContextKeys context_keys_from_json(const json& j, const std::string& where) {
 }
 }  // namespace
 
+namespace {
+/// WeightQuant's methods under the names the scenario writes (model.hpp's enumerators).
+constexpr std::array<std::pair<WeightQuant::Method, std::string_view>, 9> kQuantMethods{{
+    {WeightQuant::Method::none, "none"},
+    {WeightQuant::Method::fp8, "fp8"},
+    {WeightQuant::Method::awq, "awq"},
+    {WeightQuant::Method::gptq, "gptq"},
+    {WeightQuant::Method::ct_packed, "ct_packed"},
+    {WeightQuant::Method::ct_int, "ct_int"},
+    {WeightQuant::Method::ct_float, "ct_float"},
+    {WeightQuant::Method::bnb_4bit, "bnb_4bit"},
+    {WeightQuant::Method::bnb_8bit, "bnb_8bit"},
+}};
+
+/// A checkpoint's quantised layout (ModelSpec::quant), every field, so that a saved model loads with the
+/// same weight bytes.
+json quant_to_json(const WeightQuant& q) {
+  std::string method;
+  for (const auto& [m, n] : kQuantMethods)
+    if (m == q.method) method = n;
+  return {{"method", method},
+          {"bits", q.bits},
+          {"group_size", q.group_size},
+          {"tensor_scale", q.tensor_scale},
+          {"block_out", q.block_out},
+          {"block_in", q.block_in},
+          {"zero_point", q.zero_point},
+          {"g_idx", q.g_idx},
+          {"input_scale", q.input_scale},
+          {"double_quant", q.double_quant},
+          {"scale_dtype", std::string(name(q.scale_dtype))},
+          {"stored", std::string(name(q.stored))},
+          {"attention", q.attention},
+          {"mlp", q.mlp},
+          {"shared_experts", q.shared_experts},
+          {"experts", q.experts},
+          {"router", q.router},
+          {"label", q.label}};
+}
+
+WeightQuant quant_from_json(const json& j, const std::string& where) {
+  const Reader r(j, where);
+  r.only({"method", "bits", "group_size", "tensor_scale", "block_out", "block_in", "zero_point", "g_idx",
+          "input_scale", "double_quant", "scale_dtype", "stored", "attention", "mlp", "shared_experts",
+          "experts", "router", "label"});
+  WeightQuant q;
+  const std::string method = r.str("method", "none");
+  bool known = false;
+  for (const auto& [m, n] : kQuantMethods)
+    if (n == method) q.method = m, known = true;
+  if (!known) throw Error(r.at("method"), "'" + method + "' is not a weight quantisation kvplan knows");
+  q.bits = r.u64("bits", 0);
+  q.group_size = r.u64("group_size", 0);
+  q.tensor_scale = r.boolean("tensor_scale", false);
+  q.block_out = r.u64("block_out", 0);
+  q.block_in = r.u64("block_in", 0);
+  q.zero_point = r.boolean("zero_point", false);
+  q.g_idx = r.boolean("g_idx", false);
+  q.input_scale = r.boolean("input_scale", false);
+  q.double_quant = r.boolean("double_quant", false);
+  q.scale_dtype = r.dtype("scale_dtype", DType::fp16);
+  q.stored = r.dtype("stored", DType::bf16);
+  q.attention = r.boolean("attention", true);
+  q.mlp = r.boolean("mlp", true);
+  q.shared_experts = r.boolean("shared_experts", true);
+  q.experts = r.boolean("experts", true);
+  q.router = r.boolean("router", false);
+  q.label = r.str("label", "");
+  return q;
+}
+}  // namespace
+
 json model_to_json(const ModelSpec& m) {
   json layers = json::array();
   for (const auto& g : m.layers)
@@ -345,6 +419,7 @@ json model_to_json(const ModelSpec& m) {
           {"encoder_parameters", m.encoder_parameters},
           {"encoder_unknown", m.encoder_unknown},
           {"mtp_layers", m.mtp_layers},
+          {"quant", m.quant.method == WeightQuant::Method::none ? json(nullptr) : quant_to_json(m.quant)},
           {"warnings", m.warnings}};
 }
 
@@ -371,7 +446,9 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
           "encoder_parameters",
           "encoder_unknown",
           "mtp_layers",
-          "warnings"});
+          "quant",
+          "warnings"},
+         {"quant"});
   ModelSpec m;
   m.id = r.str("id", "custom");
   m.name = r.str("name", m.id);
@@ -425,6 +502,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.encoder_parameters = r.u64("encoder_parameters", 0);  // the vision tower vLLM's budget loads
   m.encoder_unknown = r.str("encoder_unknown", "");
   m.mtp_layers = r.u64("mtp_layers", 0);
+  if (const json* q = r.get("quant")) m.quant = quant_from_json(*q, r.at("quant"));
   if (const json* w = r.get("warnings")) {
     if (!w->is_array()) throw Error(r.at("warnings"), "must be an array of strings");
     for (const auto& s : *w) {

@@ -149,6 +149,49 @@ struct ContextKeys {
   bool operator==(const ContextKeys&) const = default;
 };
 
+/// How a quantised checkpoint stores its linear layers (config.json `quantization_config`), so that their
+/// bytes are counted tensor by tensor as the quantiser writes them (weights.hpp quantized_linear_bytes;
+/// docs/quantised-weights.md has each layout and its source). Embeddings, the LM head, norms, biases and the
+/// MoE router stay in the config's torch_dtype (ModelSpec::embedding_dtype). `method` none: the DType fields
+/// of ModelSpec alone say how the weights are stored (bf16, fp8 without scales, gpt-oss's mxfp4 experts).
+struct WeightQuant {
+  enum class Method {
+    none,
+    fp8,        ///< quant_method fp8: fp8_e4m3 weights, fp32 block or per-tensor scales (vLLM fp8.py)
+    awq,        ///< AutoAWQ GEMM/GEMV: qweight [in, out/8] int32, qzeros, fp16 scales per group (vLLM awq.py)
+    gptq,       ///< GPTQ: qweight [in*bits/32, out] int32, qzeros, fp16 scales, g_idx (vLLM gptq.py)
+    ct_packed,  ///< compressed-tensors pack-quantized (w4a16, w8a16): weight_packed int32, weight_scale,
+                ///< weight_shape
+    ct_int,     ///< compressed-tensors int-quantized (w8a8 int8): weight int8, weight_scale
+    ct_float,   ///< compressed-tensors float-quantized (w8a8 fp8): weight fp8_e4m3, weight_scale
+    bnb_4bit,   ///< bitsandbytes load_in_4bit (nf4 / fp4): packed uint8, absmax per 64 values, quant_map
+    bnb_8bit,   ///< bitsandbytes load_in_8bit (LLM.int8): weight int8, SCB fp32 per output row
+  };
+  Method method = Method::none;
+  std::uint64_t bits = 0;  ///< bits per stored weight value (awq 4; gptq 2, 3, 4, 8; ct 4, 8; bnb 4, 8)
+  /// Input-dimension values per scale: 0 is one scale per output channel (a group spanning the row, GPTQ's
+  /// group_size -1, compressed-tensors strategy "channel"); groups are ceil(in / group_size).
+  std::uint64_t group_size = 0;
+  bool tensor_scale = false;    ///< one scale for the whole tensor (fp8 without blocks, ct strategy "tensor")
+  std::uint64_t block_out = 0;  ///< fp8 / ct block scales: one fp32 per block_out x block_in block (0: none)
+  std::uint64_t block_in = 0;
+  bool zero_point = false;    ///< zero points stored (AWQ zero_point; ct symmetric false)
+  bool g_idx = false;         ///< an int32 group index per input row (GPTQ always; ct actorder "group")
+  bool input_scale = false;   ///< a static activation scale per linear (fp32): activation_scheme "static"
+  bool double_quant = false;  ///< bitsandbytes bnb_4bit_use_double_quant: absmax quantised to uint8
+  DType scale_dtype = DType::fp16;  ///< dtype of the scales (AWQ/GPTQ fp16; ct and bnb as noted there)
+  /// ModelSpec::weight_dtype the reader set with this layout; the layout applies only while weight_dtype is
+  /// still this (an explicit weight dtype, --weight-dtype or the GUI's, replaces the checkpoint's layout).
+  DType stored = DType::bf16;
+  bool attention = true;       ///< token mixers' projections quantised (false: named in the ignore list)
+  bool mlp = true;             ///< dense MLPs quantised
+  bool shared_experts = true;  ///< shared experts quantised
+  bool experts = true;         ///< routed experts quantised
+  bool router = false;         ///< the MoE router quantised (bitsandbytes: every nn.Linear but lm_head)
+  std::string label;           ///< what it is, in words: "awq int4 g128"
+  bool operator==(const WeightQuant&) const = default;
+};
+
 /// A model: identity, source, layers in order, and what weights need beyond the layers.
 struct ModelSpec {
   std::string id;      ///< preset id or file name
@@ -173,7 +216,10 @@ struct ModelSpec {
   DType embedding_dtype =
       DType::bf16;  ///< embeddings and LM head (kept unquantised by fp8/mxfp4 checkpoints)
   DType expert_weight_dtype = DType::bf16;  ///< routed experts (gpt-oss: mxfp4)
-  std::uint64_t published_params = 0;       ///< published total parameters (0: none recorded)
+  /// A quantised checkpoint's layout of its linear layers (quantization_config); method none: the DType
+  /// fields above alone.
+  WeightQuant quant;
+  std::uint64_t published_params = 0;  ///< published total parameters (0: none recorded)
   /// Multi-token-prediction layers the checkpoint carries (num_nextn_predict_layers, mtp_num_hidden_layers);
   /// loaded, and cached, only with speculative decoding (with_mtp_layers).
   std::uint64_t mtp_layers = 0;

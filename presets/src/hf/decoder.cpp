@@ -1,5 +1,7 @@
 #include "decoder.hpp"
 
+#include "quantization.hpp"
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -40,29 +42,6 @@ ConfigDtype dtype_from_config(const Reader& r, const Reader& top, std::vector<st
       found = ConfigDtype{*torch_dtype, rd->where("torch_dtype"), *rd->string("torch_dtype")};
   }
   return found.value_or(ConfigDtype{});
-}
-
-/// quantization_config: fp8 checkpoints (DeepSeek-V3, Qwen *-FP8) store linear weights in fp8_e4m3 and keep
-/// embeddings and LM head in torch_dtype; gpt-oss's mxfp4 quantises only the experts
-/// (modules_to_not_convert: self_attn, router, embed_tokens, lm_head).
-void read_quantization(const HfConfig& c, ModelSpec& m) {
-  const json* q = c.top.get("quantization_config");
-  if (q == nullptr) q = c.r.get("quantization_config");
-  if (q == nullptr || !q->is_object()) return;
-  const auto method = q->find("quant_method");
-  if (method == q->end() || !method->is_string()) return;
-  const std::string name = method->get<std::string>();
-  if (name == "fp8") {
-    m.weight_dtype = m.expert_weight_dtype = DType::fp8_e4m3;
-  } else if (name == "mxfp4") {
-    m.expert_weight_dtype = DType::mxfp4;
-  } else {
-    // GPTQ / AWQ / compressed-tensors / bitsandbytes ...: the stored bits are not read here.
-    m.warnings.push_back(
-        "quantization_config quant_method '" + name +
-        "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
-        "--weight-dtype for the checkpoint's real size");
-  }
 }
 
 /// The length keys vLLM's _get_and_verify_max_len reads, in its order (max_position_embeddings first).
