@@ -203,11 +203,12 @@ void check_gpu_layers(std::string_view flag, std::string_view value) {
                                        "': kvplan plans every layer on the GPU (-ngl 999, all or auto)");
 }
 
-/// llama.cpp's -fa: kvplan's llama.cpp rules pad the cache as flash attention (on or auto) does.
+/// llama.cpp's -fa: --from-launch reads on and auto; -fa off is the --no-flash-attn option.
 void check_flash_attention(std::string_view flag, std::string_view value) {
   if (value == "on" || value == "auto" || value == "1" || value == "true") return;
   throw Error(std::string(flag), "'" + printable(std::string(value)) +
-                                     "': kvplan's llama.cpp rules are flash attention's (-fa on or auto)");
+                                     "': --from-launch reads -fa on or auto; for -fa off plan with "
+                                     "--no-flash-attn");
 }
 
 /// --dtype: kvplan plans the checkpoint's dtype, as "auto" does; another casts weights and the KV cache.

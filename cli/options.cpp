@@ -48,7 +48,7 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
   app.add_option(
       option_names("--kv-dtype"), o.kv_dtype,
       alias_help("--kv-dtype",
-                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1 "
+                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl "
                  "(fp8 is fp8_e4m3, as vLLM and SGLang read it)"));
   app.add_option(option_names("--k-dtype"), o.k_dtype, alias_help("--k-dtype", "K type (with --v-dtype)"));
   app.add_option(option_names("--v-dtype"), o.v_dtype, alias_help("--v-dtype", "V type (with --k-dtype)"));

@@ -28,8 +28,11 @@ namespace kvplan {
 namespace {
 constexpr std::uint64_t kPad = 256;
 
-/// Per-layer K and V row bytes as llama.cpp stores them.
-std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v) {
+/// Per-layer K and V row bytes as llama.cpp stores them. `v_pad`: with flash attention off, the V values
+/// of every (non-MLA) layer's row: the widest layer's n_embd_v_gqa (src/llama-kv-cache.cpp, llama_kv_cache
+/// constructor, [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa = v_trans ? hparams.n_embd_v_gqa_max() : ...).
+std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v,
+                             std::optional<std::uint64_t> v_pad) {
   if (a.kind == AttentionKind::mla && a.mla_per_head_cache) {
     // A GGUF converted before the MLA split (llama-model.cpp: no attn_k_b / attn_v_b): the graph
     // decompresses K and V, and the cache holds them per head (n_embd_k_gqa = heads x key_length).
@@ -43,7 +46,19 @@ std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool ml
             mla_v ? row_bytes(t.v, a.kv_lora_rank) : Bytes{0}};
   }
   return {row_bytes(t.k, checked_mul(a.num_key_value_heads, a.head_dim_k, "head_dim")),
-          row_bytes(t.v, checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
+          row_bytes(t.v, v_pad ? *v_pad : checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
+}
+
+/// llama_hparams::n_embd_v_gqa_max (src/llama-hparams.cpp): the widest V row of any layer, in values
+/// (KV heads x value_length; 0 on a layer without KV). Every layer counts, those that share another's
+/// K/V and the recurrent ones too (their 0 changes nothing).
+std::uint64_t widest_v(const ModelSpec& m) {
+  std::uint64_t widest = 0;
+  for (const auto& g : m.layers)
+    if (has_attention(g.attention.kind) && g.attention.kind != AttentionKind::mla)
+      widest =
+          std::max(widest, checked_mul(g.attention.num_key_value_heads, g.attention.head_dim_v, "head_dim"));
+  return widest;
 }
 
 std::string type_name(DType d) {
@@ -91,7 +106,7 @@ struct Device {
 
 /// The device holding `parts` of the model's layers (engine_detail::for_each_class_stage).
 Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart> parts, const KvDtypes& t,
-                   bool mla_v) {
+                   bool mla_v, std::optional<std::uint64_t> v_pad) {
   Device d;
   for (const auto& g : parts) {
     const auto& a = m.layers[g.group].attention;
@@ -115,7 +130,7 @@ Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart>
       throw Error("engine",
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
                   "kvplan; use --engine vllm, sglang or ideal");
-    const auto [kr, vr] = rows(a, t, mla_v);
+    const auto [kr, vr] = rows(a, t, mla_v, v_pad);
     (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
   }
@@ -249,7 +264,10 @@ Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, con
   return *b;
 }
 
-void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
+/// ggml_is_quantized: the block types (src/ggml.c type_traits .is_quantized); f32, f16, bf16 are not.
+bool quantized(DType d) { return info(d).block_values > 1; }
+
+void llamacpp_checks(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
   if (p.tp > 1)
     throw Error("tp",
                 "llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices");
@@ -261,12 +279,28 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
         "pp",
         "more than 16 stages: llama.cpp splits layers over the devices of one process, and ggml's CUDA "
         "backend drives at most 16 (GGML_CUDA_MAX_DEVICES)");
+  // common/arg.cpp kv_cache_types: the types -ctk / -ctv accept (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl,
+  // q5_0, q5_1); mxfp4 is a weight type only.
   const auto unsupported = [](DType d) {
-    return d == DType::fp8_e4m3 || d == DType::fp8_e5m2 || d == DType::int4 || d == DType::int8;
+    return d == DType::fp8_e4m3 || d == DType::fp8_e5m2 || d == DType::int4 || d == DType::int8 ||
+           d == DType::mxfp4;
   };
   if (unsupported(t.k) || unsupported(t.v))
     throw Error("kv_dtype", "llama.cpp has no cache type " + std::string(name(unsupported(t.k) ? t.k : t.v)) +
-                                " (its types: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)");
+                                " (its types: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
+  // src/llama-context.cpp llama_init_from_model: "quantized V cache requires flash_attn to be enabled"
+  // (with -fa auto, flash attention is turned on instead).
+  if (o.flash_attn_off && quantized(t.v))
+    throw Error("v_dtype",
+                "llama.cpp refuses a quantised V cache (" + std::string(name(t.v)) +
+                    ") with flash attention off (-fa off): use f16, bf16 or f32, or flash attention");
+  // src/llama-context.cpp llama_init_from_model: "model does not support different K (%s) and V (%s) cache
+  // types" for MLA models (hparams.is_mla()).
+  const bool mla = std::any_of(m.layers.begin(), m.layers.end(),
+                               [](const LayerGroup& g) { return g.attention.kind == AttentionKind::mla; });
+  if (mla && t.k != t.v)
+    throw Error("v_dtype", "llama.cpp refuses different K and V cache types on an MLA model (K " +
+                               std::string(name(t.k)) + ", V " + std::string(name(t.v)) + ")");
   // llama-model.cpp create_memory: the recurrent cache's r and s rows are always GGML_TYPE_F32; llama.cpp
   // has no option for them, so an override would be a figure the engine never allocates.
   if (t.state || t.ssm_state)
@@ -284,10 +318,12 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
         version_(o_.version.empty() ? std::string_view("2026") : std::string_view(o_.version)),
         v2025_08_(!o_.version.empty() && version_ == "2025-08") {
     const bool mla_v = !o_.version.empty() && version_ != "2026";
+    const std::optional<std::uint64_t> v_pad =
+        o_.flash_attn_off ? std::optional<std::uint64_t>(widest_v(m)) : std::nullopt;
     // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
     engine_detail::for_each_class_stage(m, 1, p.split, c,
                                         [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
-                                          whole_.device = make_device(m, parts, t, mla_v);
+                                          whole_.device = make_device(m, parts, t, mla_v, v_pad);
                                         });
     if (p.pp == 1) return;
     // Devices that allocate the same (an even split of a uniform model) are sized once per probe
@@ -315,7 +351,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
               return;
             }
           }
-          Slot slot{make_device(m, parts, t, mla_v), 1};
+          Slot slot{make_device(m, parts, t, mla_v, v_pad), 1};
           const auto first = std::find_if(stages_.begin(), stages_.end(), [&](const Slot& e) {
             return e.count != 0 && e.device == slot.device;
           });
@@ -473,10 +509,18 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
   }
   r.kv_bytes_total = b.total;
   if (d.recurrent_layers != 0) {
-    r.log_lines.push_back("llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) + " MiB (" +
-                          count_field(b.recurrent_cells, 6) + " cells, " + count_field(d.layer_count, 3) +
-                          " layers, " + count_field(n_seq, 2) + " seqs), R (f32): " + mib_field(b.r_bytes) +
-                          " MiB, S (f32): " + mib_field(b.s_bytes) + " MiB");
+    // src/llama-memory-recurrent.cpp llama_memory_recurrent constructor: "%2u seqs %2u rs_seq" and the P
+    // (per-layer-embedding conv history) buffer since n_rs_seq (llama.cpp v0.4.0); the older text before.
+    // kvplan plans n_rs_seq = 0 and no PLE layers: P is 0.
+    const std::string counts = count_field(b.recurrent_cells, 6) + " cells, " +
+                               count_field(d.layer_count, 3) + " layers, " + count_field(n_seq, 2) + " seqs";
+    const std::string rs = " MiB, S (f32): " + mib_field(b.s_bytes) + " MiB";
+    r.log_lines.push_back(version_ == "2026"
+                              ? "llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) +
+                                    " MiB (" + counts + "  0 rs_seq), R (f32): " + mib_field(b.r_bytes) + rs +
+                                    ", P (f32):    0.00 MiB"
+                              : "llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) +
+                                    " MiB (" + counts + "), R (f32): " + mib_field(b.r_bytes) + rs);
     r.notes.push_back("recurrent state: " + format_count(d.recurrent_layers) +
                       " layers, kept in f32 by llama.cpp whatever the KV cache type (" +
                       format_bytes_exact(b.r_bytes + b.s_bytes) + " for " + format_count(b.recurrent_cells) +
@@ -507,7 +551,7 @@ namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvDtypes& t,
                                                    const Parallelism& p, const EngineOptions& o,
                                                    const GroupClasses& c) {
-  llamacpp_checks(t, p);
+  llamacpp_checks(m, t, p, o);
   return std::make_unique<LlamacppPolicy>(m, t, with_split(p, Engine::llamacpp), o, c);
 }
 }  // namespace engine_detail

@@ -48,6 +48,10 @@ struct EngineOptions {
   std::uint64_t ubatch = 0;  ///< llama.cpp n_ubatch (512)
   bool swa_full = false;     ///< llama.cpp --swa-full: sliding layers get a full-size cache
   bool kv_unified = false;   ///< llama.cpp --kv-unified: one stream shared by all sequences
+  /// llama.cpp -fa off: V stored transposed, every layer's V row padded to the widest layer's
+  /// (llama-kv-cache.cpp, TAG_V_CACHE_VARIABLE), and a quantised V refused. -fa on and auto (the default,
+  /// which llama_context resolves to on where the device has FLASH_ATTN_EXT) are the same to the cache.
+  bool flash_attn_off = false;
   bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
   bool fp8_ds_mla = false;             ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
   std::uint64_t max_tokens = 0;        ///< TRT-LLM KvCacheConfig.max_tokens (0: none)
