@@ -242,7 +242,10 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
                  "= 10^3 10^6 10^9, K M G (or Ki Mi Gi) = 2^10 2^20 2^30; 32k = 32,000, 32K = "
                  "32,768"));
   app.add_option(option_names("--users"), o.users,
-                 alias_help("--users", "concurrent sequences (default 1; llama.cpp: slots)"));
+                 alias_help("--users",
+                            "concurrent sequences (default 1; llama.cpp: slots, where llama-server "
+                            "without -np has 4 with --kv-unified, tools/server/server.cpp, as "
+                            "--from-launch reads it)"));
   app.add_option(option_names("--gpu-util"), o.gpu_util,
                  alias_help("--gpu-util", "share of GPU memory the engine uses, (0, 1] (default 0.90)"));
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");

@@ -1061,3 +1061,34 @@ TEST_CASE("llama.cpp with flash attention off, and the cache types -ctk / -ctv t
                       Catch::Contains("different K and V cache types on an MLA model"));
   }
 }
+
+TEST_CASE("llama.cpp n_rs_seq: 1 + n_rs_seq recurrent states per sequence, on architectures with rollback",
+          "[engine][llamacpp][recurrent]") {
+  const ModelSpec m = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/nemotron-3-nano-30b-a3b.json");
+  auto rs = engine(Engine::llamacpp);
+  rs.n_rs_seq = 3;
+  const auto base =
+      llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 2, engine(Engine::llamacpp), std::nullopt);
+  const auto r = llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 2, rs, std::nullopt);
+  // src/llama-memory-recurrent.cpp: n_rows = mem_size x (1 + n_rs_seq). Per cell R 1,695,744 B and S
+  // 48,234,496 B (the test above); 2 cells, 3 more rows each: 3 x 2 x 49,930,240 = 299,581,440 B more.
+  CHECK(r.kv_bytes_total.value - base.kv_bytes_total.value == 299581440ULL);
+  bool found = false;
+  for (const auto& l : r.log_lines)
+    found = found || l.find("(     2 cells,  52 layers,  2 seqs  3 rs_seq)") != std::string::npos;
+  CHECK(found);
+  // Jamba has no rollback (llm_arch_supports_rs_rollback): clamped to 0, and said.
+  const ModelSpec j = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/jamba-1.5-mini.json");
+  const auto jr = llamacpp_policy(j, f16, Parallelism{}, Tokens{4096}, 1, rs, std::nullopt);
+  CHECK(jr.kv_bytes_total ==
+        llamacpp_policy(j, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt)
+            .kv_bytes_total);
+  bool said = false;
+  for (const auto& n : jr.notes) said = said || n.find("clamps it to 0") != std::string::npos;
+  CHECK(said);
+  // Older rules have no n_rs_seq.
+  auto old = engine(Engine::llamacpp, "2025-11");
+  old.n_rs_seq = 3;
+  CHECK_THROWS_WITH(llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, old, std::nullopt),
+                    Catch::StartsWith("n_rs_seq:"));
+}

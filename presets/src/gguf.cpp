@@ -729,6 +729,11 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const Keys k(h, origin, arch_it->second.str);
   ModelSpec m;
   m.dtype = DType::fp16;  // llama.cpp's default cache type (type_k / type_v = f16)
+  // src/llama-arch.cpp llm_arch_supports_rs_rollback (llama.cpp v0.4.0): the architectures whose recurrent
+  // state keeps n_rs_seq snapshots for speculative decoding's rollback.
+  for (const std::string_view a : {"qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h",
+                                   "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3"})
+    m.llamacpp_rs_rollback = m.llamacpp_rs_rollback || k.arch() == a;
   const std::uint64_t n_layer_all = k.required("block_count");
   if (n_layer_all == 0 || n_layer_all > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
   // NextN/MTP blocks (GLM-4.5, Qwen3.5) come after the trunk in block_count; llama.cpp runs and caches

@@ -2,6 +2,7 @@
 // n_ctx (llama.cpp's -c, every sequence's cells together), seqs (n_seq_max, -np), ctk / ctv (cache
 // types, -ctk / -ctv), fa (flash attention: true, false or "auto"), swa_full, ubatch (n_batch = n_ubatch
 // = ubatch when given: node-llama-cpp passes one batch size; else llama.cpp's 2048 / 512).
+// kv_unified, n_rs_seq, n_batch (apart from ubatch): the "harness" group only (harness.cpp).
 // server_refuses: llama-server's options refuse what the library takes; kvplan must refuse it (exit 2).
 // kvplan takes -c as a multiple of -np (it plans one slot's context), so every n_ctx here is one.
 const base = { n_ctx: 4096, seqs: 1, ctk: "f16", ctv: "f16", fa: true, swa_full: false };
@@ -37,5 +38,17 @@ export const groups = {
     c("nemotronh", { fa: false }), c("nemotronh", { n_ctx: 4095, seqs: 3 }),
     c("qwen3next", { fa: false }), c("qwen3next", { seqs: 2, n_ctx: 16384 }),
     c("lfm2"), c("lfm2", { seqs: 2 }),
+  ],
+  harness: [
+    c("llama", { n_ctx: 8192, seqs: 4, kv_unified: true }), c("llama", { n_ctx: 1000, seqs: 4, kv_unified: true }),
+    c("llama", { n_batch: 4096, ubatch: 128 }),
+    c("gemma3", { n_ctx: 8192, seqs: 4, kv_unified: true, ubatch: 256 }), c("gemma3", { n_batch: 2048, ubatch: 128 }),
+    c("gemma3", { n_ctx: 2048, seqs: 4, kv_unified: true }),
+    c("gptoss", { n_ctx: 16384, seqs: 2, kv_unified: true }),
+    c("jamba", { n_ctx: 6144, seqs: 3, kv_unified: true }),
+    c("nemotronh", { seqs: 2, n_rs_seq: 3 }), c("nemotronh", { seqs: 1, n_rs_seq: 8, kv_unified: true }),
+    c("lfm2", { seqs: 2, n_rs_seq: 4 }),
+    // No rollback on these architectures: llama.cpp clamps n_rs_seq to 0.
+    c("qwen3next", { n_rs_seq: 2 }), c("granitehybrid", { seqs: 2, n_rs_seq: 2 }),
   ],
 };

@@ -2,7 +2,10 @@
 // case of cases.mjs over a tiny GGUF (models.mjs, tensors.json), and its KV / recurrent lines must be
 // kvplan's, text for text (kvplan size FILE --engine llamacpp ... --json: log_lines). A case llama.cpp
 // refuses must be refused by kvplan (exit 2). Usage:
-//   node tests/live/live.mjs --kvplan PATH GROUP   (a group of cases.mjs; exit 1 on any mismatch)
+//   node tests/live/live.mjs --kvplan PATH [--harness PATH --backends DIR] GROUP
+// (a group of cases.mjs; exit 1 on any mismatch). The "harness" group's cases set what node-llama-cpp's
+// binding cannot (kv_unified, n_rs_seq, n_batch apart from n_ubatch): they run through harness.cpp,
+// built against the same library (--harness; --backends: the directory of its ggml CPU backends).
 // node-llama-cpp comes from tests/live/node_modules (scripts/setup.sh installs it); missing, the suite
 // fails: it is never skipped. LIVE_MODEL=name runs one model's cases; LIVE_DEBUG=1 echoes llama.cpp's log.
 import { spawnSync } from "node:child_process";
@@ -16,8 +19,9 @@ import { groups } from "./cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const kvplan = args[args.indexOf("--kvplan") + 1];
-const group = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--kvplan")[0];
+const option = (name) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : undefined);
+const kvplan = option("--kvplan"), harness = option("--harness"), backends = option("--backends");
+const group = args.filter((a, i) => !a.startsWith("--") && !args[i - 1]?.startsWith("--"))[0];
 if (!kvplan || args.indexOf("--kvplan") < 0 || !groups[group]) {
   console.error(`usage: live.mjs --kvplan PATH GROUP (GROUP: ${Object.keys(groups).join(", ")})`);
   process.exit(2);
@@ -45,25 +49,30 @@ const kvLine = /^(llama_kv_cache(_iswa)?: (size =|creating)|llama_memory_recurre
 const dir = mkdtempSync(join(tmpdir(), "kvplan-live-"));
 console.log(`llama.cpp ${llama.llamaCppRelease.release} (node-llama-cpp ${nlc.getModuleVersion ? await nlc.getModuleVersion() : "3.21.1"}, ${llama.buildType} ${llama.gpu || "cpu"}), group ${group}`);
 
-const name = (c) => `${c.model}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
-  (c.swa_full ? "-swafull" : "") + (c.ubatch ? `-ub${c.ubatch}` : "");
+if (group === "harness" && !harness) {
+  console.error("FAIL: the harness group needs the C++ harness (--harness), which CMake builds once scripts/setup.sh " +
+                "has installed node-llama-cpp and its headers: run setup.sh, then configure again");
+  process.exit(1);
+}
 
-let failed = 0;
-const files = {};
-for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model === process.env.LIVE_MODEL)) {
-  const path = files[c.model] ??= (() => {
-    const p = join(dir, `${c.model}.gguf`);
-    writeGguf(p, fullMeta(c.model, spmVocab()), tensors[c.model]);
-    return p;
-  })();
-  // llama.cpp: load, create the context, take its lines.
+/// llama.cpp through harness.cpp: its log lines and whether the context was created.
+function viaHarness(c, path) {
+  const fa = c.fa === "auto" ? -1 : c.fa ? 1 : 0;
+  const argv = [backends, path, c.n_ctx, c.seqs, c.n_batch ?? 2048, c.ubatch ?? 512, ggmlType[c.ctk], ggmlType[c.ctv],
+                fa, c.swa_full ? 1 : 0, c.kv_unified ? 1 : 0, c.n_rs_seq ?? 0].map(String);
+  const run = spawnSync(harness, argv, { encoding: "utf8" });
+  if (run.status !== 0) return { ok: false, loaded: false, lines: (run.stdout + run.stderr).split("\n") };
+  const lines = run.stdout.split("\n").map((l) => l.trimEnd());
+  return { ok: lines.includes("context: ok"), loaded: true, lines };
+}
+
+/// llama.cpp through node-llama-cpp's native binding: its log lines and whether the context was created.
+async function viaBinding(c, path) {
   logs = [];
   const model = new llama._bindings.AddonModel(path, { addonExports: llama._bindings, gpuLayers: 0, useMmap: true });
   if (!(await model.init())) {
     await settle();
-    console.log(`FAIL ${name(c)}: llama.cpp did not load the model: ${logs.filter((l) => /error/.test(l)).join(" | ")}`);
-    ++failed;
-    continue;
+    return { ok: false, loaded: false, lines: logs };
   }
   await settle();
   logs = [];
@@ -76,6 +85,30 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   const lines = logs.map((l) => l.trimEnd());
   if (ok) await ctx.dispose();
   await model.dispose();
+  return { ok, loaded: true, lines };
+}
+
+const name = (c) => `${c.model}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
+  (c.swa_full ? "-swafull" : "") + (c.ubatch ? `-ub${c.ubatch}` : "") + (c.n_batch ? `-b${c.n_batch}` : "") +
+  (c.kv_unified ? "-unified" : "") + (c.n_rs_seq ? `-rs${c.n_rs_seq}` : "");
+
+let failed = 0;
+const files = {};
+for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model === process.env.LIVE_MODEL)) {
+  const path = files[c.model] ??= (() => {
+    const p = join(dir, `${c.model}.gguf`);
+    writeGguf(p, fullMeta(c.model, spmVocab()), tensors[c.model]);
+    return p;
+  })();
+  // llama.cpp: load, create the context, take its lines.
+  const h = group === "harness" ? viaHarness(c, path) : await viaBinding(c, path);
+  if (!h.loaded) {
+    console.log(`FAIL ${name(c)}: llama.cpp did not load the model: ` +
+                `${h.lines.filter((l) => /error|usage|not/.test(l)).join(" | ")}`);
+    ++failed;
+    continue;
+  }
+  const { ok, lines } = h;
   const engine = lines.filter((l) => kvLine.test(l));
   const compute = lines.filter((l) => /compute buffer size =/.test(l));
 
@@ -85,6 +118,8 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   if (c.fa === false) argv.push("--no-flash-attn");  // -fa off; on and auto are kvplan's default rules
   if (c.swa_full) argv.push("--swa-full");
   if (c.ubatch) argv.push("--ubatch", String(c.ubatch));
+  if (c.kv_unified) argv.push("--kv-unified");
+  if (c.n_rs_seq) argv.push("--n-rs-seq", String(c.n_rs_seq));
   const run = spawnSync(kvplan, argv, { encoding: "utf8" });
   let planned = null;
   if (run.status === 0) {
