@@ -532,7 +532,9 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     r.log_lines.push_back(log_cache(b.swa));
     r.caches = {b.full, b.swa};
   } else {
-    r.log_lines.push_back(log_cache(b.full));
+    // src/llama-model.cpp create_memory: a recurrent architecture (llm_arch_is_recurrent: Mamba, Mamba2,
+    // RWKV) gets llama_memory_recurrent alone, no llama_kv_cache and so no line for it.
+    if (d.all.layers != 0 || d.recurrent_layers == 0) r.log_lines.push_back(log_cache(b.full));
     r.caches = {b.full};
   }
   r.kv_bytes_total = b.total;

@@ -19,6 +19,7 @@ export const groups = {
     // The library allocates mxfp4, but llama-server's -ctk / -ctv refuse it (common/arg.cpp
     // kv_cache_types): kvplan plans llama-server and refuses it too.
     c("llama", { ctk: "mxfp4", ctv: "mxfp4", server_refuses: true }),
+    c("qwen3moe"), c("qwen3moe", { n_ctx: 6144, seqs: 3, ctk: "q4_0", ctv: "q4_0" }),
     c("qwen3"), c("qwen3", { n_ctx: 12346, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
   iswa: [
@@ -26,6 +27,7 @@ export const groups = {
     c("gemma3", { ubatch: 64 }), c("gemma3", { n_ctx: 700 }), c("gemma3", { fa: false }),
     c("gptoss"), c("gptoss", { n_ctx: 32768, seqs: 4, ctk: "q8_0", ctv: "q8_0" }),
     c("gptoss", { ubatch: 1024 }),
+    c("gemma2"), c("gemma2", { n_ctx: 8192, seqs: 2, ubatch: 128 }),
     c("gemma4"), c("gemma4", { fa: false }), c("gemma4", { fa: false, ctk: "q8_0", ctv: "f16", n_ctx: 2048 }), c("gemma4", { n_ctx: 8192, seqs: 2 }),
   ],
   mla: [
@@ -38,6 +40,8 @@ export const groups = {
     c("nemotronh", { fa: false }), c("nemotronh", { n_ctx: 4095, seqs: 3 }),
     c("qwen3next", { fa: false }), c("qwen3next", { seqs: 2, n_ctx: 16384 }),
     c("lfm2"), c("lfm2", { seqs: 2 }),
+    c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
+    c("falconh1"), c("falconh1", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
   harness: [
     c("llama", { n_ctx: 8192, seqs: 4, kv_unified: true }), c("llama", { n_ctx: 1000, seqs: 4, kv_unified: true }),
@@ -47,7 +51,7 @@ export const groups = {
     c("gptoss", { n_ctx: 16384, seqs: 2, kv_unified: true }),
     c("jamba", { n_ctx: 6144, seqs: 3, kv_unified: true }),
     c("nemotronh", { seqs: 2, n_rs_seq: 3 }), c("nemotronh", { seqs: 1, n_rs_seq: 8, kv_unified: true }),
-    c("lfm2", { seqs: 2, n_rs_seq: 4 }),
+    c("lfm2", { seqs: 2, n_rs_seq: 4 }), c("qwen35", { seqs: 2, n_rs_seq: 2, kv_unified: true, n_ctx: 8192 }),
     // No rollback on these architectures: llama.cpp clamps n_rs_seq to 0.
     c("qwen3next", { n_rs_seq: 2 }), c("granitehybrid", { seqs: 2, n_rs_seq: 2 }),
   ],

@@ -14,12 +14,17 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, "tensors.json");
 const known = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
 let logs = [];
-const wanted = [/\.ssm_conv1d\.bias$/, /\.ssm_in\.weight$/];
+const wantedAll = [/\.ssm_conv1d\.bias$/, /\.ssm_in\.weight$/];
+// Qwen3.5's Gated DeltaNet layers (0 to 2 of the tiny model; 3 is full attention, whose fused attn_qkv
+// would leave attn_q/k/v unused) take attn_qkv and attn_gate (llama_model_qwen35::graph::build_qkvz).
+const wantedFor = { qwen35: [/\.ssm_conv1d\.bias$/, /^blk\.[0-2]\.attn_(qkv|gate)\.weight$/] };
+let wanted = wantedAll;
 const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.debug,
                                logger: (_l, m) => logs.push(m), progressLogs: false });
 const dir = mkdtempSync(join(tmpdir(), "kvplan-discover-"));
 for (const name of process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(models)) {
   const tensors = known[name] ?? [];
+  wanted = wantedFor[name] ?? wantedAll;
   const path = join(dir, `${name}.gguf`);
   for (let round = 0; round < 2000; ++round) {
     writeGguf(path, fullMeta(name, spmVocab()), tensors);
@@ -28,7 +33,7 @@ for (const name of process.argv.slice(2).length ? process.argv.slice(2) : Object
       const m = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
       await m.dispose();
       await new Promise((r) => setTimeout(r, 20));
-      // Optional tensors (TENSOR_NOT_REQUIRED) that a graph uses unconditionally: Mamba2's conv bias
+      // Optional tensors (TENSOR_NOT_REQUIRED) that a graph uses unconditionally (wanted): Mamba2's conv bias
       // (llm_build_mamba_base::build_mamba2_layer adds ssm_conv1d_b) and Qwen3-Next's ssm_in (build_qkvz, when
       // attn_qkv is absent): without them graph_reserve crashes.
       const want = [...new Set(logs.join("\n").match(/loading tensor \S+/g) ?? [])].map((l) => l.slice(15))

@@ -113,6 +113,49 @@ export const models = {
     "lfm2.feed_forward_length": 256, "lfm2.attention.layer_norm_rms_epsilon": 1e-5,
     "lfm2.shortconv.l_cache": 3,
   },
+  // Qwen3.5 (dense FFN): Gated DeltaNet with attention every 4th layer; an architecture with recurrent
+  // rollback (n_rs_seq).
+  qwen35: {
+    "general.architecture": "qwen35", "qwen35.context_length": 262144, "qwen35.embedding_length": 128,
+    "qwen35.block_count": 4, "qwen35.attention.layer_norm_rms_epsilon": 1e-6, "qwen35.attention.head_count": 4,
+    "qwen35.attention.head_count_kv": 2, "qwen35.attention.key_length": 64, "qwen35.attention.value_length": 64,
+    "qwen35.rope.dimension_count": 16, "qwen35.rope.dimension_sections": [4, 2, 2, 0],
+    "qwen35.feed_forward_length": 256, "qwen35.ssm.conv_kernel": 4, "qwen35.ssm.inner_size": 128,
+    "qwen35.ssm.state_size": 32, "qwen35.ssm.group_count": 2, "qwen35.ssm.time_step_rank": 4,
+    "qwen35.full_attention_interval": 4,
+  },
+  // Pure Mamba2: every layer recurrent, no KV cache.
+  mamba2: {
+    "general.architecture": "mamba2", "mamba2.context_length": 1048576, "mamba2.embedding_length": 128,
+    "mamba2.block_count": 3, "mamba2.ssm.conv_kernel": 4, "mamba2.ssm.inner_size": 256,
+    "mamba2.ssm.state_size": 16, "mamba2.ssm.time_step_rank": 8, "mamba2.ssm.group_count": 1,
+    "mamba2.attention.layer_norm_rms_epsilon": 1e-5,
+  },
+  // Falcon-H1: attention and Mamba2 in parallel in every layer (KV and state on each).
+  falconh1: {
+    "general.architecture": "falcon-h1", "falcon-h1.context_length": 16384, "falcon-h1.embedding_length": 128,
+    "falcon-h1.block_count": 3, "falcon-h1.attention.head_count": 4, "falcon-h1.attention.head_count_kv": 2,
+    "falcon-h1.attention.key_length": 32, "falcon-h1.attention.value_length": 32,
+    "falcon-h1.feed_forward_length": 256, "falcon-h1.attention.layer_norm_rms_epsilon": 1e-5,
+    "falcon-h1.ssm.conv_kernel": 4, "falcon-h1.ssm.inner_size": 256, "falcon-h1.ssm.state_size": 16,
+    "falcon-h1.ssm.time_step_rank": 8, "falcon-h1.ssm.group_count": 1,
+  },
+  // Gemma 2: sliding and global layers alternating (llama.cpp's fixed pattern 2), a 256-token window.
+  gemma2: {
+    "general.architecture": "gemma2", "gemma2.context_length": 8192, "gemma2.embedding_length": 128,
+    "gemma2.block_count": 4, "gemma2.attention.head_count": 4, "gemma2.attention.head_count_kv": 2,
+    "gemma2.attention.key_length": 64, "gemma2.attention.value_length": 64,
+    "gemma2.attention.sliding_window": 256, "gemma2.feed_forward_length": 256,
+    "gemma2.attention.layer_norm_rms_epsilon": 1e-6,
+  },
+  // Qwen3-MoE: GQA with an explicit head_dim and routed experts.
+  qwen3moe: {
+    "general.architecture": "qwen3moe", "qwen3moe.context_length": 40960, "qwen3moe.embedding_length": 128,
+    "qwen3moe.block_count": 2, "qwen3moe.attention.head_count": 4, "qwen3moe.attention.head_count_kv": 1,
+    "qwen3moe.attention.key_length": 128, "qwen3moe.attention.value_length": 128,
+    "qwen3moe.feed_forward_length": 256, "qwen3moe.expert_count": 4, "qwen3moe.expert_used_count": 2,
+    "qwen3moe.expert_feed_forward_length": 64, "qwen3moe.attention.layer_norm_rms_epsilon": 1e-6,
+  },
 };
 
 /// The metadata every file shares: alignment, file type (all f32) and a name.
