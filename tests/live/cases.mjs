@@ -19,6 +19,7 @@ export const groups = {
     // The library allocates mxfp4, but llama-server's -ctk / -ctv refuse it (common/arg.cpp
     // kv_cache_types): kvplan plans llama-server and refuses it too.
     c("llama", { ctk: "mxfp4", ctv: "mxfp4", server_refuses: true }),
+    c("qwen2"), c("glm4moe"), c("glm4moe", { n_ctx: 8192, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
     c("qwen3moe"), c("qwen3moe", { n_ctx: 6144, seqs: 3, ctk: "q4_0", ctv: "q4_0" }),
     c("qwen3"), c("qwen3", { n_ctx: 12346, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
@@ -40,7 +41,7 @@ export const groups = {
     c("nemotronh", { fa: false }), c("nemotronh", { n_ctx: 4095, seqs: 3 }),
     c("qwen3next", { fa: false }), c("qwen3next", { seqs: 2, n_ctx: 16384 }),
     c("lfm2"), c("lfm2", { seqs: 2 }),
-    c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
+    c("qwen35mtp"), c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
     c("falconh1"), c("falconh1", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
   harness: [

@@ -18,12 +18,17 @@ const wantedAll = [/\.ssm_conv1d\.bias$/, /\.ssm_in\.weight$/];
 // Qwen3.5's Gated DeltaNet layers (0 to 2 of the tiny model; 3 is full attention, whose fused attn_qkv
 // would leave attn_q/k/v unused) take attn_qkv and attn_gate (llama_model_qwen35::graph::build_qkvz).
 const wantedFor = { qwen35: [/\.ssm_conv1d\.bias$/, /^blk\.[0-2]\.attn_(qkv|gate)\.weight$/] };
+wantedFor.qwen35mtp = wantedFor.qwen35;
 let wanted = wantedAll;
 const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.debug,
                                logger: (_l, m) => logs.push(m), progressLogs: false });
 const dir = mkdtempSync(join(tmpdir(), "kvplan-discover-"));
 for (const name of process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(models)) {
-  const tensors = known[name] ?? [];
+  // GLM-4.5's and Qwen3.5's loaders take a file without blk.0.attn_norm for an MTP-only file (mtp_only):
+  // seeded, its trunk is required.
+  const seeds = { glm4moe: [{ name: "blk.0.attn_norm.weight", shape: [1] }],
+                  qwen35mtp: [{ name: "blk.0.attn_norm.weight", shape: [1] }] };
+  const tensors = known[name] ?? seeds[name] ?? [];
   wanted = wantedFor[name] ?? wantedAll;
   const path = join(dir, `${name}.gguf`);
   for (let round = 0; round < 2000; ++round) {
@@ -47,7 +52,7 @@ for (const name of process.argv.slice(2).length ? process.argv.slice(2) : Object
     } catch (e) {
       await new Promise((r) => setTimeout(r, 20));  // the native logger's lines arrive asynchronously
       const text = logs.join("\n");
-      const missing = text.match(/missing tensor '([^']+)'/);
+      const missing = text.match(/missing tensor '([^']+)'/) ?? text.match(/check_tensor_dims: tensor '([^']+)' not found/);
       const shape = text.match(/tensor '([^']+)' has wrong shape; expected ([^,]*(?:,[^,g]*)*), got/);
       if (shape) {
         const dims = shape[2].split(",").map((s) => Number(s.trim()));

@@ -156,6 +156,35 @@ export const models = {
     "qwen3moe.feed_forward_length": 256, "qwen3moe.expert_count": 4, "qwen3moe.expert_used_count": 2,
     "qwen3moe.expert_feed_forward_length": 64, "qwen3moe.attention.layer_norm_rms_epsilon": 1e-6,
   },
+  // Qwen2: GQA with Q/K/V biases.
+  qwen2: {
+    "general.architecture": "qwen2", "qwen2.context_length": 32768, "qwen2.embedding_length": 128,
+    "qwen2.block_count": 2, "qwen2.attention.head_count": 4, "qwen2.attention.head_count_kv": 2,
+    "qwen2.feed_forward_length": 256, "qwen2.attention.layer_norm_rms_epsilon": 1e-6,
+  },
+  // GLM-4.5-style MoE: a leading dense block, routed and shared experts, and one NextN (MTP) block after
+  // the trunk that llama.cpp neither runs nor caches without speculative decoding.
+  glm4moe: {
+    "general.architecture": "glm4moe", "glm4moe.context_length": 131072, "glm4moe.embedding_length": 128,
+    "glm4moe.block_count": 3, "glm4moe.attention.head_count": 4, "glm4moe.attention.head_count_kv": 2,
+    "glm4moe.attention.key_length": 64, "glm4moe.attention.value_length": 64,
+    "glm4moe.rope.dimension_count": 32, "glm4moe.feed_forward_length": 256,
+    "glm4moe.expert_count": 4, "glm4moe.expert_used_count": 2, "glm4moe.expert_shared_count": 1,
+    "glm4moe.expert_feed_forward_length": 64, "glm4moe.leading_dense_block_count": 1,
+    "glm4moe.nextn_predict_layers": 1, "glm4moe.expert_weights_scale": f(1.0),
+    "glm4moe.expert_weights_norm": true, "glm4moe.expert_gating_func": 2,
+    "glm4moe.attention.layer_norm_rms_epsilon": 1e-5,
+  },
+  // Qwen3.5 with one NextN (MTP) block after a 4-layer trunk.
+  qwen35mtp: {
+    "general.architecture": "qwen35", "qwen35.context_length": 262144, "qwen35.embedding_length": 128,
+    "qwen35.block_count": 5, "qwen35.nextn_predict_layers": 1, "qwen35.attention.layer_norm_rms_epsilon": 1e-6,
+    "qwen35.attention.head_count": 4, "qwen35.attention.head_count_kv": 2, "qwen35.attention.key_length": 64,
+    "qwen35.attention.value_length": 64, "qwen35.rope.dimension_count": 16,
+    "qwen35.rope.dimension_sections": [4, 2, 2, 0], "qwen35.feed_forward_length": 256,
+    "qwen35.ssm.conv_kernel": 4, "qwen35.ssm.inner_size": 128, "qwen35.ssm.state_size": 32,
+    "qwen35.ssm.group_count": 2, "qwen35.ssm.time_step_rank": 4, "qwen35.full_attention_interval": 4,
+  },
 };
 
 /// The metadata every file shares: alignment, file type (all f32) and a name.
