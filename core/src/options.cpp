@@ -72,9 +72,9 @@ const std::array<EngineOptionSpec, 11> kEngineOptions{{
      flags({{Engine::llamacpp, "-fa off"}})},
     {"n_rs_seq", "--n-rs-seq", "Recurrent rollback states (n_rs_seq)",
      "llama.cpp n_rs_seq: 1 + n recurrent states per sequence (speculative decoding with MTP/EAGLE3 sets it "
-     "to --draft-max; default 0)",
+     "to --spec-draft-n-max; default 0)",
      OptionKind::count, &EngineOptions::n_rs_seq, kMaxEngineRsSeq, bit(Engine::llamacpp), "", kNoDefault,
-     false, flags({})},
+     false, flags({{Engine::llamacpp, "--spec-type draft-mtp --spec-draft-n-max"}})},
     {"disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", "No hybrid KV cache manager",
      "vLLM: every layer as full attention", OptionKind::flag, &EngineOptions::disable_hybrid_kv_cache_manager,
      0, bit(Engine::vllm), "v0", kNoDefault, false,
