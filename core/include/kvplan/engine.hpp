@@ -53,8 +53,9 @@ struct EngineOptions {
   /// which llama_context resolves to on where the device has FLASH_ATTN_EXT) are the same to the cache.
   bool flash_attn_off = false;
   /// llama.cpp n_rs_seq: recurrent-state snapshots per sequence for speculative decoding's rollback
-  /// (common.h need_n_rs_seq: --draft-max with an MTP, EAGLE3, DFlash or DSpark drafter; else 0). Each
-  /// recurrent layer keeps (1 + n_rs_seq) x n_seq_max rows of R and S (src/llama-memory-recurrent.cpp);
+  /// (common.h need_n_rs_seq: --spec-draft-n-max with --spec-type draft-mtp, eagle3, dflash or dspark;
+  /// else 0). Each recurrent layer keeps (1 + n_rs_seq) x n_seq_max rows of R and S
+  /// (src/llama-memory-recurrent.cpp);
   /// llama.cpp clamps it to 0 on an architecture without rollback (llama-context.cpp).
   std::uint64_t n_rs_seq = 0;
   bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
