@@ -226,3 +226,12 @@ kvplan_cli_same("from-launch: -dp without -tp is replicas of tp 1"
   "\"dp\": 2,.*\"tp\": 1"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --data-parallel-size 2" --gpu h100-sxm --json
   SAME_AS size llama-3.1-8b --engine vllm --context 8192 --tp 1 --gpus 2 --gpu h100-sxm --json)
+# -fa off is --no-flash-attn (llama.cpp common/arg.cpp -fa on|off|auto): a quantised V is then refused, as
+# llama_init_from_model refuses it ("quantized V cache requires flash_attn to be enabled"), naming -ctv.
+kvplan_cli_bad("launch: llama-server -fa off with a quantised V"
+  "^kvplan: error: -ctv: llama.cpp refuses a quantised V cache \\(q8_0\\) with flash attention off"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ctk q8_0 -ctv q8_0 -fa off")
+kvplan_cli_same("launch: llama-server -fa off"
+  "\"bytes_per_token\": 131072,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -fa off" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 1 --no-flash-attn --json)
