@@ -100,8 +100,7 @@ constexpr std::array<LaunchFlag, 11> kLlamacpp{{
     {"-kvu,--kv-unified", "--kv-unified", Kind::flag},
     {"--host,--port,-a,--alias,--api-key,-t,--threads,--chat-template", "", Kind::skip},
     {"--jinja,--no-webui,--metrics", "", Kind::skip, false},
-    // -ngl and -fa are checked apart (check_gpu_layers, check_flash_attention): only some values are
-    // modelled.
+    // -ngl and -fa are read apart (check_gpu_layers; flash_attention_off: -fa off is --no-flash-attn).
     {"-ngl,--gpu-layers,--n-gpu-layers,-fa,--flash-attn", "", Kind::skip},
 }};
 
@@ -206,11 +205,13 @@ void check_gpu_layers(std::string_view flag, std::string_view value) {
                                        "': kvplan plans every layer on the GPU (-ngl 999, all or auto)");
 }
 
-/// llama.cpp's -fa: kvplan's llama.cpp rules pad the cache as flash attention (on or auto) does.
-void check_flash_attention(std::string_view flag, std::string_view value) {
-  if (value == "on" || value == "auto" || value == "1" || value == "true") return;
-  throw Error(std::string(flag), "'" + printable(std::string(value)) +
-                                     "': kvplan's llama.cpp rules are flash attention's (-fa on or auto)");
+/// llama.cpp's -fa (common/arg.cpp: on, off, auto; 1/true and 0/false for on and off): whether it is
+/// off, kvplan's --no-flash-attn. Throws kvplan::Error(flag, ...) for another value.
+bool flash_attention_off(std::string_view flag, std::string_view value) {
+  if (value == "on" || value == "auto" || value == "1" || value == "true") return false;
+  if (value == "off" || value == "0" || value == "false") return true;
+  throw Error(std::string(flag),
+              "'" + printable(std::string(value)) + "': llama.cpp's -fa is on, off or auto");
 }
 
 /// --dtype: kvplan plans the checkpoint's dtype, as "auto" does; another casts weights and the KV cache.
@@ -326,7 +327,7 @@ std::string take_value(const std::vector<std::string>& w, std::size_t& i, const 
 /// The values kvplan models only in part: -ngl, -fa and --dtype.
 void check_value(const std::string& name, const std::string& value) {
   if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") check_gpu_layers(name, value);
-  if (name == "-fa" || name == "--flash-attn") check_flash_attention(name, value);
+  if (name == "-fa" || name == "--flash-attn") flash_attention_off(name, value);
   if (name == "--dtype") check_auto_dtype(name, value);
 }
 
@@ -375,6 +376,10 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
                        (f->kind == Kind::skip && f->takes_value);
     const std::string value = take_value(w, i, name, wants);
     check_value(name, value);
+    if ((name == "-fa" || name == "--flash-attn") && flash_attention_off(name, value)) {
+      note_typed("--no-flash-attn", name);
+      out.emplace_back("--no-flash-attn");
+    }
     if (f->kind == Kind::model) {
       if (model) throw Error(name, "a second model in the launch line (in --from-launch)");
       model = value;

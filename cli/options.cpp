@@ -49,7 +49,7 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
   app.add_option(
       option_names("--kv-dtype"), o.kv_dtype,
       alias_help("--kv-dtype",
-                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1 "
+                 "K and V type: fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 int8 int4 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl "
                  "(fp8 is fp8_e4m3, as vLLM and SGLang read it)"));
   app.add_option(option_names("--k-dtype"), o.k_dtype, alias_help("--k-dtype", "K type (with --v-dtype)"));
   app.add_option(option_names("--v-dtype"), o.v_dtype, alias_help("--v-dtype", "V type (with --k-dtype)"));
@@ -243,7 +243,10 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
                  "= 10^3 10^6 10^9, K M G (or Ki Mi Gi) = 2^10 2^20 2^30; 32k = 32,000, 32K = "
                  "32,768"));
   app.add_option(option_names("--users"), o.users,
-                 alias_help("--users", "concurrent sequences (default 1; llama.cpp: slots)"));
+                 alias_help("--users",
+                            "concurrent sequences (default 1; llama.cpp: slots, where llama-server "
+                            "without -np has 4 with --kv-unified, tools/server/server.cpp, as "
+                            "--from-launch reads it)"));
   app.add_option(option_names("--gpu-util"), o.gpu_util,
                  alias_help("--gpu-util",
                             "share of GPU memory the engine uses, (0, 1] (default: the engine's; 0.90, "

@@ -232,3 +232,12 @@ kvplan_cli_same("launch: SGLang DP attention with --ep-size"
   size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention --ep-size 8"
     --context 32K --gpu h200 --json
   SAME_AS size deepseek-v3 --engine sglang --tp 8 --dp-attention 8 --context 32768 --gpu h200 --json)
+# -fa off is --no-flash-attn (llama.cpp common/arg.cpp -fa on|off|auto): a quantised V is then refused, as
+# llama_init_from_model refuses it ("quantized V cache requires flash_attn to be enabled"), naming -ctv.
+kvplan_cli_bad("launch: llama-server -fa off with a quantised V"
+  "^kvplan: error: -ctv: llama.cpp refuses a quantised V cache \\(q8_0\\) with flash attention off"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ctk q8_0 -ctv q8_0 -fa off")
+kvplan_cli_same("launch: llama-server -fa off"
+  "\"bytes_per_token\": 131072,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -fa off" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 1 --no-flash-attn --json)

@@ -606,11 +606,21 @@ TEST_CASE("Nemotron-3-Nano under vLLM and llama.cpp: Mamba2 state beside 6 atten
     // 48,234,496 B (46.00 MiB); one cell for one sequence.
     CHECK(r.kv_bytes_total.value == 25165824ULL + 1695744 + 48234496);
     const std::string want =
+        "llama_memory_recurrent: size =   47.62 MiB (     1 cells,  52 layers,  1 seqs  0 rs_seq), R (f32):  "
+        "  "
+        "1.62 MiB, S (f32):   46.00 MiB, P (f32):    0.00 MiB";
+    bool found = false;
+    for (const auto& l : r.log_lines) found = found || l == want;
+    CHECK(found);
+    // Before n_rs_seq (version 2025-11): no rs_seq count, no P buffer.
+    const auto old = llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1,
+                                     engine(Engine::llamacpp, "2025-11"), std::nullopt);
+    const std::string want_old =
         "llama_memory_recurrent: size =   47.62 MiB (     1 cells,  52 layers,  1 seqs), R (f32):    1.62 "
         "MiB, "
         "S (f32):   46.00 MiB";
-    bool found = false;
-    for (const auto& l : r.log_lines) found = found || l == want;
+    found = false;
+    for (const auto& l : old.log_lines) found = found || l == want_old;
     CHECK(found);
   }
 }
@@ -1006,4 +1016,81 @@ TEST_CASE("SGLang's per-request figure on a hybrid SWA pool: sliding layers hold
     CHECK(sglang_policy(m, bf16, Parallelism{}, Tokens{131072}, o, std::nullopt).kv_bytes_total.value ==
           4843560960ULL);
   }
+}
+
+TEST_CASE("llama.cpp with flash attention off, and the cache types -ctk / -ctv take", "[engine][llamacpp]") {
+  // Three sliding layers of 2 KV heads x 64 and one full layer of 2 x 128 (Gemma 4's per-type head dims).
+  const ModelSpec m =
+      test::model({{test::gqa(4, 2, 64, AttentionKind::sliding, 512), 3}, {test::gqa(4, 2, 128), 1}});
+  auto off = engine(Engine::llamacpp);
+  off.flash_attn_off = true;
+  SECTION("-fa off: every layer's V row is the widest layer's (llama-kv-cache.cpp TAG_V_CACHE_VARIABLE)") {
+    // Flash attention on: SWA cache 1,024 cells (pad(512 + 512, 256)); K = V = 3 x 128 values x 2 B x 1,024 =
+    // 786,432 B. Full cache 4,096 cells x 256 values x 2 B = 2,097,152 B each of K and V.
+    const auto on =
+        llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt);
+    REQUIRE(on.caches.size() == 2);
+    CHECK(on.caches[1].v_bytes.value == 786432);
+    // Off: the SWA layers' V padded to 256 values: 3 x 256 x 2 B x 1,024 = 1,572,864 B; K unchanged, and
+    // the full layer already the widest. The live suite's gemma4 case: V (f16) 1.50 MiB against 0.75 MiB.
+    const auto r = llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, off, std::nullopt);
+    REQUIRE(r.caches.size() == 2);
+    CHECK(r.caches[1].k_bytes.value == 786432);
+    CHECK(r.caches[1].v_bytes.value == 1572864);
+    CHECK(r.caches[0].v_bytes.value == 2097152);
+  }
+  SECTION("-fa off refuses a quantised V (llama-context.cpp llama_init_from_model), not a quantised K") {
+    CHECK_THROWS_WITH(llamacpp_policy(m, KvDtypes{DType::fp16, DType::q8_0}, Parallelism{}, Tokens{4096}, 1,
+                                      off, std::nullopt),
+                      Catch::Contains("quantised V cache (q8_0) with flash attention off"));
+    CHECK_NOTHROW(llamacpp_policy(m, KvDtypes{DType::q8_0, DType::fp16}, Parallelism{}, Tokens{4096}, 1, off,
+                                  std::nullopt));
+  }
+  SECTION("iq4_nl: 18 B per 32 values (block_iq4_nl); mxfp4 refused (common/arg.cpp kv_cache_types)") {
+    const KvDtypes iq4{parse_dtype("iq4_nl"), parse_dtype("iq4_nl")};
+    const auto r =
+        llamacpp_policy(m, iq4, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt);
+    // Full layer: 256 values = 8 blocks = 144 B per cell, x 4,096 cells = 589,824 B each of K and V.
+    CHECK(r.caches[0].k_bytes.value == 589824);
+    CHECK_THROWS_WITH(llamacpp_policy(m, KvDtypes{DType::mxfp4, DType::mxfp4}, Parallelism{}, Tokens{4096}, 1,
+                                      engine(Engine::llamacpp), std::nullopt),
+                      Catch::Contains("no cache type mxfp4"));
+  }
+  SECTION("MLA refuses different K and V types (llama-context.cpp llama_init_from_model)") {
+    const ModelSpec d = test::model({{test::mla(16, 512, 64), 4}});
+    CHECK_THROWS_WITH(llamacpp_policy(d, KvDtypes{DType::q8_0, DType::fp16}, Parallelism{}, Tokens{4096}, 1,
+                                      engine(Engine::llamacpp), std::nullopt),
+                      Catch::Contains("different K and V cache types on an MLA model"));
+  }
+}
+
+TEST_CASE("llama.cpp n_rs_seq: 1 + n_rs_seq recurrent states per sequence, on architectures with rollback",
+          "[engine][llamacpp][recurrent]") {
+  const ModelSpec m = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/nemotron-3-nano-30b-a3b.json");
+  auto rs = engine(Engine::llamacpp);
+  rs.n_rs_seq = 3;
+  const auto base =
+      llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 2, engine(Engine::llamacpp), std::nullopt);
+  const auto r = llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 2, rs, std::nullopt);
+  // src/llama-memory-recurrent.cpp: n_rows = mem_size x (1 + n_rs_seq). Per cell R 1,695,744 B and S
+  // 48,234,496 B (the test above); 2 cells, 3 more rows each: 3 x 2 x 49,930,240 = 299,581,440 B more.
+  CHECK(r.kv_bytes_total.value - base.kv_bytes_total.value == 299581440ULL);
+  bool found = false;
+  for (const auto& l : r.log_lines)
+    found = found || l.find("(     2 cells,  52 layers,  2 seqs  3 rs_seq)") != std::string::npos;
+  CHECK(found);
+  // Jamba has no rollback (llm_arch_supports_rs_rollback): clamped to 0, and said.
+  const ModelSpec j = presets::load_model_file(std::string(KVPLAN_CORPUS) + "/jamba-1.5-mini.json");
+  const auto jr = llamacpp_policy(j, f16, Parallelism{}, Tokens{4096}, 1, rs, std::nullopt);
+  CHECK(jr.kv_bytes_total ==
+        llamacpp_policy(j, f16, Parallelism{}, Tokens{4096}, 1, engine(Engine::llamacpp), std::nullopt)
+            .kv_bytes_total);
+  bool said = false;
+  for (const auto& n : jr.notes) said = said || n.find("clamps it to 0") != std::string::npos;
+  CHECK(said);
+  // Older rules have no n_rs_seq.
+  auto old = engine(Engine::llamacpp, "2025-11");
+  old.n_rs_seq = 3;
+  CHECK_THROWS_WITH(llamacpp_policy(m, f16, Parallelism{}, Tokens{4096}, 1, old, std::nullopt),
+                    Catch::StartsWith("n_rs_seq:"));
 }

@@ -699,6 +699,24 @@ TEST_CASE("llamacpp-live gemma4/c4096-s1-f16-fa1: SWA head dims, shared KV layer
       "g.gguf: gemma4.attention.shared_kv_layers: 2 shared layers leave none of the 2 to cache K/V");
 }
 
+TEST_CASE("GGUF GLM-4.5: llama.cpp v0.4.0 caches the NextN block with the trunk", "[gguf]") {
+  // src/llama-model.cpp create_memory (v0.4.0): no layer filter for glm4moe, so the main context's KV cache
+  // has every block_count layer (the live suite: 3 layers cached of a 3-block file with one NextN block).
+  GgufWriter w;
+  w.kv_str("general.architecture", "glm4moe")
+      .kv_u32("glm4moe.embedding_length", 128)
+      .kv_u32("glm4moe.block_count", 3)
+      .kv_u32("glm4moe.nextn_predict_layers", 1)
+      .kv_u32("glm4moe.attention.head_count", 4)
+      .kv_u32("glm4moe.attention.head_count_kv", 2)
+      .kv_u32("glm4moe.attention.key_length", 64);
+  const ModelSpec m = presets::model_from_gguf(presets::parse_gguf_header(w.file(), "g.gguf"), "g.gguf");
+  // 3 layers x 2 KV heads x 64 x (K + V) x 2 B = 1,536 B a token.
+  CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 1536);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK_THAT(m.warnings[0], Catch::Contains("llama.cpp v0.4.0 caches their K/V with the trunk's"));
+}
+
 TEST_CASE("GGUF Qwen3.5: attention.recurrent_layers, and NextN blocks outside the trunk", "[gguf]") {
   // llama-model.cpp (qwen35, qwen35moe): recurrent_layers by get_key_or_arr, else the interval over the
   // trunk only; n_layer_kv_from_start = block_count - nextn_predict_layers.

@@ -8,8 +8,9 @@ namespace kvplan {
 
 namespace {
 // Block formats: ggml/src/ggml.c type_traits (q8_0: 32 values in 2 B scale + 32 B;
-// q4_0: 2 + 16; q4_1: 2 + 2 + 16; q5_0: 2 + 4 + 16; q5_1: 2 + 2 + 4 + 16).
-constexpr std::array<DTypeInfo, 13> kTypes{{
+// q4_0: 2 + 16; q4_1: 2 + 2 + 16; q5_0: 2 + 4 + 16; q5_1: 2 + 2 + 4 + 16; iq4_nl: block_iq4_nl, 2 + 16
+// for QK4_NL = 32 values, ggml-common.h).
+constexpr std::array<DTypeInfo, 14> kTypes{{
     {DType::fp32, "fp32", 4, 1},
     {DType::fp16, "fp16", 2, 1},
     {DType::bf16, "bf16", 2, 1},
@@ -23,6 +24,7 @@ constexpr std::array<DTypeInfo, 13> kTypes{{
     {DType::q5_0, "q5_0", 22, 32},
     {DType::q5_1, "q5_1", 24, 32},
     {DType::mxfp4, "mxfp4", 17, 32},
+    {DType::iq4_nl, "iq4_nl", 18, 32},
 }};
 }  // namespace
 
@@ -57,7 +59,7 @@ DType parse_dtype(std::string_view text, std::string_view field) {
     if (s == a.name) return a.type;
   throw Error(std::string(field), "unknown type '" + std::string(text) +
                                       "' (fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, "
-                                      "q4_0, q4_1, q5_0, q5_1, mxfp4)");
+                                      "q4_0, q4_1, q5_0, q5_1, mxfp4, iq4_nl)");
 }
 
 Bytes row_bytes(DType t, std::uint64_t values) {

@@ -28,8 +28,11 @@ namespace kvplan {
 namespace {
 constexpr std::uint64_t kPad = 256;
 
-/// Per-layer K and V row bytes as llama.cpp stores them.
-std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v) {
+/// Per-layer K and V row bytes as llama.cpp stores them. `v_pad`: with flash attention off, the V values
+/// of every (non-MLA) layer's row: the widest layer's n_embd_v_gqa (src/llama-kv-cache.cpp, llama_kv_cache
+/// constructor, [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa = v_trans ? hparams.n_embd_v_gqa_max() : ...).
+std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v,
+                             std::optional<std::uint64_t> v_pad) {
   if (a.kind == AttentionKind::mla && a.mla_per_head_cache) {
     // A GGUF converted before the MLA split (llama-model.cpp: no attn_k_b / attn_v_b): the graph
     // decompresses K and V, and the cache holds them per head (n_embd_k_gqa = heads x key_length).
@@ -43,7 +46,19 @@ std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool ml
             mla_v ? row_bytes(t.v, a.kv_lora_rank) : Bytes{0}};
   }
   return {row_bytes(t.k, checked_mul(a.num_key_value_heads, a.head_dim_k, "head_dim")),
-          row_bytes(t.v, checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
+          row_bytes(t.v, v_pad ? *v_pad : checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
+}
+
+/// llama_hparams::n_embd_v_gqa_max (src/llama-hparams.cpp): the widest V row of any layer, in values
+/// (KV heads x value_length; 0 on a layer without KV). Every layer counts, those that share another's
+/// K/V and the recurrent ones too (their 0 changes nothing).
+std::uint64_t widest_v(const ModelSpec& m) {
+  std::uint64_t widest = 0;
+  for (const auto& g : m.layers)
+    if (has_attention(g.attention.kind) && g.attention.kind != AttentionKind::mla)
+      widest =
+          std::max(widest, checked_mul(g.attention.num_key_value_heads, g.attention.head_dim_v, "head_dim"));
+  return widest;
 }
 
 std::string type_name(DType d) {
@@ -85,14 +100,16 @@ struct Device {
   std::uint64_t layer_count = 0;
   std::uint64_t r_values = 0, s_values = 0, recurrent_layers = 0;  // recurrent R and S rows, per cell
   std::optional<Bytes> r_row, s_row;  // their f32 bytes per cell, all layers (nullopt past 2^64)
+  std::uint64_t rs_rows = 1;          // recurrent rows per cell: 1 + n_rs_seq (llama-memory-recurrent.cpp)
   [[nodiscard]] bool iswa() const { return any_swa && any_full; }
   bool operator==(const Device&) const = default;
 };
 
 /// The device holding `parts` of the model's layers (engine_detail::for_each_class_stage).
 Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart> parts, const KvDtypes& t,
-                   bool mla_v) {
+                   bool mla_v, std::optional<std::uint64_t> v_pad, std::uint64_t rs_rows) {
   Device d;
+  d.rs_rows = rs_rows;
   for (const auto& g : parts) {
     const auto& a = m.layers[g.group].attention;
     d.layer_count += g.count;
@@ -115,7 +132,7 @@ Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart>
       throw Error("engine",
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
                   "kvplan; use --engine vllm, sglang or ideal");
-    const auto [kr, vr] = rows(a, t, mla_v);
+    const auto [kr, vr] = rows(a, t, mla_v, v_pad);
     (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
   }
@@ -214,10 +231,12 @@ std::optional<std::uint64_t> buffer_total(const Device& d, std::uint64_t n_seq,
     // src/llama-memory-recurrent.cpp: for each recurrent layer one R row (n_embd_r: the conv taps) and one
     // S row (n_embd_s: the SSM / recurrent state) per cell, both f32 (llama-model.cpp create_memory:
     // type_r = type_s = GGML_TYPE_F32, whatever --cache-type-k says); mem_size = max(1, n_seq_max) cells.
-    // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1.
+    // n_embd_r / n_embd_s (llama-hparams.cpp) hold the values of vLLM's state shapes at tp 1. Each tensor
+    // has n_rows = mem_size x (1 + n_rs_seq) rows (the rollback snapshots).
     const std::uint64_t recurrent_cells = std::max<std::uint64_t>(1, n_seq);
-    const auto r = d.r_row ? mul(d.r_row->value, recurrent_cells) : std::nullopt;
-    const auto s = d.s_row ? mul(d.s_row->value, recurrent_cells) : std::nullopt;
+    const auto rows = mul(recurrent_cells, d.rs_rows);
+    const auto r = d.r_row && rows ? mul(d.r_row->value, *rows) : std::nullopt;
+    const auto s = d.s_row && rows ? mul(d.s_row->value, *rows) : std::nullopt;
     const auto t = r && s ? add(total, *r) : std::nullopt;
     const auto t2 = t ? add(*t, *s) : t;
     if (!t2) return std::nullopt;
@@ -249,7 +268,23 @@ Buffers buffers(const Device& d, std::uint64_t n_seq, std::uint64_t context, con
   return *b;
 }
 
-void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
+/// The n_rs_seq llama.cpp keeps: the option on an architecture with recurrent rollback, else 0
+/// (src/llama-context.cpp llama_context: "n_rs_seq=%u requested but model does not support recurrent
+/// partial rollback; clamping to 0"; src/llama-arch.cpp llm_arch_supports_rs_rollback). A config's
+/// model_type names the same architectures (qwen3_5, qwen3_5_moe, nemotron_h, lfm2, lfm2_moe).
+std::uint64_t rs_seq(const ModelSpec& m, const EngineOptions& o) {
+  if (o.n_rs_seq == 0) return 0;
+  const std::string_view t = m.context_keys.model_type;
+  const bool rollback = m.llamacpp_rs_rollback || t == "qwen3_5" || t == "qwen3_5_text" ||
+                        t == "qwen3_5_moe" || t == "qwen3_5_moe_text" || t == "nemotron_h" || t == "lfm2" ||
+                        t == "lfm2_moe";
+  return rollback ? o.n_rs_seq : 0;
+}
+
+/// ggml_is_quantized: the block types (src/ggml.c type_traits .is_quantized); f32, f16, bf16 are not.
+bool quantized(DType d) { return info(d).block_values > 1; }
+
+void llamacpp_checks(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
   if (p.tp > 1)
     throw Error("tp",
                 "llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices");
@@ -261,12 +296,31 @@ void llamacpp_checks(const KvDtypes& t, const Parallelism& p) {
         "pp",
         "more than 16 stages: llama.cpp splits layers over the devices of one process, and ggml's CUDA "
         "backend drives at most 16 (GGML_CUDA_MAX_DEVICES)");
+  // common/arg.cpp kv_cache_types: the types -ctk / -ctv accept (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl,
+  // q5_0, q5_1); mxfp4 is a weight type only.
   const auto unsupported = [](DType d) {
-    return d == DType::fp8_e4m3 || d == DType::fp8_e5m2 || d == DType::int4 || d == DType::int8;
+    return d == DType::fp8_e4m3 || d == DType::fp8_e5m2 || d == DType::int4 || d == DType::int8 ||
+           d == DType::mxfp4;
   };
   if (unsupported(t.k) || unsupported(t.v))
     throw Error("kv_dtype", "llama.cpp has no cache type " + std::string(name(unsupported(t.k) ? t.k : t.v)) +
-                                " (its types: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1)");
+                                " (its types: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
+  if (o.n_rs_seq != 0 && !o.version.empty() && o.version != "2026")
+    throw Error("n_rs_seq",
+                "llama.cpp " + o.version + " has no n_rs_seq (it came with the 2026 rules' releases)");
+  // src/llama-context.cpp llama_init_from_model: "quantized V cache requires flash_attn to be enabled"
+  // (with -fa auto, flash attention is turned on instead).
+  if (o.flash_attn_off && quantized(t.v))
+    throw Error("v_dtype",
+                "llama.cpp refuses a quantised V cache (" + std::string(name(t.v)) +
+                    ") with flash attention off (-fa off): use f16, bf16 or f32, or flash attention");
+  // src/llama-context.cpp llama_init_from_model: "model does not support different K (%s) and V (%s) cache
+  // types" for MLA models (hparams.is_mla()).
+  const bool mla = std::any_of(m.layers.begin(), m.layers.end(),
+                               [](const LayerGroup& g) { return g.attention.kind == AttentionKind::mla; });
+  if (mla && t.k != t.v)
+    throw Error("v_dtype", "llama.cpp refuses different K and V cache types on an MLA model (K " +
+                               std::string(name(t.k)) + ", V " + std::string(name(t.v)) + ")");
   // llama-model.cpp create_memory: the recurrent cache's r and s rows are always GGML_TYPE_F32; llama.cpp
   // has no option for them, so an override would be a figure the engine never allocates.
   if (t.state || t.ssm_state)
@@ -284,10 +338,13 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
         version_(o_.version.empty() ? std::string_view("2026") : std::string_view(o_.version)),
         v2025_08_(!o_.version.empty() && version_ == "2025-08") {
     const bool mla_v = !o_.version.empty() && version_ != "2026";
+    const std::optional<std::uint64_t> v_pad =
+        o_.flash_attn_off ? std::optional<std::uint64_t>(widest_v(m)) : std::nullopt;
+    const std::uint64_t rs_rows = 1 + rs_seq(m, o_);
     // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
     engine_detail::for_each_class_stage(m, 1, p.split, c,
                                         [&](const Stage&, std::span<const engine_detail::StagePart> parts) {
-                                          whole_.device = make_device(m, parts, t, mla_v);
+                                          whole_.device = make_device(m, parts, t, mla_v, v_pad, rs_rows);
                                         });
     if (p.pp == 1) return;
     // Devices that allocate the same (an even split of a uniform model) are sized once per probe
@@ -315,7 +372,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
               return;
             }
           }
-          Slot slot{make_device(m, parts, t, mla_v), 1};
+          Slot slot{make_device(m, parts, t, mla_v, v_pad, rs_rows), 1};
           const auto first = std::find_if(stages_.begin(), stages_.end(), [&](const Slot& e) {
             return e.count != 0 && e.device == slot.device;
           });
@@ -401,7 +458,8 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
     const U128 full = rows(d.iswa() ? d.plain : d.all), swa = d.iswa() ? rows(d.windowed) : 0;
     U128 fixed = 0;
     if (d.recurrent_layers != 0 && d.r_row && d.s_row)
-      fixed = (static_cast<U128>(d.r_row->value) + d.s_row->value) * std::max<std::uint64_t>(1, n);
+      fixed =
+          (static_cast<U128>(d.r_row->value) + d.s_row->value) * std::max<std::uint64_t>(1, n) * d.rs_rows;
     if (fixed > memory) return 1;
     const U128 budget = memory - fixed;
     if (full + swa == 0) return ~std::uint64_t{0};
@@ -443,6 +501,12 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
   r.block_size = 0;
   const std::uint64_t n_seq = users;
   const Device& d = whole_.device;
+  if (o_.n_rs_seq != 0 && rs_seq(m_, o_) == 0)
+    r.notes.push_back("n_rs_seq " + format_count(o_.n_rs_seq) +
+                      ": llama.cpp clamps it to 0, this architecture has no recurrent rollback "
+                      "(src/llama-arch.cpp llm_arch_supports_rs_rollback)");
+  else if (o_.n_rs_seq != 0 && d.recurrent_layers == 0)
+    r.notes.push_back("n_rs_seq changes nothing here: the model has no recurrent layers");
   if (d.any_swa && !d.any_full)
     r.notes.push_back(
         "every layer is windowed: llama.cpp's iSWA cache is for models that mix windowed and "
@@ -468,15 +532,25 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
     r.log_lines.push_back(log_cache(b.swa));
     r.caches = {b.full, b.swa};
   } else {
-    r.log_lines.push_back(log_cache(b.full));
+    // src/llama-model.cpp create_memory: a recurrent architecture (llm_arch_is_recurrent: Mamba, Mamba2,
+    // RWKV) gets llama_memory_recurrent alone, no llama_kv_cache and so no line for it.
+    if (d.all.layers != 0 || d.recurrent_layers == 0) r.log_lines.push_back(log_cache(b.full));
     r.caches = {b.full};
   }
   r.kv_bytes_total = b.total;
   if (d.recurrent_layers != 0) {
-    r.log_lines.push_back("llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) + " MiB (" +
-                          count_field(b.recurrent_cells, 6) + " cells, " + count_field(d.layer_count, 3) +
-                          " layers, " + count_field(n_seq, 2) + " seqs), R (f32): " + mib_field(b.r_bytes) +
-                          " MiB, S (f32): " + mib_field(b.s_bytes) + " MiB");
+    // src/llama-memory-recurrent.cpp llama_memory_recurrent constructor: "%2u seqs %2u rs_seq" and the P
+    // (per-layer-embedding conv history) buffer since n_rs_seq (llama.cpp v0.4.0); the older text before.
+    // P is 0: kvplan plans no PLE layers with recurrent state.
+    const std::string counts = count_field(b.recurrent_cells, 6) + " cells, " +
+                               count_field(d.layer_count, 3) + " layers, " + count_field(n_seq, 2) + " seqs";
+    const std::string rs = " MiB, S (f32): " + mib_field(b.s_bytes) + " MiB";
+    r.log_lines.push_back(
+        version_ == "2026" ? "llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) + " MiB (" +
+                                 counts + " " + count_field(rs_seq(m_, o_), 2) +
+                                 " rs_seq), R (f32): " + mib_field(b.r_bytes) + rs + ", P (f32):    0.00 MiB"
+                           : "llama_memory_recurrent: size = " + mib_field(b.r_bytes + b.s_bytes) + " MiB (" +
+                                 counts + "), R (f32): " + mib_field(b.r_bytes) + rs);
     r.notes.push_back("recurrent state: " + format_count(d.recurrent_layers) +
                       " layers, kept in f32 by llama.cpp whatever the KV cache type (" +
                       format_bytes_exact(b.r_bytes + b.s_bytes) + " for " + format_count(b.recurrent_cells) +
@@ -507,7 +581,7 @@ namespace engine_detail {
 std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvDtypes& t,
                                                    const Parallelism& p, const EngineOptions& o,
                                                    const GroupClasses& c) {
-  llamacpp_checks(t, p);
+  llamacpp_checks(m, t, p, o);
   return std::make_unique<LlamacppPolicy>(m, t, with_split(p, Engine::llamacpp), o, c);
 }
 }  // namespace engine_detail

@@ -34,7 +34,7 @@ constexpr std::array<std::string_view, 5> flags(
 
 // One record per engine option; the engines' own defaults come from engine_defaults.hpp, which the
 // policies use too (engine_default, for the front ends to show), and are named in each help text.
-const std::array<EngineOptionSpec, 9> kEngineOptions{{
+const std::array<EngineOptionSpec, 11> kEngineOptions{{
     {"block_size", "--block-size", "Block / page size",
      "vLLM block_size (16), TensorRT-LLM tokens_per_block (32), SGLang page_size (1)", OptionKind::count,
      &EngineOptions::block_size, kMaxEngineBlockSize,
@@ -66,6 +66,15 @@ const std::array<EngineOptionSpec, 9> kEngineOptions{{
     {"kv_unified", "--kv-unified", "Unified KV stream", "llama.cpp: one KV stream shared by all sequences",
      OptionKind::flag, &EngineOptions::kv_unified, 0, bit(Engine::llamacpp), "", kNoDefault, false,
      flags({{Engine::llamacpp, "--kv-unified"}})},
+    {"flash_attn_off", "--no-flash-attn", "Flash attention off",
+     "llama.cpp -fa off: V padded to the widest layer's, no quantised V (default: auto, as on)",
+     OptionKind::flag, &EngineOptions::flash_attn_off, 0, bit(Engine::llamacpp), "", kNoDefault, false,
+     flags({{Engine::llamacpp, "-fa off"}})},
+    {"n_rs_seq", "--n-rs-seq", "Recurrent rollback states (n_rs_seq)",
+     "llama.cpp n_rs_seq: 1 + n recurrent states per sequence (speculative decoding with MTP/EAGLE3 sets it "
+     "to --spec-draft-n-max; default 0)",
+     OptionKind::count, &EngineOptions::n_rs_seq, kMaxEngineRsSeq, bit(Engine::llamacpp), "", kNoDefault,
+     false, flags({{Engine::llamacpp, "--spec-type draft-mtp --spec-draft-n-max"}})},
     {"disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", "No hybrid KV cache manager",
      "vLLM: every layer as full attention", OptionKind::flag, &EngineOptions::disable_hybrid_kv_cache_manager,
      0, bit(Engine::vllm), "v0", kNoDefault, false,

@@ -729,20 +729,40 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const Keys k(h, origin, arch_it->second.str);
   ModelSpec m;
   m.dtype = DType::fp16;  // llama.cpp's default cache type (type_k / type_v = f16)
+  // src/llama-arch.cpp llm_arch_supports_rs_rollback (llama.cpp v0.4.0): the architectures whose recurrent
+  // state keeps n_rs_seq snapshots for speculative decoding's rollback.
+  for (const std::string_view a : {"qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h",
+                                   "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3"})
+    m.llamacpp_rs_rollback = m.llamacpp_rs_rollback || k.arch() == a;
   const std::uint64_t n_layer_all = k.required("block_count");
   if (n_layer_all == 0 || n_layer_all > 65536) k.fail(k.key("block_count"), "must be in 1..65536");
-  // NextN/MTP blocks (GLM-4.5, Qwen3.5) come after the trunk in block_count; llama.cpp runs and caches
-  // only the trunk without speculative decoding (llama-model.cpp: n_layer_kv_from_start = n_layer -
-  // nextn_predict_layers). Their weights stay in the tensors' bytes.
+  // NextN/MTP blocks (GLM-4.5, Qwen3.5) come after the trunk in block_count; llama.cpp runs them only for
+  // speculative decoding. Whether the main context caches their K/V depends on the architecture in
+  // llama.cpp v0.4.0 (src/llama-model.cpp create_memory): the hybrids' llama_memory_hybrid filters
+  // (Qwen3-Next, Qwen3.5, Nemotron-H, Bailing-MoE 3) and the layer filter of step35, hy_v3, glm-dsa,
+  // mimo2 and deepseek32 keep the trunk only; every other architecture caches them with the trunk (the live
+  // suite: GLM-4.5 with one NextN block of three caches 3 layers). Releases of 2025 cached the trunk only
+  // (GLM-4.5's n_layer_kv_from_start = n_layer - nextn_predict_layers). Their weights stay in the tensors'
+  // bytes either way.
   const std::uint64_t nextn = k.uint_or("nextn_predict_layers", 0);
   if (nextn >= n_layer_all)
     k.fail(k.key("nextn_predict_layers"),
            std::to_string(nextn) + " must be below block_count " + std::to_string(n_layer_all));
-  const std::uint64_t n_layer = n_layer_all - nextn;
-  if (nextn > 0)
+  bool trunk_only = deltanet_family(k.arch()) || nemotron_h_family(k.arch());
+  for (const std::string_view a : {"bailingmoe3", "step35", "hy_v3", "glm-dsa", "mimo2", "deepseek32"})
+    trunk_only = trunk_only || k.arch() == a;
+  const std::uint64_t n_layer = trunk_only ? n_layer_all - nextn : n_layer_all;
+  if (nextn > 0 && trunk_only)
     m.warnings.push_back("GGUF: the last " + std::to_string(nextn) + " of " + std::to_string(n_layer_all) +
                          " blocks are NextN/MTP layers: without speculative decoding llama.cpp neither runs "
                          "nor caches them; their weights are counted");
+  else if (nextn > 0)
+    m.warnings.push_back("GGUF: the last " + std::to_string(nextn) + " of " + std::to_string(n_layer_all) +
+                         " blocks are NextN/MTP layers: llama.cpp v0.4.0 caches their K/V with the trunk's "
+                         "(create_memory has no layer filter for " +
+                         std::string(k.arch()) +
+                         "), though it runs them only for speculative decoding; releases of 2025 cached the "
+                         "trunk only");
   m.hidden_size = k.required("embedding_length");
   m.max_position_embeddings = k.uint_or("context_length", 0);
   m.vocab_size = vocab_size(h, k);

@@ -13,7 +13,22 @@
 namespace kvplan {
 
 /// Storage types. Block formats follow ggml (ggml/src/ggml.c type_traits: blck_size, type_size).
-enum class DType { fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, q4_0, q4_1, q5_0, q5_1, mxfp4 };
+enum class DType {
+  fp32,
+  fp16,
+  bf16,
+  fp8_e4m3,
+  fp8_e5m2,
+  int8,
+  int4,
+  q8_0,
+  q4_0,
+  q4_1,
+  q5_0,
+  q5_1,
+  mxfp4,
+  iq4_nl
+};
 
 /// Exact size of a type: `block_bytes` bytes hold `block_values` values.
 struct DTypeInfo {
@@ -32,7 +47,7 @@ std::span<const DTypeInfo> all_dtypes();
 
 /// Parses a type name, case-insensitive. Accepts kvplan names and common aliases:
 /// float32/f32, float16/f16/half, bfloat16, fp8/fp8_e4m3/e4m3, fp8_e5m2/e5m2, int8/i8, int4/i4,
-/// q8_0, q4_0, q4_1, q5_0, q5_1. Throws kvplan::Error(field, ...) for anything else.
+/// q8_0, q4_0, q4_1, q5_0, q5_1, mxfp4, iq4_nl. Throws kvplan::Error(field, ...) for anything else.
 DType parse_dtype(std::string_view text, std::string_view field = "dtype");
 
 /// Bytes of one row of `values` elements: ceil(values / block_values) * block_bytes

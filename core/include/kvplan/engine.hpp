@@ -49,6 +49,16 @@ struct EngineOptions {
   std::uint64_t ubatch = 0;  ///< llama.cpp n_ubatch (512)
   bool swa_full = false;     ///< llama.cpp --swa-full: sliding layers get a full-size cache
   bool kv_unified = false;   ///< llama.cpp --kv-unified: one stream shared by all sequences
+  /// llama.cpp -fa off: V stored transposed, every layer's V row padded to the widest layer's
+  /// (llama-kv-cache.cpp, TAG_V_CACHE_VARIABLE), and a quantised V refused. -fa on and auto (the default,
+  /// which llama_context resolves to on where the device has FLASH_ATTN_EXT) are the same to the cache.
+  bool flash_attn_off = false;
+  /// llama.cpp n_rs_seq: recurrent-state snapshots per sequence for speculative decoding's rollback
+  /// (common.h need_n_rs_seq: --spec-draft-n-max with --spec-type draft-mtp, eagle3, dflash or dspark;
+  /// else 0). Each recurrent layer keeps (1 + n_rs_seq) x n_seq_max rows of R and S
+  /// (src/llama-memory-recurrent.cpp);
+  /// llama.cpp clamps it to 0 on an architecture without rollback (llama-context.cpp).
+  std::uint64_t n_rs_seq = 0;
   bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
   bool fp8_ds_mla = false;             ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
   std::uint64_t max_tokens = 0;        ///< TRT-LLM KvCacheConfig.max_tokens (0: none)
@@ -67,6 +77,8 @@ inline constexpr std::uint64_t kMaxEngineBlockSize = 1ULL << 20;
 inline constexpr std::uint64_t kMaxEngineBatchedTokens = 1ULL << 30;
 inline constexpr std::uint64_t kMaxEngineMaxNumSeqs = 1ULL << 20;
 inline constexpr std::uint64_t kMaxEngineUbatch = 1ULL << 20;
+inline constexpr std::uint64_t kMaxEngineRsSeq = 1ULL
+                                                 << 16;  ///< llama.cpp n_rs_seq (uint32_t; drafts are short)
 inline constexpr std::uint64_t kMaxEngineMaxTokens = (1ULL << 31) - 1;  ///< TRT-LLM's int32 SizeType32
 
 /// Checks that every option set away from its default applies to `o.engine` (block_size: vllm, sglang,

@@ -201,6 +201,10 @@ struct ModelSpec {
   std::uint64_t hidden_size = 0;
   std::uint64_t vocab_size = 0;
   bool tie_word_embeddings = false;
+  /// llama.cpp keeps 1 + n_rs_seq recurrent states per sequence for this architecture (src/llama-arch.cpp
+  /// llm_arch_supports_rs_rollback: qwen35, qwen35moe, nemotron_h, nemotron_h_moe, lfm2, lfm2moe, ...);
+  /// set by the GGUF reader from general.architecture. Configs: core reads their model_type instead.
+  bool llamacpp_rs_rollback = false;
   std::uint64_t learned_position_embeddings = 0;  ///< rows of a learned position table (GPT-2: n_positions)
   bool norm_bias = false;                         ///< LayerNorm with bias (GPT-2, Falcon) vs RMSNorm
   /// Hidden-size norms in each layer: 2 (before attention and before the MLP); 4 in Gemma 2 and 3

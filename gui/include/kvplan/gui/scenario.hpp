@@ -55,8 +55,9 @@ inline constexpr int kScenarioVersion = 1;
 /// "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes" (null: the engine's budget),
 /// "weights_bytes" (null: from the architecture), "engine" (a kvplan::Engine name), "engine_options" (only
 /// those away from their defaults, named as in kvplan::EngineOptions: "version", "block_size",
-/// "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens",
-/// "swa_full_tokens_ratio"), "kv_memory_bytes" (only when given)}. Bytes are integers.
+/// "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified", "flash_attn_off",
+/// "n_rs_seq", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens", "swa_full_tokens_ratio"),
+/// "kv_memory_bytes" (only when given)}. Bytes are integers.
 nlohmann::json scenario_to_json(const Scenario& s);
 
 /// Whether a parsed JSON file is a scenario (an object with "kvplan_scenario").

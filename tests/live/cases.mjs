@@ -1,0 +1,59 @@
+// The live suite's matrix: each case a llama.cpp context over one model of models.mjs. Fields:
+// n_ctx (llama.cpp's -c, every sequence's cells together), seqs (n_seq_max, -np), ctk / ctv (cache
+// types, -ctk / -ctv), fa (flash attention: true, false or "auto"), swa_full, ubatch (n_batch = n_ubatch
+// = ubatch when given: node-llama-cpp passes one batch size; else llama.cpp's 2048 / 512).
+// kv_unified, n_rs_seq, n_batch (apart from ubatch): the "harness" group only (harness.cpp).
+// server_refuses: llama-server's options refuse what the library takes; kvplan must refuse it (exit 2).
+// kvplan takes -c as a multiple of -np (it plans one slot's context), so every n_ctx here is one.
+const base = { n_ctx: 4096, seqs: 1, ctk: "f16", ctv: "f16", fa: true, swa_full: false };
+const c = (model, over = {}) => ({ model, ...base, ...over });
+
+export const groups = {
+  dense: [
+    c("llama"), c("llama", { n_ctx: 1000 }), c("llama", { n_ctx: 8190, seqs: 3 }),
+    c("llama", { ctk: "q8_0", ctv: "q8_0" }), c("llama", { ctk: "q4_0", ctv: "q4_1" }),
+    c("llama", { ctk: "q5_0", ctv: "q5_1" }), c("llama", { ctk: "bf16", ctv: "f32" }),
+    c("llama", { ctk: "iq4_nl", ctv: "iq4_nl" }), c("llama", { fa: false }), c("llama", { fa: "auto" }),
+    c("llama", { fa: false, ctk: "q8_0", ctv: "f16" }), c("llama", { fa: false, ctk: "f16", ctv: "q8_0" }),
+    c("llama", { fa: false, ctk: "f16", ctv: "iq4_nl" }), c("llama", { fa: "auto", ctk: "q4_0", ctv: "q4_0" }),
+    // The library allocates mxfp4, but llama-server's -ctk / -ctv refuse it (common/arg.cpp
+    // kv_cache_types): kvplan plans llama-server and refuses it too.
+    c("llama", { ctk: "mxfp4", ctv: "mxfp4", server_refuses: true }),
+    c("qwen2"), c("glm4moe"), c("glm4moe", { n_ctx: 8192, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
+    c("qwen3moe"), c("qwen3moe", { n_ctx: 6144, seqs: 3, ctk: "q4_0", ctv: "q4_0" }),
+    c("qwen3"), c("qwen3", { n_ctx: 12346, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
+  ],
+  iswa: [
+    c("gemma3"), c("gemma3", { n_ctx: 16384, seqs: 2 }), c("gemma3", { swa_full: true }),
+    c("gemma3", { ubatch: 64 }), c("gemma3", { n_ctx: 700 }), c("gemma3", { fa: false }),
+    c("gptoss"), c("gptoss", { n_ctx: 32768, seqs: 4, ctk: "q8_0", ctv: "q8_0" }),
+    c("gptoss", { ubatch: 1024 }),
+    c("gemma2"), c("gemma2", { n_ctx: 8192, seqs: 2, ubatch: 128 }),
+    c("gemma4"), c("gemma4", { fa: false }), c("gemma4", { fa: false, ctk: "q8_0", ctv: "f16", n_ctx: 2048 }), c("gemma4", { n_ctx: 8192, seqs: 2 }),
+  ],
+  mla: [
+    c("deepseek2"), c("deepseek2", { n_ctx: 10000, seqs: 2 }), c("deepseek2", { ctk: "q8_0", ctv: "q8_0" }),
+    c("deepseek2", { fa: false }), c("deepseek2", { ctk: "q8_0", ctv: "f16" }),
+  ],
+  hybrid: [
+    c("granitehybrid"), c("granitehybrid", { seqs: 4, n_ctx: 8192 }), c("granitehybrid", { fa: false }),
+    c("jamba"), c("jamba", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
+    c("nemotronh", { fa: false }), c("nemotronh", { n_ctx: 4095, seqs: 3 }),
+    c("qwen3next", { fa: false }), c("qwen3next", { seqs: 2, n_ctx: 16384 }),
+    c("lfm2"), c("lfm2", { seqs: 2 }),
+    c("qwen35mtp"), c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
+    c("falconh1"), c("falconh1", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
+  ],
+  harness: [
+    c("llama", { n_ctx: 8192, seqs: 4, kv_unified: true }), c("llama", { n_ctx: 1000, seqs: 4, kv_unified: true }),
+    c("llama", { n_batch: 4096, ubatch: 128 }),
+    c("gemma3", { n_ctx: 8192, seqs: 4, kv_unified: true, ubatch: 256 }), c("gemma3", { n_batch: 2048, ubatch: 128 }),
+    c("gemma3", { n_ctx: 2048, seqs: 4, kv_unified: true }),
+    c("gptoss", { n_ctx: 16384, seqs: 2, kv_unified: true }),
+    c("jamba", { n_ctx: 6144, seqs: 3, kv_unified: true }),
+    c("nemotronh", { seqs: 2, n_rs_seq: 3 }), c("nemotronh", { seqs: 1, n_rs_seq: 8, kv_unified: true }),
+    c("lfm2", { seqs: 2, n_rs_seq: 4 }), c("qwen35", { seqs: 2, n_rs_seq: 2, kv_unified: true, n_ctx: 8192 }),
+    // No rollback on these architectures: llama.cpp clamps n_rs_seq to 0.
+    c("qwen3next", { n_rs_seq: 2 }), c("granitehybrid", { seqs: 2, n_rs_seq: 2 }),
+  ],
+};
