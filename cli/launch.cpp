@@ -66,8 +66,9 @@ constexpr std::array<LaunchFlag, 24> kVllm{{
 }};
 
 // sglang/srt/server_args.py (ServerArgs.add_cli_args).
-// --max-running-requests is refused: kvplan's SGLang budget is the flat reserve, which it would not change.
-constexpr std::array<LaunchFlag, 15> kSglang{{
+// --max-running-requests is the concurrent requests the server holds: kvplan's --users (fit's SGLang lines
+// write it so). --max-total-tokens (a cap on the profiled pool) is refused: kvplan does not model it.
+constexpr std::array<LaunchFlag, 16> kSglang{{
     {"--model-path,--model", "", Kind::model},
     {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel},
     {"--enable-dp-attention", "", Kind::dp_attention, false},
@@ -76,6 +77,7 @@ constexpr std::array<LaunchFlag, 15> kSglang{{
     {"--ep-size,--expert-parallel-size", "", Kind::skip},
     {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
     {"--context-length", "--context"},
+    {"--max-running-requests", "--users"},
     {"--tp,--tp-size,--tensor-parallel-size", "--tp"},
     {"--pp-size,--pipeline-parallel-size", "--pp"},
     {"--kv-cache-dtype", "--kv-dtype"},

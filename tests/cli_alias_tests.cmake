@@ -241,3 +241,9 @@ kvplan_cli_same("launch: llama-server -fa off"
   "\"bytes_per_token\": 131072,"
   size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -fa off" --json
   SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 1 --no-flash-attn --json)
+# SGLang's --max-running-requests is the concurrent requests: kvplan's --users (fit's SGLang lines carry it).
+kvplan_cli_same("launch: SGLang --max-running-requests is the users"
+  "\"users\": 16,"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --tp 1 --context-length 8192 --max-running-requests 16 --mem-fraction-static 0.835"
+    --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine sglang --context 8192 --users 16 --gpu-util 0.835 --gpu h100-sxm --json)
