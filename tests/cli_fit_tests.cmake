@@ -269,3 +269,12 @@ kvplan_cli_ok("fit --gpus-per-node 16 takes tp 16" "\n +1  h100-sxm +16  16 x 1 
   fit llama-3.1-70b --tp 16 --gpus-per-node 16 --gpu h100-sxm --pp 1 --context 4096 --users 1)
 kvplan_cli_bad("fit dp-attention on a dense model" "^kvplan: error: --dp-attention: needs a mixture-of-experts model"
   fit llama-3.1-8b --dp-attention 2)
+# A fraction given with more than two decimals is printed as given: the pool was worked out at it, and
+# SGLang at 0.83 would find fewer tokens than the --max-total-tokens the line pins.
+kvplan_cli_ok("fit's SGLang line keeps the fraction given"
+  "--mem-fraction-static 0.83555 --max-total-tokens "
+  fit llama-3.1-8b --context 8192 --users 4 --gpu h100-sxm --engine sglang --gpu-util 0.83555)
+# --overhead replaces SGLang's budget, not its default fraction (0.835 on one H100, server_args.py).
+kvplan_cli_ok("SGLang with --overhead keeps its default fraction"
+  "utilisation, reserve +0.835 \\(the engine's default\\), 2.00 GiB per GPU"
+  size llama-3.1-8b --gpu h100-sxm --engine sglang --overhead 2GiB)

@@ -42,8 +42,20 @@ struct Cells {
   [[nodiscard]] bool hybrid_swa() const { return swa_pt != Bytes{0} && full_pt != Bytes{0}; }
 };
 
+/// Whether SGLang turns its hybrid SWA pool off for this model and caches every layer at full length:
+/// Gemma 2, 3 and 3n ("Disable hybrid SWA memory for ... as it is not yet supported", server_args.py
+/// _handle_model_specific_adjustments, later _gemma2_gemma3_overrides; sglang PR #7367 is not compatible
+/// with them) and OLMo 2 / 3 ("Disabling hybrid SWA memory for Olmo2ForCausalLM"), read by model_type.
+bool sglang_disables_hybrid_swa(const ModelSpec& m) {
+  const std::string_view t = m.context_keys.model_type;
+  for (const std::string_view family : {"gemma2", "gemma3", "olmo2", "olmo3"})
+    if (t.rfind(family, 0) == 0) return true;  // gemma3_text, gemma3n, gemma3n_text too
+  return false;
+}
+
 Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const GroupClasses& c) {
   Cells out;
+  const bool swa_pool = !sglang_disables_hybrid_swa(m);
   for (const auto& stage : class_stage_views(m, p.pp, p.split, c)) {
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     std::uint64_t window = 0;
@@ -64,8 +76,9 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
       c += (kb + vb) * g.count;
       k += kb * g.count;
       v += vb * g.count;
-      (a.kind == AttentionKind::sliding ? s : f) += (kb + vb) * g.count;
-      if (a.kind == AttentionKind::sliding) window = std::max(window, a.window);
+      const bool windowed = a.kind == AttentionKind::sliding && swa_pool;
+      (windowed ? s : f) += (kb + vb) * g.count;
+      if (windowed) window = std::max(window, a.window);
     }
     out.stage_cells.push_back(c);
     out.stage_parts.emplace_back(f, s);
@@ -177,6 +190,11 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
         "SGLang sizes the Mamba / linear-attention state pool separately (handle_max_mamba_cache): "
         "not modelled; tokens assume all the memory goes to the attention layers");
   const bool hybrid_swa = c_.hybrid_swa();
+  if (sglang_disables_hybrid_swa(m_) &&
+      std::any_of(m_.layers.begin(), m_.layers.end(),
+                  [](const LayerGroup& g) { return g.attention.kind == AttentionKind::sliding; }))
+    r.log_lines.push_back("Disable hybrid SWA memory for " + m_.context_keys.model_type +
+                          " as it is not yet supported.");
   if (c_.swa_pt != Bytes{0} && c_.full_pt == Bytes{0})
     r.notes.push_back("every layer slides: SGLang keeps a full-length cache for each (no window pool)");
   r.bytes_per_token = c_.cell;

@@ -177,8 +177,11 @@ std::string layout_label(const Plan& p) {
 }
 
 std::string fraction2(double v) {
-  // Rounded down to two decimals: the engine then takes no more than the plan assumed.
+  // Two decimals when that is the value ("0.90"); else the value as given (0.83555), so the engine takes
+  // exactly the fraction the plan was worked out at (rounding it down left SGLang fewer tokens than the
+  // --max-total-tokens the line pins).
   const double f = std::floor(v * 100.0 + 1e-9) / 100.0;
+  if (std::abs(f - v) > 1e-12) return format_shortest(v);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", f);
   return buf;

@@ -520,10 +520,17 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
     g.weights_bytes = p.budget.weights;  // as the engine loads them (vision tower, RoPE caches, padding)
     g.reserve_bytes = p.budget.reserve;
   } else {
+    // The engine's default fraction when none is given: SGLang's own (its server applies it whatever the
+    // reserve), the others' kDefaultGpuUtilization.
+    const Parallelism& par = in.deployment.parallel;
+    const double utilization =
+        in.deployment.gpu_memory_utilization ? *in.deployment.gpu_memory_utilization
+        : in.engine.engine == Engine::sglang
+            ? sglang_default_mem_fraction_static(in.gpu->memory, par.tp, par.pp, in.deployment.dp_attention,
+                                                 in.engine.version)
+            : kDefaultGpuUtilization;
     p.budget = figure("per_gpu.budget", [&] {
-      return flat_budget(in.gpu->memory,
-                         in.deployment.gpu_memory_utilization.value_or(kDefaultGpuUtilization),
-                         g.weights_bytes, g.reserve_bytes);
+      return flat_budget(in.gpu->memory, utilization, g.weights_bytes, g.reserve_bytes);
     });
     g.usable_bytes = p.budget.requested;
   }
