@@ -18,7 +18,7 @@ function(kvplan_bounded name exe rc err_re)
   # test's own -DMAX_S, given after, wins.
   set(slow "")
   if(KVPLAN_SANITIZE)
-    set(slow -DMAX_S=30)
+    set(slow -DMAX_S=30 -DSANITIZED=1)
   endif()
   add_test(NAME "bounds: ${name}"
            COMMAND ${CMAKE_COMMAND} -DEXE=${exe} "-DARGS=${args}" "-DRC=${rc}" "-DERR_RE=${err_re}" ${one}
