@@ -8,11 +8,12 @@ set -euo pipefail
 packages=(cmake ninja-build g++ libfmt-dev nlohmann-json3-dev libcli11-dev catch2
           qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libeigen3-dev libopenblas-dev
           dpkg-dev file clang-14 libclang-rt-14-dev python3
-          libcurl4-openssl-dev nodejs git)  # dpkg-dev, file: cpack -G DEB; clang: the libFuzzer
+          libcurl4-openssl-dev nodejs git groff-base)  # dpkg-dev, file: cpack -G DEB; clang: the libFuzzer
 # targets; qt6-svg-dev: kvplan-gui's SVG chart export (QSvgGenerator); python3: the GGUF fixtures of
 # tests/sources; libcurl4-openssl-dev: the Hugging Face Hub fetches; nodejs (20 or later, with npm):
 # the live suite against llama.cpp (tests/live), whose one npm package is installed below; git: its
-# headers, taken from the llama.cpp source the package ships
+# headers, taken from the llama.cpp source the package ships; groff-base: the install test renders the
+# man page
 if [[ ${1:-} == --list ]]; then
   printf '%s\n' "${packages[@]}"
   exit 0

@@ -44,10 +44,10 @@ for f in share/man/man1/kvplan.1 share/bash-completion/completions/kvplan share/
   [[ -f $work/prefix/$f ]] || fail "no $f in the installed tree"
 done
 grep -q '^\.TH KVPLAN 1' "$work/prefix/share/man/man1/kvplan.1" || fail "kvplan.1 is not a man page"
-if command -v groff >/dev/null; then
-  page=$(groff -man -Tutf8 "$work/prefix/share/man/man1/kvplan.1" 2>&1) || fail "groff cannot read kvplan.1"
-  grep -q 'KV-cache capacity planner' <<<"$page" || fail "kvplan.1 renders without its NAME line: $page"
-fi
+# groff (groff-base, installed by scripts/setup.sh) renders it as man would.
+command -v groff >/dev/null || fail "groff is missing: run scripts/setup.sh"
+page=$(groff -man -Tutf8 "$work/prefix/share/man/man1/kvplan.1" 2>&1) || fail "groff cannot read kvplan.1"
+grep -q 'KV-cache capacity planner' <<<"$page" || fail "kvplan.1 renders without its NAME line: $page"
 bash -n "$work/prefix/share/bash-completion/completions/kvplan" || fail "the bash completion does not parse"
 # The bash completion, sourced, completes the commands and fit's own options from the installed kvplan.
 got=$(PATH="$work/prefix/bin:$PATH" bash -c '
