@@ -244,10 +244,7 @@ json plan_json(const Plan& p) {
       {"dp_attention", in.deployment.dp_attention},
       {"gpus", p.gpus},
       // The fraction the budget used: the user's, or the engine's default for this GPU and layout.
-      {"gpu_memory_utilization",
-       in.deployment.gpu_memory_utilization
-           ? json(*in.deployment.gpu_memory_utilization)
-           : (p.budget.utilization > 0.0 ? json(p.budget.utilization) : json(kDefaultGpuUtilization))},
+      {"gpu_memory_utilization", applied_gpu_utilization(p)},
       {"gpu_memory_utilization_default", !in.deployment.gpu_memory_utilization.has_value()},
       {"reserve_bytes", in.deployment.reserve ? json(in.deployment.reserve->value) : json(nullptr)},
       {"weight_dtype", std::string(name(in.model.weight_dtype))}};
@@ -370,11 +367,7 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                            in.deployment.dp_attention, par.tp / in.deployment.dp_attention, par.tp));
   if (in.gpu)
     out += row("utilisation, reserve",
-               fmt::format("{}{}, {}",
-                           in.deployment.gpu_memory_utilization
-                               ? format_fixed(*in.deployment.gpu_memory_utilization, 2)
-                               : format_shortest(p.budget.utilization > 0.0 ? p.budget.utilization
-                                                                            : kDefaultGpuUtilization),
+               fmt::format("{}{}, {}", format_shortest(applied_gpu_utilization(p)),
                            in.deployment.gpu_memory_utilization ? "" : " (the engine's default)",
                            in.deployment.reserve ? format_bytes(*in.deployment.reserve, u) + " per GPU"
                            : p.budget.modelled   ? std::string("the engine's budget (below)")

@@ -501,3 +501,12 @@ kvplan_cli_bad("quant: a non-integer bits" "bad-gptq-bits-fraction.json: /quanti
   size ${KVPLAN_FIXTURES}/quant/bad-gptq-bits-fraction.json)
 kvplan_cli_bad("quant: unknown compressed-tensors format" "bad-ct-format.json: /quantization_config/format: 'zip-quantized' is not"
   size ${KVPLAN_FIXTURES}/quant/bad-ct-format.json)
+# fp8's activation_scheme is static or dynamic (vLLM Fp8Config.ACTIVATION_SCHEMES): another is refused, not
+# counted as dynamic.
+kvplan_cli_bad("quant: fp8 activation_scheme neither static nor dynamic"
+  "bad-fp8-scheme.json: /quantization_config/activation_scheme: must be static or dynamic"
+  size ${KVPLAN_FIXTURES}/quant/bad-fp8-scheme.json)
+# The fraction in the inputs is the one applied, as given (0.83555 is not shown as 0.84).
+kvplan_cli_ok("the utilisation given is shown as given"
+  "utilisation, reserve +0.83555, the engine's budget"
+  size llama-3.1-8b --gpu h100-sxm --engine sglang --gpu-util 0.83555)

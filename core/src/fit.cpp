@@ -462,8 +462,8 @@ std::string layout_line(const Plan& p) {
   // vLLM and SGLang take the Hub revision as --revision (vllm/engine/arg_utils.py, sglang server_args.py).
   const std::string rev = revision.empty() ? std::string() : " --revision " + revision;
   const std::string ctx = std::to_string(in.context.value);
-  // The user's fraction, rounded down to two decimals; else the engine's default as the budget took it
-  // (SGLang's is computed to three decimals, printed as it is so the server takes the same).
+  // The user's fraction as given (fraction2); else the engine's default as the budget took it (SGLang's is
+  // computed to three decimals, printed as it is so the server takes the same).
   const std::string util = in.deployment.gpu_memory_utilization
                                ? fraction2(*in.deployment.gpu_memory_utilization)
                            : in.engine.engine == Engine::sglang && p.budget.utilization > 0.0

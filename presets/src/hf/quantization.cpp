@@ -110,7 +110,11 @@ void read_fp8(const Reader& q, ModelSpec& m) {
     w.tensor_scale = true;
     w.label = "fp8_e4m3 per-tensor";
   }
+  // vLLM's Fp8Config accepts "static" and "dynamic" only (ACTIVATION_SCHEMES); anything else is refused
+  // there, and here, rather than counted as dynamic.
   const auto scheme = q.string("activation_scheme");
+  if (scheme && lower(*scheme) != "static" && lower(*scheme) != "dynamic")
+    q.fail("activation_scheme", "must be static or dynamic (vLLM's Fp8Config), got '" + *scheme + "'");
   w.input_scale = scheme && lower(*scheme) == "static";
   q.consider("fmt");        // e4m3 in every checkpoint kvplan knows; a byte a value either way
   q.consider("scale_fmt");  // ue8m0 (DeepSeek-V3.2): the checkpoint still stores fp32 scales
