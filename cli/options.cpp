@@ -251,11 +251,12 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
                  alias_help("--gpu-util",
                             "share of GPU memory the engine uses, (0, 1] (default: the engine's; 0.90, "
                             "SGLang's mem_fraction_static from the GPU's memory and tp as server_args.py "
-                            "computes it)"));
+                            "computes it; TensorRT-LLM: free_gpu_memory_fraction, a share of the memory "
+                            "left after the weights and the profile run, 0.9)"));
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");
   app.add_option("--overhead", o.overhead,
-                 "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's "
-                 "modelled activation, non-torch and CUDA graph memory; 1 GiB for the other engines); the "
+                 "runtime reserve per GPU, replacing the engine's budget components (default: vLLM V1's, "
+                 "SGLang's and TensorRT-LLM's modelled budgets; 1 GiB for llama.cpp and vLLM V0); the "
                  "budget is then the flat one: nvidia-smi's size x utilisation - weights - reserve");
   app.add_option("--units", o.units, "iec (GiB, default) or si (GB)");
   app.add_flag("--json", o.json, "one JSON object");

@@ -217,13 +217,16 @@ std::string budget_text(const MemoryBudget& b, Engine engine, UnitSystem u) {
     out += row("KV cache", format_bytes(b.kv, u));
     out += "  as SGLang logs it:\n";
   } else {
-    out += row("requested (x utilisation)", format_bytes(b.requested, u));
+    const bool trtllm = engine == Engine::trtllm;  // the fraction applies to what the profile leaves
+    out += row(trtllm ? "held (profile peak + KV pool)" : "requested (x utilisation)",
+               format_bytes(b.requested, u));
     out += row("weights", format_bytes(b.weights, u));
     out += row("activation peak (profile run)", format_bytes(b.activation, u));
     out += row("non-torch memory", format_bytes(b.non_torch, u));
     out += row("CUDA graphs (subtracted)", format_bytes(b.cuda_graphs, u));
-    out += row("KV cache", format_bytes(b.kv, u));
-    out += "  as vLLM logs it:\n";
+    out += row(trtllm ? "KV cache (rest x " + format_shortest(b.utilization) + ")" : "KV cache",
+               format_bytes(b.kv, u));
+    out += trtllm ? "  as TensorRT-LLM logs it:\n" : "  as vLLM logs it:\n";
   }
   for (const auto& l : b.lines) out += "    " + l + "\n";
   for (const auto& n : b.notes) out += "  note: " + n + "\n";
@@ -400,7 +403,9 @@ std::string plan_text(const Plan& p, UnitSystem u) {
       out += row("reserve", format_bytes(g.reserve_bytes, u));
       out += row(!p.budget.modelled                   ? "usable (memory x utilisation)"
                  : in.engine.engine == Engine::sglang ? "requested (free before load x mem_fraction_static)"
-                                                      : "requested (runtime total x utilisation)",
+                 : in.engine.engine == Engine::trtllm
+                     ? "held (profile peak + free_gpu_memory_fraction of the rest)"
+                     : "requested (runtime total x utilisation)",
                  format_bytes(g.usable_bytes, u));
     }
     if (in.kv_memory && g.available_kv_bytes != *in.kv_memory) {  // vLLM with pp: rank 0's figure given

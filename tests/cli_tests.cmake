@@ -447,6 +447,21 @@ kvplan_cli_ok("budget: SGLang 0.4's default by tp (0.87 at tp 2)"
   size llama-3.1-8b --context 8192 --gpu h100-sxm --engine sglang --tp 2 --engine-version 0.4.6)
 kvplan_cli_bad("budget: an unknown SGLang release" "--engine-version: '0.3.6' is not an SGLang release kvplan models: 0.4.x or 0.5.x"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --engine-version 0.3.6)
+# TensorRT-LLM's budget (docs/engines/trtllm-budget.md). Llama-3.1-8B on one H100: weights 8,030,261,248 x 2 B =
+# 16,060,522,496 B (14.96 GiB); the forward pass of max_num_tokens 8,192: 8,192 x (3 x 14,336 + 4 x 4,096) x 2 B =
+# 973,078,528 B (0.91 GiB); outside torch 256 MiB + 1 GiB of CUDA graphs = 1.25 GiB; peak 18,375,778,304 B
+# (17.11 GiB); kv = floor((85,029,027,840 - 18,375,778,304) x 0.9) = 59,987,924,582 B (55.87 GiB), 457,671 tokens
+# of 131,072 B.
+kvplan_cli_ok("budget: TensorRT-LLM's profile and fraction in its words"
+  "Memory budget per GPU \\(TensorRT-LLM.*Memory used after loading model weights \\(inside torch\\) in memory usage profiling: 14.96 GiB\n    Memory dynamically allocated during inference \\(inside torch\\) in memory usage profiling: 0.91 GiB\n    Memory used outside torch \\(e.g., NCCL and CUDA graphs\\) in memory usage profiling: 1.25 GiB\n    Peak memory during memory usage profiling \\(torch \\+ non-torch, without the temporary KV cache\\): 17.11 GiB, available KV cache memory when calculating max tokens: 55.87 GiB, fraction is set 0.9, device total memory 79.19 GiB"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine trtllm)
+kvplan_cli_ok("budget: TensorRT-LLM's pool in json"
+  "\"budget\": [{].*\"kv\": 59987924582,.*\"modelled\": true,"
+  size llama-3.1-8b --context 8192 --gpu h100-sxm --engine trtllm --json)
+# fit's TensorRT-LLM line writes the fraction the budget applied (0.9 by default) and --max_num_tokens when set.
+kvplan_cli_ok("fit trtllm launch line: the fraction applied and max_num_tokens"
+  "trtllm-serve meta-llama/Llama-3.1-8B --tp_size 1 --pp_size 1 --max_seq_len 8192 --max_batch_size 8 --kv_cache_free_gpu_memory_fraction 0.90 --max_num_tokens 16384"
+  fit llama-3.1-8b --context 8192 --users 8 --gpu h100-sxm --engine trtllm --max-num-batched-tokens 16384)
 # --from-log: the log's 58.11 GiB is 62,395,137,393 B; a block of 16 tokens x 131,072 B = 2,097,152 B:
 # 29,752 blocks, 476,032 tokens (the log's own 476,016 came from the unrounded memory).
 kvplan_cli_ok("from-log: a vLLM start-up's KV memory under vLLM's rules"

@@ -142,12 +142,12 @@ TEST_CASE("vLLM budget: defaults by GPU, --max-num-seqs, overrides", "[budget][v
   // The flat budget stays on nvidia-smi's size (85,520,809,984 x 0.95, floored).
   CHECK(given.per_gpu.usable_bytes.value == 81244769484ULL);
 
-  // SGLang's budget is modelled too (below); TensorRT-LLM and llama.cpp keep the flat 1 GiB reserve.
+  // SGLang's and TensorRT-LLM's budgets are modelled too (below); llama.cpp keeps the flat 1 GiB reserve.
   in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
-  in.engine.engine = Engine::trtllm;
-  const Plan trtllm = make_plan(in);
-  CHECK_FALSE(trtllm.budget.modelled);
-  CHECK(trtllm.per_gpu.reserve_bytes == kDefaultReserve);
+  in.engine.engine = Engine::llamacpp;
+  const Plan llamacpp = make_plan(in);
+  CHECK_FALSE(llamacpp.budget.modelled);
+  CHECK(llamacpp.per_gpu.reserve_bytes == kDefaultReserve);
 }
 
 TEST_CASE("vLLM budget: a model that leaves no room is refused by the budget", "[budget][vllm]") {
@@ -345,5 +345,83 @@ TEST_CASE("SGLang budget: the default fraction, --overhead and a model that does
   // Llama-3.1-70B's 141 GB on one H100: no pool.
   const Plan big = make_plan(sglang_inputs("llama-3.1-70b", "h100-sxm", 1));
   CHECK_FALSE(big.budget.fits_weights);
+  CHECK_FALSE(big.fits);
+}
+
+namespace {
+PlanInputs trtllm_inputs(const char* model, std::uint64_t tp) {
+  PlanInputs in;
+  in.model = presets::find_model(model);
+  in.context = Tokens{8192};
+  in.deployment.parallel.tp = tp;
+  in.gpu = presets::find_gpu("h100-sxm");
+  in.engine.engine = Engine::trtllm;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("TensorRT-LLM budget: _cal_max_memory against a public start-up log", "[budget][trtllm]") {
+  // NVIDIA/TensorRT-LLM issue log (12/20/2025): "Peak memory during memory usage profiling (torch +
+  // non-torch): 113.65 GiB, available KV cache memory when calculating max tokens: 5.95 GiB, fraction is set
+  // 0.8999999761581421, ... device total memory 119.70 GiB, , tmp kv_mem 0.56 GiB". (119.70 - 113.65 + 0.56)
+  // x 0.9 = 5.949 GiB: the peak less the temporary cache is 113.09 GiB.
+  const auto gib_bytes = [](double g) { return Bytes{static_cast<std::uint64_t>(g * kGiB)}; };
+  const Bytes kv = trtllm_available_kv(gib_bytes(119.70), gib_bytes(113.09), 0.8999999761581421);
+  CHECK(std::abs(static_cast<double>(kv.value) / kGiB - 5.95) < 0.006);
+  // Nothing left, and a fraction outside (0, 1].
+  CHECK(trtllm_available_kv(Bytes{100}, Bytes{100}, 0.9) == Bytes{0});
+  CHECK(trtllm_available_kv(Bytes{100}, Bytes{0}, 0.5) == Bytes{50});
+  CHECK_THROWS_WITH(trtllm_available_kv(Bytes{100}, Bytes{0}, 1.5), Catch::Contains("gpu_util"));
+  CHECK_THROWS_WITH(trtllm_available_kv(Bytes{100}, Bytes{0}, 0.0), Catch::Contains("gpu_util"));
+}
+
+TEST_CASE("TensorRT-LLM budget: Llama-3.1-8B on one H100, component by component", "[budget][trtllm]") {
+  const Plan p = make_plan(trtllm_inputs("llama-3.1-8b", 1));
+  const MemoryBudget& b = p.budget;
+  REQUIRE(b.modelled);
+  CHECK(b.total.value == 85029027840ULL);  // torch's total of the H100 preset
+  // bf16 weights: 8,030,261,248 parameters x 2 B (no RoPE buffer: vLLM's, not counted here).
+  CHECK(b.weights.value == 16060522496ULL);
+  // The forward pass of max_num_tokens 8,192: 8,192 x (3 x 14,336 + 4 x 4,096) x 2 B = 973,078,528 B.
+  CHECK(b.max_num_batched_tokens == 8192);
+  CHECK(b.activation.value == 973078528ULL);
+  CHECK(b.non_torch.value == 256ULL << 20);
+  CHECK(b.cuda_graphs.value == 1ULL << 30);
+  // peak 16,060,522,496 + 973,078,528 + 268,435,456 + 1,073,741,824 = 18,375,778,304;
+  // kv = floor((85,029,027,840 - 18,375,778,304) x 0.9) = floor(59,987,924,582.4).
+  CHECK(b.kv.value == 59987924582ULL);
+  CHECK(b.utilization == 0.9);
+  CHECK(applied_gpu_utilization(p) == 0.9);
+  // requested = what the engine holds: the peak and the pool.
+  CHECK(b.requested.value == 18375778304ULL + 59987924582ULL);
+  CHECK(p.per_gpu.usable_bytes == b.requested);
+  // The flat budget it replaces: floor(85,520,809,984 x 0.9) = 76,968,728,985; less 16,060,522,496 and 2^30:
+  // 59,834,464,665 B.
+  PlanInputs flat = trtllm_inputs("llama-3.1-8b", 1);
+  flat.deployment.reserve = Bytes{1ULL << 30};
+  const Plan f = make_plan(flat);
+  CHECK_FALSE(f.budget.modelled);
+  CHECK(f.budget.kv.value == 59834464665ULL);
+}
+
+TEST_CASE("TensorRT-LLM budget: the fraction and max_num_tokens move it; a model that does not fit",
+          "[budget][trtllm]") {
+  // --kv_cache_free_gpu_memory_fraction 0.5: floor(66,653,249,536 x 0.5).
+  PlanInputs half = trtllm_inputs("llama-3.1-8b", 1);
+  half.deployment.gpu_memory_utilization = 0.5;
+  CHECK(make_plan(half).budget.kv.value == 33326624768ULL);
+  // --max_num_tokens 16384: the forward pass doubles to 1,946,157,056 B; peak 19,348,856,832;
+  // floor((85,029,027,840 - 19,348,856,832) x 0.9) = floor(59,112,153,907.2).
+  PlanInputs wide = trtllm_inputs("llama-3.1-8b", 1);
+  wide.engine.max_num_batched_tokens = 16384;
+  const Plan w = make_plan(wide);
+  CHECK(w.budget.activation.value == 1946157056ULL);
+  CHECK(w.budget.kv.value == 59112153907ULL);
+  // tp 2: NCCL's buffers, 2,150 MiB.
+  CHECK(make_plan(trtllm_inputs("llama-3.1-8b", 2)).budget.non_torch.value == 2150ULL << 20);
+  // Llama-3.1-70B's 141 GB on one H100: no pool.
+  const Plan big = make_plan(trtllm_inputs("llama-3.1-70b", 1));
+  CHECK_FALSE(big.budget.fits_weights);
+  CHECK(big.budget.kv == Bytes{0});
   CHECK_FALSE(big.fits);
 }

@@ -101,6 +101,22 @@ Bytes moe_workspace(const ModelSpec& m, std::uint64_t tp, std::uint64_t tokens, 
 
 std::string gib_text(Bytes b) { return format_bytes(b, UnitSystem::iec); }
 
+/// The forward pass of a profile run over `tokens` tokens, one tp rank: the MLP's gate/up output (2 x width)
+/// and its activation (1 x width), and four hidden-size tensors (input, residual, attention and MLP outputs),
+/// in the activation dtype (`act_bytes`). Fitted on vLLM 0.19.0 (its rank 0 under pp).
+Bytes forward_pass_bytes(const ModelSpec& m, std::uint64_t tp, std::uint64_t tokens,
+                         std::uint64_t act_bytes) {
+  return mul(tokens, checked_mul(checked_add(checked_mul(3, dense_width(m, tp), "bytes"),
+                                             checked_mul(4, m.hidden_size, "bytes"), "bytes"),
+                                 act_bytes, "bytes"));
+}
+
+/// Memory outside torch's allocator at the profile (CUDA context, cuBLAS workspaces, NCCL's buffers with
+/// tp): vLLM 0.19.0's fitted constants by layout.
+Bytes non_torch_bytes(const Parallelism& p) {
+  return Bytes{p.tp >= 2 ? kNonTorchTensorParallel : p.pp >= 2 ? kNonTorchPipelineOnly : kNonTorchSingleGpu};
+}
+
 /// Whether a vLLM rule set subtracts CUDA graph memory (v0.21.0 on).
 bool graphs_rule(std::string_view version) { return version == "0.21" || version == "0.26"; }
 
@@ -245,9 +261,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
 
   // The forward pass at max_num_batched_tokens: the MLP's gate/up output (2 x width) and its activation
   // (1 x width), and four hidden-size tensors (input, residual, attention and MLP outputs).
-  const Bytes forward = mul(tokens, checked_mul(checked_add(checked_mul(3, dense_width(m, p.tp), "bytes"),
-                                                            checked_mul(4, m.hidden_size, "bytes"), "bytes"),
-                                                act, "bytes"));
+  const Bytes forward = forward_pass_bytes(m, p.tp, tokens, act);
   // The sampler's dummy run on the last stage, with the hidden states of the forward pass still held.
   const Bytes sampler = mul(checked_mul(b.max_num_seqs, m.vocab_size, "bytes"), kSamplerBytesPerLogit) +
                         mul(tokens, checked_mul(m.hidden_size, act, "bytes")) + Bytes{kProfileRunBaseBytes};
@@ -255,9 +269,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   const Bytes last = std::max(forward, sampler) + moe;
   const Bytes first = p.pp > 1 ? forward + moe : last;
   b.activation = last;  // the last stage's pool is the smallest: every stage gets it
-  b.non_torch = Bytes{p.tp >= 2   ? kNonTorchTensorParallel
-                      : p.pp >= 2 ? kNonTorchPipelineOnly
-                                  : kNonTorchSingleGpu};
+  b.non_torch = non_torch_bytes(p);
   // From v0.21.0 the profile counts CUDA graph memory and subtracts it (vllm/v1/worker/gpu_worker.py,
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default).
   const bool graphs = graphs_rule(in.engine.version);
@@ -309,6 +321,79 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back(
         "the activation and non-torch figures follow vLLM 0.19's profile run; later releases "
         "were not checked against start-up logs");
+  return b;
+}
+
+Bytes trtllm_available_kv(Bytes total, Bytes peak_without_kv, double fraction) {
+  if (!std::isfinite(fraction) || fraction <= 0.0 || fraction > 1.0)
+    throw Error("gpu_util", "must be in (0, 1]");
+  if (peak_without_kv >= total) return Bytes{0};
+  const long double v = std::floor(static_cast<long double>((total - peak_without_kv).value) *
+                                   static_cast<long double>(fraction));
+  return Bytes{static_cast<std::uint64_t>(v)};
+}
+
+MemoryBudget trtllm_budget(const BudgetInputs& in) {
+  const ModelSpec& m = in.model;
+  const Parallelism& p = in.parallel;
+  const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
+  const double fraction = in.gpu_memory_utilization.value_or(kTrtllmDefaultFreeGpuMemoryFraction);
+  const std::uint64_t act = info(auto_serving_dtype(m, Engine::trtllm)).block_bytes;
+  const LoadedExtras extras = loaded_extras(in, Engine::trtllm);
+
+  MemoryBudget b;
+  b.modelled = true;
+  b.rules =
+      "TensorRT-LLM, PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator: "
+      "configure_kv_cache_capacity, _cal_max_memory)";
+  b.total = total;
+  b.runtime_total = in.gpu.runtime_memory.has_value();
+  b.utilization = fraction;
+  // The encoder as loaded; the RoPE caches are vLLM's buffers (TensorRT-LLM keeps its own: not counted).
+  b.weights = in.weights_per_gpu + extras.encoder;
+  b.max_num_batched_tokens =
+      in.engine.max_num_batched_tokens != 0 ? in.engine.max_num_batched_tokens : kTrtllmDefaultMaxNumTokens;
+  // The profile run: context requests of max_num_tokens tokens in all (_create_dummy_context_requests);
+  // only each request's last token reaches the LM head (gather_context_logits off), so no sampler term.
+  const Bytes forward = forward_pass_bytes(m, p.tp, b.max_num_batched_tokens, act);
+  const Bytes moe = moe_workspace(m, p.tp, b.max_num_batched_tokens, act);
+  b.activation = forward + moe;
+  b.non_torch = non_torch_bytes(p);
+  // CUDA graphs are captured before the profile (the "CUDA graph warmup" lines precede the memory lines):
+  // their pool is in the memory outside torch that the peak counts.
+  b.cuda_graphs = Bytes{kCudaGraphEstimate};
+  b.reserve = b.activation + b.non_torch + b.cuda_graphs;
+  const Bytes peak = b.weights + b.reserve;
+  b.kv = trtllm_available_kv(total, peak, fraction);
+  b.fits_weights = peak < total;
+  b.requested = b.fits_weights ? peak + b.kv : total;
+  b.first_stage_kv = b.kv;
+
+  b.lines.push_back("Memory used after loading model weights (inside torch) in memory usage profiling: " +
+                    gib(b.weights) + " GiB");
+  b.lines.push_back(
+      "Memory dynamically allocated during inference (inside torch) in memory usage profiling: " +
+      gib(b.activation) + " GiB");
+  b.lines.push_back("Memory used outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: " +
+                    gib(b.non_torch + b.cuda_graphs) + " GiB");
+  b.lines.push_back(
+      "Peak memory during memory usage profiling (torch + non-torch, without the temporary KV "
+      "cache): " +
+      gib(peak) + " GiB, available KV cache memory when calculating max tokens: " + gib(b.kv) +
+      " GiB, fraction is set " + format_shortest(fraction) + ", device total memory " + gib(total) + " GiB");
+
+  if (!in.gpu_memory_utilization)
+    b.notes.push_back("free_gpu_memory_fraction " + format_shortest(fraction) +
+                      ": TensorRT-LLM's default, a share of the memory left after the weights and the "
+                      "profile (--gpu-util sets it, as --kv_cache_free_gpu_memory_fraction does)");
+  b.notes.push_back("activation peak: the forward pass of " + format_count(b.max_num_batched_tokens) +
+                    " tokens, max_num_tokens (" + gib_text(forward) + ")" +
+                    (moe.value != 0 ? ", the fused-MoE workspace (" + gib_text(moe) + ")" : "") +
+                    "; non-torch " + gib_text(b.non_torch) + " and CUDA graphs " + gib_text(b.cuda_graphs) +
+                    ": vLLM 0.19's fitted figures for the same costs, not checked against a TensorRT-LLM "
+                    "start-up log");
+  note_loaded_extras(b, m, {extras.encoder, Bytes{0}}, total,
+                     "TensorRT-LLM's own multimodal encoder profile and cache are not modelled");
   return b;
 }
 

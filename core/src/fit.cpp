@@ -496,15 +496,21 @@ std::string layout_line(const Plan& p) {
              " -ngl 999";
     }
     case Engine::trtllm: {
-      // kv_cache_free_gpu_memory_fraction: of the memory left after the weights load.
-      const double free_after_weights = static_cast<double>(in.gpu ? in.gpu->memory.value : 0) -
-                                        static_cast<double>(p.per_gpu.weights_bytes.value);
-      const double f = free_after_weights > 0
-                           ? static_cast<double>(p.per_gpu.available_kv_bytes.value) / free_after_weights
-                           : 0.0;
-      return "trtllm-serve " + repo + " --tp_size " + std::to_string(par.tp) + " --pp_size " +
-             std::to_string(par.pp) + " --max_seq_len " + ctx + " --max_batch_size " + std::to_string(seqs) +
-             " --kv_cache_free_gpu_memory_fraction " + fraction2(f);
+      // kv_cache_free_gpu_memory_fraction is a share of the memory left after the weights and the profile:
+      // under the modelled budget (trtllm_budget) the fraction it applied; under a flat reserve the share
+      // of the memory after the weights that the plan's KV memory is.
+      std::string f = util;
+      if (!p.budget.modelled) {
+        const double free_after_weights = static_cast<double>(in.gpu ? in.gpu->memory.value : 0) -
+                                          static_cast<double>(p.per_gpu.weights_bytes.value);
+        f = fraction2(free_after_weights > 0
+                          ? static_cast<double>(p.per_gpu.available_kv_bytes.value) / free_after_weights
+                          : 0.0);
+      }
+      s = "trtllm-serve " + repo + " --tp_size " + std::to_string(par.tp) + " --pp_size " +
+          std::to_string(par.pp) + " --max_seq_len " + ctx + " --max_batch_size " + std::to_string(seqs) +
+          " --kv_cache_free_gpu_memory_fraction " + f;
+      return s;
     }
     case Engine::ideal:
     case Engine::vllm:

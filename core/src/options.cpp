@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine_defaults.hpp"
+#include "kvplan/budget.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
 
@@ -47,10 +48,13 @@ const std::array<EngineOptionSpec, 11> kEngineOptions{{
             {Engine::sglang, "--page-size"},
             {Engine::trtllm, "tokens_per_block"}})},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "Max batched tokens",
-     "vLLM: sliding-window reserve (default 8192)", OptionKind::tokens,
-     &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens, bit(Engine::vllm), "v0",
-     defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens}}), false,
-     flags({{Engine::vllm, "--max-num-batched-tokens"}})},
+     "vLLM: sliding-window reserve and the profile run's forward pass (default 8192); TensorRT-LLM "
+     "max_num_tokens: the profile run's forward pass, in the memory budget (default 8192)",
+     OptionKind::tokens, &EngineOptions::max_num_batched_tokens, kMaxEngineBatchedTokens,
+     bit(Engine::vllm) | bit(Engine::trtllm), "v0",
+     defaults({{Engine::vllm, engine_defaults::kVllmMaxNumBatchedTokens},
+               {Engine::trtllm, kTrtllmDefaultMaxNumTokens}}),
+     false, flags({{Engine::vllm, "--max-num-batched-tokens"}, {Engine::trtllm, "--max_num_tokens"}})},
     {"max_num_seqs", "--max-num-seqs", "Max sequences",
      "vLLM: sequences of the profile run's sampler, in the memory budget (default 1024 on GPUs of 70 GiB or "
      "more but A100, else 256)",

@@ -479,12 +479,12 @@ void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, co
   p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
 }
 
-/// Whether the engine's budget is modelled component by component (vLLM V1 and SGLang, without a reserve
-/// given).
+/// Whether the engine's budget is modelled component by component (vLLM V1, SGLang and TensorRT-LLM,
+/// without a reserve given).
 bool modelled_budget(const PlanInputs& in) {
   if (in.deployment.reserve) return false;
   return (in.engine.engine == Engine::vllm && in.engine.version != "v0") ||
-         in.engine.engine == Engine::sglang;
+         in.engine.engine == Engine::sglang || in.engine.engine == Engine::trtllm;
 }
 
 /// What a modelled budget is computed from: the plan's model, layout, GPU (with its name in full, as vLLM's
@@ -503,15 +503,20 @@ BudgetInputs budget_inputs(const Plan& p, const PlanInputs& in, bool full) {
   return b;
 }
 
-/// The memory budget per GPU (budget.hpp): vLLM V1's or SGLang's when modelled_budget, else the flat
-/// reserve's. Its requested memory, weights as loaded and reserve become per_gpu's usable, weights and
-/// reserve bytes. Lines and notes only in full.
+/// The memory budget per GPU (budget.hpp): vLLM V1's, SGLang's or TensorRT-LLM's when modelled_budget, else
+/// the flat reserve's. Its requested memory, weights as loaded and reserve become per_gpu's usable, weights
+/// and reserve bytes. Lines and notes only in full.
 void memory_budget(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   if (modelled_budget(in)) {
     const BudgetInputs b = budget_inputs(p, in, full);
-    p.budget = figure("per_gpu.budget",
-                      [&] { return in.engine.engine == Engine::sglang ? sglang_budget(b) : vllm_budget(b); });
+    p.budget = figure("per_gpu.budget", [&] {
+      switch (in.engine.engine) {
+        case Engine::sglang: return sglang_budget(b);
+        case Engine::trtllm: return trtllm_budget(b);
+        default: return vllm_budget(b);
+      }
+    });
     if (!full) {
       p.budget.lines.clear();
       p.budget.notes.clear();

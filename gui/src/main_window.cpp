@@ -625,8 +625,8 @@ QWidget* MainWindow::buildInputs() {
                      "gpu_memory_utilization; 0.9 = 90%)."));
   reserve_->setToolTip(
       QStringLiteral("Memory per GPU the runtime keeps outside the KV cache: CUDA context, "
-                     "activations and CUDA graphs (\"auto\": vLLM's modelled budget, 1 GiB for the "
-                     "other engines)."));
+                     "activations and CUDA graphs (\"auto\": the modelled budget of vLLM V1, SGLang "
+                     "and TensorRT-LLM, 1 GiB for llama.cpp)."));
   weights_->setToolTip(
       QStringLiteral("The whole model's weights in bytes (\"auto\": from the architecture "
                      "and the weight dtype), split over tp x pp."));
@@ -923,7 +923,8 @@ void MainWindow::syncInputs() {
   }
   {
     const QSignalBlocker block(util_);
-    // The fraction the plan applied: the user's, or the engine's default (SGLang's depends on the GPU and tp).
+    // The fraction the plan applied: the user's, or the engine's default (SGLang's depends on the GPU and
+    // tp).
     util_->setValue(applied_gpu_utilization(controller_->plan()));
   }
   if (!context_slider_->isSliderDown()) {

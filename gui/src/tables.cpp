@@ -161,7 +161,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   add("per_gpu.reserve_bytes",
       !budget  ? QStringLiteral("reserve per GPU")
       : sglang ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
-               : QStringLiteral("activation + non-torch + CUDA graphs per GPU (vLLM's budget)"),
+               : QStringLiteral("activation + non-torch + CUDA graphs per GPU (the engine's budget)"),
       shown_bytes(g.reserve_bytes));
   if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
     add("per_gpu.budget.total",

@@ -179,8 +179,10 @@ class EditingTest : public QObject {
          {{"ubatch", "engine default (512)"}}},
         {"trtllm",
          "",
-         {"block_size", "max_tokens"},
-         {{"block_size", "engine default (32)"}, {"max_tokens", "engine default"}}},
+         {"block_size", "max_num_batched_tokens", "max_tokens"},
+         {{"block_size", "engine default (32)"},
+          {"max_num_batched_tokens", "engine default (8,192)"},
+          {"max_tokens", "engine default"}}},
     };
     for (const Case& k : cases) {
       choose(engine, k.engine);
@@ -256,7 +258,9 @@ class EditingTest : public QObject {
           QVERIFY2(unset_plan.max_context == set_plan.max_context, qPrintable(what));
           ++checked;
         }
-      QCOMPARE(checked, 6);  // block_size x 3 engines, max_num_batched_tokens, max_num_seqs, ubatch
+      // block_size x 3 engines, max_num_batched_tokens x 2 (vLLM, TensorRT-LLM's max_num_tokens),
+      // max_num_seqs, ubatch
+      QCOMPARE(checked, 7);
     }
   }
 

@@ -119,6 +119,30 @@ MemoryBudget sglang_budget(const BudgetInputs& in);
 /// a rule-set name is returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range.
 std::string sglang_rules_for_release(std::string_view release);
 
+/// TensorRT-LLM's default max_num_tokens: the tokens of its profile run's forward pass
+/// (tensorrt_llm/builder.py BuildConfig.max_num_tokens, which trtllm-serve's --max_num_tokens defaults to).
+inline constexpr std::uint64_t kTrtllmDefaultMaxNumTokens = 8192;
+/// TensorRT-LLM's default KvCacheConfig.free_gpu_memory_fraction (tensorrt_llm/llmapi/llm_args.py;
+/// trtllm-serve's --kv_cache_free_gpu_memory_fraction, tensorrt_llm/commands/serve.py).
+inline constexpr double kTrtllmDefaultFreeGpuMemoryFraction = 0.9;
+
+/// TensorRT-LLM's KV memory from its profile (tensorrt_llm/_torch/pyexecutor/_util.py
+/// KvCacheCreator._cal_max_memory): (total - peak + the temporary KV cache of the profile) x fraction, peak
+/// being torch's peak plus the memory outside torch. `peak_without_kv` is that peak less the temporary KV
+/// cache (weights, activations, CUDA context, NCCL, CUDA graphs). floor(); 0 when the peak exceeds total.
+/// Throws kvplan::Error("gpu_util", ...) on a fraction outside (0, 1].
+Bytes trtllm_available_kv(Bytes total, Bytes peak_without_kv, double fraction);
+
+/// TensorRT-LLM's budget, PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator
+/// configure_kv_cache_capacity and _cal_max_memory): the weights load, CUDA graphs are captured, a profile
+/// forward pass of max_num_tokens context tokens runs, and the KV cache takes free_gpu_memory_fraction of
+/// what is left: kv = trtllm_available_kv(total, weights + activation + non_torch + cuda_graphs, fraction).
+/// The fraction applies to the memory left after the weights, not to the GPU (vLLM's utilisation does).
+/// The activation, non-torch and CUDA graph figures are vLLM 0.19's fitted ones (vllm_budget), taken for
+/// the same physical costs: no TensorRT-LLM start-up log of a discrete GPU was checked (the notes say so).
+/// Throws kvplan::Error("gpu_util", ...) on a fraction outside (0, 1].
+MemoryBudget trtllm_budget(const BudgetInputs& in);
+
 /// The flat budget of an engine kvplan does not model, or of a reserve the user gave: requested =
 /// floor(memory x utilisation), one reserve, kv = requested - weights - reserve.
 MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu, Bytes reserve);
