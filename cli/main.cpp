@@ -339,7 +339,7 @@ int finish_output(int rc) {
 int main(int argc, char** argv) {
   using namespace kvplan::cli;
   // A closed pipe (`kvplan fit ... | head`) makes a write fail with EPIPE instead of killing the process,
-  // so it ends as the README says: exit code 1 with one line (flush_stdout below).
+  // so it ends as docs/cli.md says: exit code 1 with one line (flush_stdout below).
   std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"kvplan: KV-cache capacity planner for LLM inference"};
   // CLI11's own failures in kvplan's words (subcommands inherit the hook).

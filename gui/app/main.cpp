@@ -1,5 +1,5 @@
 // kvplan-gui: explore KV-cache configurations. `--screenshot FILE.png [--scenario FILE.json]` renders
-// the main window offscreen and exits (how the README's screenshot is made).
+// the main window offscreen and exits (how the screenshot in README.md and docs/gui.md is made).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>

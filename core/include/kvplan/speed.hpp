@@ -14,8 +14,8 @@
 
 namespace kvplan {
 
-/// Shares of the datasheet peaks a real engine reaches (defaults and their sources in README.md,
-/// "Speed"): memory bandwidth in decode, dense bf16 FLOP/s, and the link's one-way bandwidth in an
+/// Shares of the datasheet peaks a real engine reaches (defaults and their sources in
+/// docs/speed.md): memory bandwidth in decode, dense bf16 FLOP/s, and the link's one-way bandwidth in an
 /// all-reduce. Each must be finite and in (0, 1].
 struct SpeedEfficiency {
   double memory = 0.8;   ///< decode kernels' share of the HBM bandwidth
