@@ -11,6 +11,7 @@
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 
 namespace kvplan {
 
@@ -25,20 +26,17 @@ std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, con
   for (const auto& stage : class_stage_views(m, p.pp, p.split, c)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
-      const auto& a = g.attention;
-      if (!has_attention(a.kind) || a.kv_shared) continue;
-      if (a.indexer_head_dim != 0)
+      const LayerKv kv = layer_kv(g.attention, t, p.tp);
+      if (kv.attention.kind == KvKind::none) continue;  // no attention, or another layer's K/V
+      if (kv.indexer.kind != KvKind::none)
         throw Error("engine",
                     "TensorRT-LLM's sparse-attention indexer cache (DeepSeek-V3.2) is not modelled by "
                     "kvplan; use --engine vllm, sglang or ideal");
-      if (a.kind == AttentionKind::mla) {
-        s += row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) * g.count;
-      } else {
-        if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) *windowed = true;
-        const std::uint64_t heads = ceil_div(a.num_key_value_heads, p.tp);  // (kv + tp - 1) // tp
-        s += row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) * g.count +
-             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) * g.count;
-      }
+      // MLA: the latent as K only (SELFKONLY). Other layers: ceil(kv_heads / tp) heads, which is the
+      // spec's kv_heads_per_rank for every tp validate_tp accepts (tp divides the heads, or they divide
+      // tp and each rank keeps one).
+      if (kv.attention.windowed()) *windowed = true;
+      s += kv.attention.k_bytes * g.count + kv.attention.v_bytes * g.count;
     }
     out.push_back(s);
   }
