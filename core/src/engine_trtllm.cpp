@@ -62,7 +62,7 @@ class TrtllmPolicy final : public PolicyBase {
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
     if (bpt_.value == 0) return kUnboundedRequests;
-    return blocks(memory) / ceil_div(len.value, tpb_);
+    return blocks(memory) / ceil_div(len.value, tpb_);  // each sequence holds whole blocks
   }
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0 || bpt_.value == 0) return std::nullopt;
@@ -71,10 +71,10 @@ class TrtllmPolicy final : public PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  /// calculate_max_num_blocks: max_tokens = memory // bytes per token, capped by the user's max_tokens,
-  /// rounded up to whole blocks.
-  [[nodiscard]] std::uint64_t blocks(Bytes memory) const {
-    std::uint64_t max_tokens = memory.value / bpt_.value;
+  /// The pool, calculate_max_num_blocks: max_tokens = memory // bytes per token (bpt_ positive), capped
+  /// by the user's max_tokens, rounded up to whole blocks; without memory, the user's max_tokens alone.
+  [[nodiscard]] std::uint64_t blocks(std::optional<Bytes> memory) const {
+    std::uint64_t max_tokens = memory ? memory->value / bpt_.value : o_.max_tokens;
     if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
     return ceil_div(max_tokens, tpb_);
   }
@@ -106,10 +106,9 @@ EngineResult TrtllmPolicy::report(Tokens context, std::uint64_t, std::optional<B
   r.page_bytes = bpt * tpb;
   r.kv_bytes_total = bpt * checked_mul(ceil_div(context.value, tpb), tpb, "context");
   if (!kv_memory && o_.max_tokens == 0) return r;
-  std::uint64_t max_tokens =
-      kv_memory ? divide(kv_memory->value, bpt.value, "bytes_per_token") : o_.max_tokens;
-  if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
-  const std::uint64_t blocks = ceil_div(max_tokens, tpb);
+  if (kv_memory && bpt.value == 0)
+    throw Error("bytes_per_token", "is 0 B: the engine cannot size a cache from it");
+  const std::uint64_t blocks = this->blocks(kv_memory);
   r.num_blocks = blocks;
   r.kv_cache_tokens = checked_mul(blocks, tpb, "tokens");
   r.max_context = r.kv_cache_tokens;

@@ -249,42 +249,6 @@ Bytes v0_block(const StageView& stage, const KvDtypes& t, std::uint64_t tp, std:
   return per_token * bs;
 }
 
-EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                     const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  EngineResult r;
-  r.engine = Engine::vllm;
-  r.rules =
-      "vLLM V0 (0.6-era): vllm/worker/cache_engine.py CacheEngine.get_cache_block_size, "
-      "vllm/worker/worker.py determine_num_available_blocks";
-  const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
-  r.block_size = bs;
-  Bytes block{0};
-  for (const auto& stage : stage_views(m, p.pp, p.split))
-    block = std::max(block, v0_block(stage, t, p.tp, bs));
-  r.page_bytes = block;
-  r.bytes_per_token = Bytes{block.value / bs};
-  r.per_token_note =
-      "per GPU: one block holds block_size tokens of every layer; V0 caches every layer in full";
-  for (const auto& g : kv_specs(m, t, p.tp))
-    if (g.kv.is_swa()) {
-      r.notes.push_back("V0 allocates sliding-window and chunked layers at full length");
-      break;
-    }
-  r.kv_bytes_total = block * ceil_div(context.value, bs);
-  if (!kv_memory) return r;
-  const std::uint64_t blocks = divide(kv_memory->value, block.value, "page_size_bytes");
-  r.num_blocks = blocks;
-  r.kv_cache_tokens = checked_mul(blocks, bs, "tokens");
-  r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
-  r.max_requests = blocks / ceil_div(context.value, bs);  // the block manager allocates whole blocks
-  r.max_context =
-      r.kv_cache_tokens;  // raise_if_cache_size_invalid: max_seq_len = block_size * num_gpu_blocks
-  r.log_lines.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: 0");
-  r.log_lines.push_back("Maximum concurrency for " + std::to_string(context.value) +
-                        " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
-  return r;
-}
-
 /// Tokens scheduled but not yet settled, that a sliding or chunked group keeps per request beyond its
 /// window (VllmConfig.max_in_flight_tokens). Up to v0.25: max_num_batched_tokens (the argument of
 /// SlidingWindowSpec.max_memory_usage_bytes). Version "0.26" (PR #47728, in v0.26.0):
@@ -506,17 +470,18 @@ class VllmV0Policy final : public PolicyBase {
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
     if (block_.value == 0) return kUnboundedRequests;
-    return memory.value / block_.value / ceil_div(len.value, bs_);
+    return pool(memory) / ceil_div(len.value, bs_);  // the block manager allocates whole blocks
   }
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0 || block_.value == 0) return std::nullopt;
-    return Tokens{mul_sat(memory.value / block_.value / n, bs_)};
+    return Tokens{mul_sat(pool(memory) / n, bs_)};
   }
-  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t, std::optional<Bytes> memory) const override {
-    return vllm_v0(m_, t_, p_, len, o_, memory);
-  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
+  /// The pool: num_gpu_blocks = available // block bytes (determine_num_available_blocks), the block of
+  /// the fullest stage; block_ must be positive.
+  [[nodiscard]] std::uint64_t pool(Bytes memory) const { return memory.value / block_.value; }
   [[nodiscard]] std::optional<Bytes> bytes(Bytes block, std::uint64_t n, std::uint64_t len,
                                            std::uint64_t ranks) const {
     return as_bytes(product({block.value, ceil_div(len, bs_), n, ranks}));
@@ -525,6 +490,38 @@ class VllmV0Policy final : public PolicyBase {
   Bytes block_{0};
   std::vector<Bytes> blocks_;  // per stage
 };
+
+EngineResult VllmV0Policy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
+  EngineResult r;
+  r.engine = Engine::vllm;
+  r.rules =
+      "vLLM V0 (0.6-era): vllm/worker/cache_engine.py CacheEngine.get_cache_block_size, "
+      "vllm/worker/worker.py determine_num_available_blocks";
+  r.block_size = bs_;
+  r.page_bytes = block_;
+  r.bytes_per_token = Bytes{block_.value / bs_};
+  r.per_token_note =
+      "per GPU: one block holds block_size tokens of every layer; V0 caches every layer in full";
+  for (const auto& g : kv_specs(m_, t_, p_.tp))
+    if (g.kv.is_swa()) {
+      r.notes.push_back("V0 allocates sliding-window and chunked layers at full length");
+      break;
+    }
+  r.kv_bytes_total = block_ * ceil_div(context.value, bs_);
+  if (!kv_memory) return r;
+  if (block_.value == 0) throw Error("page_size_bytes", "is 0 B: the engine cannot size a cache from it");
+  const std::uint64_t blocks = pool(*kv_memory);
+  r.num_blocks = blocks;
+  r.kv_cache_tokens = checked_mul(blocks, bs_, "tokens");
+  r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
+  r.max_requests = max_requests(context, *kv_memory);
+  r.max_context =
+      r.kv_cache_tokens;  // raise_if_cache_size_invalid: max_seq_len = block_size * num_gpu_blocks
+  r.log_lines.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: 0");
+  r.log_lines.push_back("Maximum concurrency for " + std::to_string(context.value) +
+                        " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
+  return r;
+}
 }  // namespace
 
 namespace engine_detail {
