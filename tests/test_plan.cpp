@@ -482,3 +482,28 @@ TEST_CASE("vLLM pp: a KV memory given is rank 0's figure, the pool the last stag
   CHECK(std::any_of(bare.warnings.begin(), bare.warnings.end(),
                     [](const std::string& w) { return w.find("give --gpu") != std::string::npos; }));
 }
+
+TEST_CASE("the exact layout's sums have one path: an overflow is named by its figure in either detail",
+          "[plan]") {
+  // Two classes of 16 layers, 8 KV heads x 128 x 2 (K, V) x 2 B = 4,096 B a layer: 65,536 = 2^16 B a
+  // token each. At 2^47 tokens the full class holds 2^16 x 2^47 = 2^63 B, and the sliding one (window
+  // 2^47) as much: each fits in 64 bits, their sum 2^64 does not.
+  const std::uint64_t len = std::uint64_t{1} << 47;
+  PlanInputs in;
+  in.model = model({{gqa(8, 8, 128), 16}, {gqa(8, 8, 128, AttentionKind::sliding, len), 16}});
+  in.context = Tokens{len};
+  in.users = 1;
+  const PreparedModel pm(in.model);
+  REQUIRE(pm.attention_class_count() == 2);
+  for (const PlanDetail detail : {PlanDetail::figures, PlanDetail::full})
+    CHECK_THROWS_WITH(make_plan(pm, in, false, detail),
+                      Catch::Matchers::StartsWith("kv_bytes_per_sequence: overflows"));
+  // At 2^45 tokens: 2^61 B each, 2^62 B together; 2 x 2^16 = 131,072 B a token, 65,536 of them full.
+  in.context = Tokens{len / 4};
+  for (const PlanDetail detail : {PlanDetail::figures, PlanDetail::full}) {
+    const Plan p = make_plan(pm, in, false, detail);
+    CHECK(p.kv_bytes_per_sequence.value == std::uint64_t{1} << 62);
+    CHECK(p.bytes_per_token.value == 131072);
+    CHECK(p.full_bytes_per_token.value == 65536);
+  }
+}

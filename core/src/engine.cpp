@@ -7,6 +7,7 @@
 #include "engine_common.hpp"
 #include "kvplan/engine.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/plan.hpp"
 
@@ -224,11 +225,11 @@ class IdealPolicy final : public engine_detail::PolicyBase {
     for (const auto& view : engine_detail::class_stage_views(m, p.pp, p.split, c)) {
       StageData d;
       for (const auto& g : view.layers) {
-        const auto& a = g.attention;
-        d.state = checked_add(d.state, (layer_state_bytes(a, t, p.tp) * g.count).value, "bytes");
-        if (!has_attention(a.kind)) continue;
-        const std::uint64_t cap = cached_tokens(a, Tokens{kFull}).value;
-        const std::uint64_t bpt = (layer_bytes_per_token(a, t, p.tp) * g.count).value;
+        const LayerKv kv = layer_kv(g.attention, t, p.tp);
+        d.state = checked_add(d.state, (kv.state_bytes() * g.count).value, "bytes");
+        if (!kv.attends()) continue;
+        const std::uint64_t cap = kv.cached_tokens(Tokens{kFull}).value;
+        const std::uint64_t bpt = (kv.bytes_per_token() * g.count).value;
         auto it =
             std::find_if(d.entries.begin(), d.entries.end(), [&](const Entry& e) { return e.cap == cap; });
         if (it == d.entries.end())

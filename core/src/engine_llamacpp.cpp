@@ -22,6 +22,7 @@
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 
 namespace kvplan {
 
@@ -31,33 +32,30 @@ constexpr std::uint64_t kPad = 256;
 /// Per-layer K and V row bytes as llama.cpp stores them. `v_pad`: with flash attention off, the V values
 /// of every (non-MLA) layer's row: the widest layer's n_embd_v_gqa (src/llama-kv-cache.cpp, llama_kv_cache
 /// constructor, [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa = v_trans ? hparams.n_embd_v_gqa_max() : ...).
-std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const KvDtypes& t, bool mla_v,
+/// `kv`: the layer's specs at tp 1 (llama.cpp has no tensor parallelism), geometry for its rows.
+std::pair<Bytes, Bytes> rows(const AttentionLayer& a, const LayerKv& kv, const KvDtypes& t, bool mla_v,
                              std::optional<std::uint64_t> v_pad) {
-  if (a.kind == AttentionKind::mla && a.mla_per_head_cache) {
+  if (kv.is_mla() && a.mla_per_head_cache) {
     // A GGUF converted before the MLA split (llama-model.cpp: no attn_k_b / attn_v_b): the graph
     // decompresses K and V, and the cache holds them per head (n_embd_k_gqa = heads x key_length).
     return {row_bytes(t.k, checked_mul(a.num_attention_heads, a.head_dim_k, "head_dim")),
             row_bytes(t.v, checked_mul(a.num_attention_heads, a.head_dim_v, "head_dim"))};
   }
-  if (a.kind == AttentionKind::mla) {
-    // convert_hf_to_gguf.py DeepseekV2Model: MQA with key_length = kv_lora_rank + qk_rope_head_dim,
-    // value_length = kv_lora_rank, head_count_kv = 1.
-    return {row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")),
-            mla_v ? row_bytes(t.v, a.kv_lora_rank) : Bytes{0}};
+  if (kv.is_mla()) {
+    // convert_hf_to_gguf.py DeepseekV2Model: MQA with key_length = kv_lora_rank + qk_rope_head_dim (the
+    // spec's latent), value_length = kv_lora_rank, head_count_kv = 1.
+    return {kv.attention.k_bytes, mla_v ? row_bytes(t.v, a.kv_lora_rank) : Bytes{0}};
   }
-  return {row_bytes(t.k, checked_mul(a.num_key_value_heads, a.head_dim_k, "head_dim")),
-          row_bytes(t.v, v_pad ? *v_pad : checked_mul(a.num_key_value_heads, a.head_dim_v, "head_dim"))};
+  return {kv.attention.k_bytes, v_pad ? row_bytes(t.v, *v_pad) : kv.attention.v_bytes};
 }
 
 /// llama_hparams::n_embd_v_gqa_max (src/llama-hparams.cpp): the widest V row of any layer, in values
 /// (KV heads x value_length; 0 on a layer without KV). Every layer counts, those that share another's
 /// K/V and the recurrent ones too (their 0 changes nothing).
-std::uint64_t widest_v(const ModelSpec& m) {
+std::uint64_t widest_v(const ModelSpec& m, const KvDtypes& t) {
   std::uint64_t widest = 0;
-  for (const auto& g : m.layers)
-    if (has_attention(g.attention.kind) && g.attention.kind != AttentionKind::mla)
-      widest =
-          std::max(widest, checked_mul(g.attention.num_key_value_heads, g.attention.head_dim_v, "head_dim"));
+  for (const auto& g : kv_specs(m, t, 1))
+    if (g.kv.attends() && !g.kv.is_mla()) widest = std::max(widest, g.kv.n_embd_v_gqa);
   return widest;
 }
 
@@ -112,28 +110,28 @@ Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart>
   d.rs_rows = rs_rows;
   for (const auto& g : parts) {
     const auto& a = m.layers[g.group].attention;
+    const LayerKv kv = layer_kv(a, t, 1);
     d.layer_count += g.count;
-    const auto k = a.kind;
-    if (k == AttentionKind::sliding || k == AttentionKind::chunked) {
+    if (kv.is_swa()) {  // is_swa(il)
       d.any_swa = true;
-      d.n_swa = std::max(d.n_swa, a.window);
-    } else if (has_attention(k)) {
+      d.n_swa = std::max(d.n_swa, kv.window);
+    } else if (kv.attends()) {
       d.any_full = true;
     }
-    if (has_state(a)) {
-      const StateValues v = layer_state_values(a.recurrent, 1);
-      d.r_values = checked_add(d.r_values, checked_mul(v.conv, g.count, "state"), "state");
-      d.s_values = checked_add(d.s_values, checked_mul(v.ssm, g.count, "state"), "state");
+    if (kv.recurrent) {  // is_recurrent(il): n_embd_r (the conv taps) and n_embd_s (the SSM state)
+      d.r_values = checked_add(d.r_values, checked_mul(kv.conv.values, g.count, "state"), "state");
+      d.s_values = checked_add(d.s_values, checked_mul(kv.ssm.values, g.count, "state"), "state");
       d.recurrent_layers += g.count;
     }
-    // Layers that reuse an earlier layer's K/V get no cache (llama_kv_cache: n_layer_kv_from_start).
-    if (!has_attention(k) || a.kv_shared) continue;
-    if (a.indexer_head_dim != 0)
+    // Layers without attention, and those that reuse an earlier layer's K/V, get no cache
+    // (llama_kv_cache: n_layer_kv_from_start).
+    if (kv.attention.kind == KvKind::none) continue;
+    if (kv.indexer.kind != KvKind::none)
       throw Error("engine",
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
                   "kvplan; use --engine vllm, sglang or ideal");
-    const auto [kr, vr] = rows(a, t, mla_v, v_pad);
-    (k == AttentionKind::sliding || k == AttentionKind::chunked ? d.windowed : d.plain).add(kr, vr, g.count);
+    const auto [kr, vr] = rows(a, kv, t, mla_v, v_pad);
+    (kv.is_swa() ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
   }
   // Without recurrent layers both are 0 B, whatever f32's size.
@@ -316,8 +314,9 @@ void llamacpp_checks(const ModelSpec& m, const KvDtypes& t, const Parallelism& p
                     ") with flash attention off (-fa off): use f16, bf16 or f32, or flash attention");
   // src/llama-context.cpp llama_init_from_model: "model does not support different K (%s) and V (%s) cache
   // types" for MLA models (hparams.is_mla()).
-  const bool mla = std::any_of(m.layers.begin(), m.layers.end(),
-                               [](const LayerGroup& g) { return g.attention.kind == AttentionKind::mla; });
+  const auto specs = kv_specs(m, t, 1);
+  const bool mla =
+      std::any_of(specs.begin(), specs.end(), [](const KvSpecGroup& g) { return g.kv.is_mla(); });
   if (mla && t.k != t.v)
     throw Error("v_dtype", "llama.cpp refuses different K and V cache types on an MLA model (K " +
                                std::string(name(t.k)) + ", V " + std::string(name(t.v)) + ")");
@@ -339,7 +338,7 @@ class LlamacppPolicy final : public engine_detail::PolicyBase {
         v2025_08_(!o_.version.empty() && version_ == "2025-08") {
     const bool mla_v = !o_.version.empty() && version_ != "2026";
     const std::optional<std::uint64_t> v_pad =
-        o_.flash_attn_off ? std::optional<std::uint64_t>(widest_v(m)) : std::nullopt;
+        o_.flash_attn_off ? std::optional<std::uint64_t>(widest_v(m, t)) : std::nullopt;
     const std::uint64_t rs_rows = 1 + rs_seq(m, o_);
     // The whole model as one stage, its groups of one attention merged (for_each_class_stage).
     engine_detail::for_each_class_stage(m, 1, p.split, c,

@@ -24,6 +24,7 @@
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 
 namespace kvplan {
 
@@ -60,25 +61,23 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
     Bytes c{0}, f{0}, s{0}, k{0}, v{0};
     std::uint64_t window = 0;
     for (const auto& g : stage.layers) {
-      const auto& a = g.attention;
-      if (!has_attention(a.kind) || a.kv_shared) continue;
-      Bytes kb{0}, vb{0};
-      if (a.kind == AttentionKind::mla) {
+      const LayerKv kv = layer_kv(g.attention, t, p.tp);
+      if (kv.attention.kind == KvKind::none) continue;  // no attention, or another layer's K/V
+      // MHATokenToKVPool: K and V per token; MLATokenToKVPool: the latent as K; NSATokenToKVPool
+      // (DeepSeek-V3.2): the indexer's fp8 keys and scales beside the latent.
+      Bytes kb = kv.attention.k_bytes;
+      const Bytes vb = kv.attention.v_bytes;
+      if (kv.is_mla()) {
         out.mla = true;
-        // NSATokenToKVPool (DeepSeek-V3.2): the indexer's fp8 keys and scales beside the latent.
-        kb = row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
-             indexer_bytes_per_token(a);
-      } else {
-        const std::uint64_t heads = kv_heads_per_rank(a, p.tp);
-        kb = row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim"));
-        vb = row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim"));
+        kb += kv.indexer.bytes_per_token();
       }
       c += (kb + vb) * g.count;
       k += kb * g.count;
       v += vb * g.count;
-      const bool windowed = a.kind == AttentionKind::sliding && swa_pool;
+      // The SWA pool holds sliding layers only (chunked ones stay in the full pool).
+      const bool windowed = kv.attention.kind == KvKind::sliding && swa_pool;
       (windowed ? s : f) += (kb + vb) * g.count;
-      if (windowed) window = std::max(window, a.window);
+      if (windowed) window = std::max(window, kv.attention.window);
     }
     out.stage_cells.push_back(c);
     out.stage_parts.emplace_back(f, s);
@@ -190,9 +189,10 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
         "SGLang sizes the Mamba / linear-attention state pool separately (handle_max_mamba_cache): "
         "not modelled; tokens assume all the memory goes to the attention layers");
   const bool hybrid_swa = c_.hybrid_swa();
-  if (sglang_disables_hybrid_swa(m_) &&
-      std::any_of(m_.layers.begin(), m_.layers.end(),
-                  [](const LayerGroup& g) { return g.attention.kind == AttentionKind::sliding; }))
+  const auto specs = kv_specs(m_, t_, p_.tp);
+  if (sglang_disables_hybrid_swa(m_) && std::any_of(specs.begin(), specs.end(), [](const KvSpecGroup& g) {
+        return g.kv.kind == KvKind::sliding;
+      }))
     r.log_lines.push_back("Disable hybrid SWA memory for " + m_.context_keys.model_type +
                           " as it is not yet supported.");
   if (c_.swa_pt != Bytes{0} && c_.full_pt == Bytes{0})

@@ -11,6 +11,7 @@
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 
 namespace kvplan {
 
@@ -25,20 +26,17 @@ std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, con
   for (const auto& stage : class_stage_views(m, p.pp, p.split, c)) {
     Bytes s{0};
     for (const auto& g : stage.layers) {
-      const auto& a = g.attention;
-      if (!has_attention(a.kind) || a.kv_shared) continue;
-      if (a.indexer_head_dim != 0)
+      const LayerKv kv = layer_kv(g.attention, t, p.tp);
+      if (kv.attention.kind == KvKind::none) continue;  // no attention, or another layer's K/V
+      if (kv.indexer.kind != KvKind::none)
         throw Error("engine",
                     "TensorRT-LLM's sparse-attention indexer cache (DeepSeek-V3.2) is not modelled by "
                     "kvplan; use --engine vllm, sglang or ideal");
-      if (a.kind == AttentionKind::mla) {
-        s += row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) * g.count;
-      } else {
-        if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) *windowed = true;
-        const std::uint64_t heads = ceil_div(a.num_key_value_heads, p.tp);  // (kv + tp - 1) // tp
-        s += row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) * g.count +
-             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) * g.count;
-      }
+      // MLA: the latent as K only (SELFKONLY). Other layers: ceil(kv_heads / tp) heads, which is the
+      // spec's kv_heads_per_rank for every tp validate_tp accepts (tp divides the heads, or they divide
+      // tp and each rank keeps one).
+      if (kv.attention.windowed()) *windowed = true;
+      s += kv.attention.k_bytes * g.count + kv.attention.v_bytes * g.count;
     }
     out.push_back(s);
   }
@@ -64,7 +62,7 @@ class TrtllmPolicy final : public PolicyBase {
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
     if (bpt_.value == 0) return kUnboundedRequests;
-    return blocks(memory) / ceil_div(len.value, tpb_);
+    return blocks(memory) / ceil_div(len.value, tpb_);  // each sequence holds whole blocks
   }
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0 || bpt_.value == 0) return std::nullopt;
@@ -73,10 +71,10 @@ class TrtllmPolicy final : public PolicyBase {
   [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
-  /// calculate_max_num_blocks: max_tokens = memory // bytes per token, capped by the user's max_tokens,
-  /// rounded up to whole blocks.
-  [[nodiscard]] std::uint64_t blocks(Bytes memory) const {
-    std::uint64_t max_tokens = memory.value / bpt_.value;
+  /// The pool, calculate_max_num_blocks: max_tokens = memory // bytes per token (bpt_ positive), capped
+  /// by the user's max_tokens, rounded up to whole blocks; without memory, the user's max_tokens alone.
+  [[nodiscard]] std::uint64_t blocks(std::optional<Bytes> memory) const {
+    std::uint64_t max_tokens = memory ? memory->value / bpt_.value : o_.max_tokens;
     if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
     return ceil_div(max_tokens, tpb_);
   }
@@ -108,10 +106,9 @@ EngineResult TrtllmPolicy::report(Tokens context, std::uint64_t, std::optional<B
   r.page_bytes = bpt * tpb;
   r.kv_bytes_total = bpt * checked_mul(ceil_div(context.value, tpb), tpb, "context");
   if (!kv_memory && o_.max_tokens == 0) return r;
-  std::uint64_t max_tokens =
-      kv_memory ? divide(kv_memory->value, bpt.value, "bytes_per_token") : o_.max_tokens;
-  if (o_.max_tokens != 0) max_tokens = std::min(max_tokens, o_.max_tokens);
-  const std::uint64_t blocks = ceil_div(max_tokens, tpb);
+  if (kv_memory && bpt.value == 0)
+    throw Error("bytes_per_token", "is 0 B: the engine cannot size a cache from it");
+  const std::uint64_t blocks = this->blocks(kv_memory);
   r.num_blocks = blocks;
   r.kv_cache_tokens = checked_mul(blocks, tpb, "tokens");
   r.max_context = r.kv_cache_tokens;

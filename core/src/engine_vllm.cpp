@@ -32,6 +32,7 @@
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 
 namespace kvplan {
 
@@ -41,49 +42,33 @@ using namespace engine_detail;
 constexpr std::uint64_t kDefaultBlockSize = engine_defaults::kVllmBlockSize;
 constexpr std::uint64_t kDefaultMaxNumBatchedTokens = engine_defaults::kVllmMaxNumBatchedTokens;
 
-/// One layer's KV cache spec as vLLM builds it.
+/// One layer's KV cache spec as vLLM builds it: the layer's attention spec (kv_spec.hpp; kind full,
+/// sliding, chunked or mla), or a MambaSpec (kind recurrent_state, its page padded to the attention
+/// page), at vLLM's bytes per token and block size.
 struct Spec {
-  AttentionKind kind = AttentionKind::full;  // full (incl. MLA), sliding, chunked, none (MambaSpec)
-  bool mla = false;
-  Bytes mamba_page;  // MambaSpec: the state, padded to the attention page
-  std::uint64_t window = 0;
-  Bytes per_token;  // bytes per token of this layer on one rank
+  KvSpec kv;        // kind and window; the state kinds' `state` is the padded Mamba page
+  Bytes per_token;  // bytes per token of this layer on one rank, as vLLM counts them (vllm_layer_bytes)
   std::uint64_t block_size = 0;
-  [[nodiscard]] Bytes page() const {
-    return kind == AttentionKind::recurrent ? mamba_page : per_token * block_size;
-  }
+  [[nodiscard]] Bytes page() const { return kv.is_state() ? kv.state : per_token * block_size; }
   /// vLLM's type_id (kind, window, page size): layers with equal ids share a group type.
   [[nodiscard]] bool same_type(const Spec& o) const {
-    return kind == o.kind && mla == o.mla && window == o.window && page() == o.page();
+    return kv.kind == o.kv.kind && kv.window == o.kv.window && page() == o.page();
   }
   /// Pages of this spec's own page size that a request of `len` tokens needs (max_memory_usage_bytes /
-  /// page_size_bytes).
+  /// page_size_bytes: KvSpec::max_pages).
   [[nodiscard]] std::uint64_t pages(std::uint64_t len, std::uint64_t in_flight) const {
-    // min(a + b, len) without wrapping when a window is near 2^64.
-    const auto capped = [len](std::uint64_t a, std::uint64_t b) {
-      return a >= len || b >= len - a ? len : a + b;
-    };
-    switch (kind) {
-      case AttentionKind::recurrent: return 1;  // mamba_cache_mode "none": one state per request
-      case AttentionKind::sliding: return ceil_div(capped(window - 1, in_flight), block_size) + 1;
-      case AttentionKind::chunked: return ceil_div(capped(window, in_flight), block_size);
-      default: return ceil_div(len, block_size);
-    }
+    return kv.max_pages(len, block_size, in_flight);
   }
 };
 
-Bytes vllm_layer_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp, bool fp8_ds_mla) {
-  if (a.kind == AttentionKind::mla) {
-    // DeepSeek-V3.2's indexer keys (DeepseekV32IndexerCache) are allocated per layer beside the latent,
-    // with the same block size; counted here as part of the layer's page.
-    if (fp8_ds_mla)
-      return Bytes{656} +
-             indexer_bytes_per_token(a);  // flashmla_sparse.py: 512 fp8 + 4 fp32 scales + 64 bf16 RoPE
-    return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
-           indexer_bytes_per_token(a);
-  }
-  const std::uint64_t heads = kv_heads_per_rank(a, tp);
-  return row_bytes(t.k, checked_mul(heads, checked_add(a.head_dim_k, a.head_dim_v, "head_dim"), "head_dim"));
+/// Bytes per token of one layer's page as vLLM allocates it (AttentionSpec.real_page_size_bytes /
+/// block_size): K and V of the attention spec (one cache type for both); an MLA layer's latent, or 656 B
+/// under fp8_ds_mla (flashmla_sparse.py: 512 fp8 + 4 fp32 scales + 64 bf16 RoPE), with DeepSeek-V3.2's
+/// indexer keys (DeepseekV32IndexerCache), allocated per layer beside the latent with the same block
+/// size, counted as part of the layer's page.
+Bytes vllm_layer_bytes(const LayerKv& kv, bool fp8_ds_mla) {
+  if (!kv.is_mla()) return kv.attention.bytes_per_token();
+  return (fp8_ds_mla ? Bytes{656} : kv.attention.bytes_per_token()) + kv.indexer.bytes_per_token();
 }
 
 /// The groups of one stage: (spec, layers in the group).
@@ -107,28 +92,26 @@ Groups group_stage(const StageView& stage, const KvDtypes& t, std::uint64_t tp, 
     by_type.emplace_back(s, n);
   };
   for (const auto& g : stage.layers) {
-    const auto& a = g.attention;
-    Spec s;
-    if (has_state(a)) {
+    const LayerKv kv = layer_kv(g.attention, t, tp);
+    if (kv.recurrent) {
       // A MambaSpec for the layer's state (Falcon-H1's parallel mixer registers one beside its attention).
       Spec m;
-      m.kind = AttentionKind::recurrent;
-      m.mamba_page = mamba_page;
+      m.kv.kind = KvKind::recurrent_state;
+      m.kv.state = mamba_page;
       m.block_size = bs;
       count(m, g.count);
-      if (a.kind == AttentionKind::recurrent) continue;
     }
-    // No cache of their own: MLP-only blocks, and layers that read another layer's K/V
+    // No cache of their own: recurrent and MLP-only blocks, and layers that read another layer's K/V
     // (kv_sharing_target_layer_name: vLLM allocates nothing for them).
-    if (a.kind == AttentionKind::mlp_only || a.kv_shared) continue;
-    s.kind = a.kind == AttentionKind::mla ? AttentionKind::full : a.kind;
-    s.mla = a.kind == AttentionKind::mla;
-    s.window = s.kind == AttentionKind::full ? 0 : a.window;
-    if (o.disable_hybrid_kv_cache_manager) {  // unify_hybrid_kv_cache_specs: every layer full
-      s.kind = AttentionKind::full;
-      s.window = 0;
+    if (kv.attention.kind == KvKind::none) continue;
+    Spec s;
+    s.kv = kv.attention;
+    if (o.disable_hybrid_kv_cache_manager &&
+        s.kv.windowed()) {  // unify_hybrid_kv_cache_specs: every layer full
+      s.kv.kind = KvKind::full;
+      s.kv.window = 0;
     }
-    s.per_token = vllm_layer_bytes(a, t, tp, o.fp8_ds_mla);
+    s.per_token = vllm_layer_bytes(kv, o.fp8_ds_mla);
     s.block_size = bs;
     count(s, g.count);
   }
@@ -195,7 +178,7 @@ std::uint64_t length_guess(const Groups& g, std::uint64_t budget, std::uint64_t 
   constexpr std::uint64_t top = ~std::uint64_t{0};
   double fixed = 0, per_token = 0;
   for (const auto& [spec, n] : g.groups) {
-    if (spec.kind == AttentionKind::full)
+    if (spec.kv.grows())
       per_token += 1.0 / static_cast<double>(spec.block_size);
     else
       fixed += static_cast<double>(spec.pages(top, in_flight));
@@ -213,14 +196,34 @@ std::uint64_t pages_per_request(const Groups& g, std::uint64_t len, std::uint64_
   return *pages;
 }
 
-/// Blocks of each stage's pool: memory // page_size // group_size (get_num_blocks), the fewest over
-/// the stages (get_kv_cache_configs); stages without KV layers have no pool.
+/// The pool of one stage: memory // page_size // group_size blocks (get_num_blocks); nullopt for a stage
+/// without KV layers (it has no pool). The one formula of vLLM's block pool: pool_blocks, the policy's
+/// questions and the report all read it.
+std::optional<std::uint64_t> stage_blocks(const Groups& s, std::uint64_t memory) {
+  if (s.page.value == 0 || s.group_size == 0) return std::nullopt;
+  return memory / s.page.value / s.group_size;
+}
+
+/// The pool: the fewest blocks over the stages (get_kv_cache_configs); kUnboundedRequests without KV
+/// layers.
 std::uint64_t pool_blocks(const std::vector<Groups>& stages, std::uint64_t memory) {
   std::uint64_t blocks = EnginePolicy::kUnboundedRequests;
   for (const auto& s : stages)
-    if (s.page.value != 0 && s.group_size != 0)
-      blocks = std::min(blocks, memory / s.page.value / s.group_size);
+    if (const auto b = stage_blocks(s, memory)) blocks = std::min(blocks, *b);
   return blocks;
+}
+
+/// Whether one request of `len` tokens fits every stage's own pool (estimate_max_model_len on each
+/// worker).
+bool fits_every_stage(const std::vector<Groups>& stages, std::uint64_t len, std::uint64_t in_flight,
+                      std::uint64_t memory) {
+  for (const auto& s : stages) {
+    const auto blocks = stage_blocks(s, memory);
+    if (!blocks) continue;  // no KV layers on this stage
+    const auto need = stage_pages(s, len, in_flight);
+    if (!need || *need > *blocks) return false;
+  }
+  return true;
 }
 
 /// Everything vLLM V1 derives from the model before any request: the block size (raised for Mamba
@@ -236,45 +239,14 @@ struct Layout {
 Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o,
                    const GroupClasses& c);
 
-EngineResult vllm_v0(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
-                     const EngineOptions& o, std::optional<Bytes> kv_memory) {
-  EngineResult r;
-  r.engine = Engine::vllm;
-  r.rules =
-      "vLLM V0 (0.6-era): vllm/worker/cache_engine.py CacheEngine.get_cache_block_size, "
-      "vllm/worker/worker.py determine_num_available_blocks";
-  const std::uint64_t bs = o.block_size ? o.block_size : kDefaultBlockSize;
-  r.block_size = bs;
-  Bytes block{0};
-  for (const auto& stage : stage_views(m, p.pp, p.split)) {
-    Bytes per_token{0};
-    for (const auto& g : stage.layers)
-      if (has_attention(g.attention.kind) && !g.attention.kv_shared)
-        per_token += vllm_layer_bytes(g.attention, t, p.tp, false) * g.count;
-    block = std::max(block, per_token * bs);
+/// V0's block of one stage: block_size tokens of every cached layer (CacheEngine.get_cache_block_size).
+Bytes v0_block(const StageView& stage, const KvDtypes& t, std::uint64_t tp, std::uint64_t bs) {
+  Bytes per_token{0};
+  for (const auto& g : stage.layers) {
+    const LayerKv kv = layer_kv(g.attention, t, tp);
+    if (kv.attention.kind != KvKind::none) per_token += vllm_layer_bytes(kv, false) * g.count;
   }
-  r.page_bytes = block;
-  r.bytes_per_token = Bytes{block.value / bs};
-  r.per_token_note =
-      "per GPU: one block holds block_size tokens of every layer; V0 caches every layer in full";
-  for (const auto& g : m.layers)
-    if (g.attention.kind == AttentionKind::sliding || g.attention.kind == AttentionKind::chunked) {
-      r.notes.push_back("V0 allocates sliding-window and chunked layers at full length");
-      break;
-    }
-  r.kv_bytes_total = block * ceil_div(context.value, bs);
-  if (!kv_memory) return r;
-  const std::uint64_t blocks = divide(kv_memory->value, block.value, "page_size_bytes");
-  r.num_blocks = blocks;
-  r.kv_cache_tokens = checked_mul(blocks, bs, "tokens");
-  r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
-  r.max_requests = blocks / ceil_div(context.value, bs);  // the block manager allocates whole blocks
-  r.max_context =
-      r.kv_cache_tokens;  // raise_if_cache_size_invalid: max_seq_len = block_size * num_gpu_blocks
-  r.log_lines.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: 0");
-  r.log_lines.push_back("Maximum concurrency for " + std::to_string(context.value) +
-                        " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
-  return r;
+  return per_token * bs;
 }
 
 /// Tokens scheduled but not yet settled, that a sliding or chunked group keeps per request beyond its
@@ -306,9 +278,9 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
                   "vLLM needs its hybrid manager for Mamba / linear-attention layers");
     Bytes attn_1{0}, state{0};
     for_each_attention(m, c, [&](const AttentionLayer& a) {
-      if (has_state(a)) state = std::max(state, layer_state_bytes(a, t, p.tp));
-      if (has_attention(a.kind) && !a.kv_shared)
-        attn_1 = std::max(attn_1, vllm_layer_bytes(a, t, p.tp, o.fp8_ds_mla));
+      const LayerKv kv = layer_kv(a, t, p.tp);
+      if (kv.recurrent) state = std::max(state, kv.state_bytes());
+      if (kv.attention.kind != KvKind::none) attn_1 = std::max(attn_1, vllm_layer_bytes(kv, o.fp8_ds_mla));
     });
     if (attn_1 == Bytes{0}) throw Error("engine", "vLLM: a model without attention layers is not modelled");
     if (state == Bytes{0})
@@ -343,7 +315,7 @@ Layout vllm_layout(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
 void vllm_checks(const ModelSpec& m, const KvDtypes& t, const EngineOptions& o) {
   if (o.fp8_ds_mla) {
     bool mla = false;
-    for (const auto& g : m.layers) mla = mla || g.attention.kind == AttentionKind::mla;
+    for (const auto& g : m.layers) mla = mla || layer_kv(g.attention, t, 1).is_mla();
     if (!mla) throw Error("kv_dtype", "fp8_ds_mla applies to MLA models only");
   }
   require_plain_dtypes(t, "vLLM", false);
@@ -425,8 +397,8 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
             ": vllm/v1/kv_cache_interface.py (page_size_bytes, max_memory_usage_bytes), "
             "vllm/v1/core/kv_cache_utils.py (get_kv_cache_groups, get_num_blocks, _report_kv_cache_config)";
   r.block_size = block;
-  for (const auto& lg : m_.layers)
-    if (lg.attention.kind == AttentionKind::mla && !o_.block_size) {
+  for (const auto& lg : kv_specs(m_, t_, p_.tp))
+    if (lg.kv.is_mla() && !o_.block_size) {
       r.notes.push_back(
           "vLLM forces block_size 64 for FlashMLA (Hopper) and 128 for CUTLASS MLA (Blackwell): "
           "pass --block-size to match your backend");
@@ -451,10 +423,10 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
       g.page * checked_mul(pages_per_request(g, context.value, in_flight), g.group_size, "context");
   if (!kv_memory) return r;
 
-  std::uint64_t blocks = ~0ULL;
-  for (const auto& s : l_.stages)
-    blocks = std::min(
-        blocks, divide(divide(kv_memory->value, s.page.value, "page_size_bytes"), s.group_size, "layers"));
+  for (const auto& s : l_.stages)  // every stage sizes a pool: one without KV layers cannot
+    if (!stage_blocks(s, kv_memory->value))
+      throw Error("page_size_bytes", "is 0 B: the engine cannot size a cache from it");
+  const std::uint64_t blocks = pool_blocks(l_.stages, kv_memory->value);
   r.num_blocks = blocks;
   const std::uint64_t pages = pages_per_request(g, context.value, in_flight);
   r.max_concurrency = static_cast<double>(blocks) / static_cast<double>(pages);
@@ -465,17 +437,11 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     for (const auto& [spec, n] : g.groups) min_block = std::min(min_block, spec.block_size);
     r.kv_cache_tokens = checked_mul(divide(blocks, g.groups.size(), "layers"), min_block, "tokens");
   }
-  r.max_requests = divide(blocks, pages, "context");
+  r.max_requests = max_requests(context, *kv_memory);
   // estimate_max_model_len: the largest length whose pages fit, on every stage.
-  const auto fits = [&](std::uint64_t len) {
-    for (const auto& s : l_.stages) {
-      if (s.page.value == 0 || s.group_size == 0) continue;  // no KV layers on this stage
-      const auto need = stage_pages(s, len, in_flight);
-      if (!need || *need > kv_memory->value / s.page.value / s.group_size) return false;
-    }
-    return true;
-  };
-  const auto longest_len = longest_near(length_guess(g, blocks, in_flight), fits);
+  const auto longest_len = longest_near(length_guess(g, blocks, in_flight), [&](std::uint64_t len) {
+    return fits_every_stage(l_.stages, len, in_flight, kv_memory->value);
+  });
   r.max_context_unbounded = !longest_len.has_value();
   if (longest_len) r.max_context = *longest_len;
   r.log_lines.push_back("Available KV cache memory: " + gib(*kv_memory) + " GiB");
@@ -492,11 +458,7 @@ class VllmV0Policy final : public PolicyBase {
   VllmV0Policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o)
       : PolicyBase(m, t, p, o), bs_(o.block_size ? o.block_size : kDefaultBlockSize) {
     for (const auto& stage : stage_views(m, p.pp, p.split)) {
-      Bytes per_token{0};
-      for (const auto& g : stage.layers)
-        if (has_attention(g.attention.kind) && !g.attention.kv_shared)
-          per_token += vllm_layer_bytes(g.attention, t, p.tp, false) * g.count;
-      blocks_.push_back(per_token * bs_);
+      blocks_.push_back(v0_block(stage, t, p.tp, bs_));
       block_ = std::max(block_, blocks_.back());
     }
   }
@@ -508,17 +470,18 @@ class VllmV0Policy final : public PolicyBase {
   }
   [[nodiscard]] std::uint64_t max_requests(Tokens len, Bytes memory) const override {
     if (block_.value == 0) return kUnboundedRequests;
-    return memory.value / block_.value / ceil_div(len.value, bs_);
+    return pool(memory) / ceil_div(len.value, bs_);  // the block manager allocates whole blocks
   }
   [[nodiscard]] std::optional<Tokens> max_context(std::uint64_t n, Bytes memory) const override {
     if (n == 0 || block_.value == 0) return std::nullopt;
-    return Tokens{mul_sat(memory.value / block_.value / n, bs_)};
+    return Tokens{mul_sat(pool(memory) / n, bs_)};
   }
-  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t, std::optional<Bytes> memory) const override {
-    return vllm_v0(m_, t_, p_, len, o_, memory);
-  }
+  [[nodiscard]] EngineResult report(Tokens len, std::uint64_t n, std::optional<Bytes> memory) const override;
 
  private:
+  /// The pool: num_gpu_blocks = available // block bytes (determine_num_available_blocks), the block of
+  /// the fullest stage; block_ must be positive.
+  [[nodiscard]] std::uint64_t pool(Bytes memory) const { return memory.value / block_.value; }
   [[nodiscard]] std::optional<Bytes> bytes(Bytes block, std::uint64_t n, std::uint64_t len,
                                            std::uint64_t ranks) const {
     return as_bytes(product({block.value, ceil_div(len, bs_), n, ranks}));
@@ -527,6 +490,38 @@ class VllmV0Policy final : public PolicyBase {
   Bytes block_{0};
   std::vector<Bytes> blocks_;  // per stage
 };
+
+EngineResult VllmV0Policy::report(Tokens context, std::uint64_t, std::optional<Bytes> kv_memory) const {
+  EngineResult r;
+  r.engine = Engine::vllm;
+  r.rules =
+      "vLLM V0 (0.6-era): vllm/worker/cache_engine.py CacheEngine.get_cache_block_size, "
+      "vllm/worker/worker.py determine_num_available_blocks";
+  r.block_size = bs_;
+  r.page_bytes = block_;
+  r.bytes_per_token = Bytes{block_.value / bs_};
+  r.per_token_note =
+      "per GPU: one block holds block_size tokens of every layer; V0 caches every layer in full";
+  for (const auto& g : kv_specs(m_, t_, p_.tp))
+    if (g.kv.is_swa()) {
+      r.notes.push_back("V0 allocates sliding-window and chunked layers at full length");
+      break;
+    }
+  r.kv_bytes_total = block_ * ceil_div(context.value, bs_);
+  if (!kv_memory) return r;
+  if (block_.value == 0) throw Error("page_size_bytes", "is 0 B: the engine cannot size a cache from it");
+  const std::uint64_t blocks = pool(*kv_memory);
+  r.num_blocks = blocks;
+  r.kv_cache_tokens = checked_mul(blocks, bs_, "tokens");
+  r.max_concurrency = static_cast<double>(*r.kv_cache_tokens) / static_cast<double>(context.value);
+  r.max_requests = max_requests(context, *kv_memory);
+  r.max_context =
+      r.kv_cache_tokens;  // raise_if_cache_size_invalid: max_seq_len = block_size * num_gpu_blocks
+  r.log_lines.push_back("# GPU blocks: " + std::to_string(blocks) + ", # CPU blocks: 0");
+  r.log_lines.push_back("Maximum concurrency for " + std::to_string(context.value) +
+                        " tokens per request: " + format_fixed(*r.max_concurrency, 2) + "x");
+  return r;
+}
 }  // namespace
 
 namespace engine_detail {

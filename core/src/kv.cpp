@@ -10,14 +10,6 @@ std::uint64_t kv_heads_per_rank(const AttentionLayer& a, std::uint64_t tp) {
   return std::max<std::uint64_t>(1, a.num_key_value_heads / tp);
 }
 
-Bytes indexer_bytes_per_token(const AttentionLayer& a) {
-  if (a.indexer_head_dim == 0) return Bytes{0};
-  // fp8 values plus one fp32 scale per block of 128 (vLLM DeepseekV32IndexerCache, quant_block_size 128).
-  return Bytes{checked_add(a.indexer_head_dim,
-                           checked_mul(ceil_div(a.indexer_head_dim, 128), 4, "index_head_dim"),
-                           "index_head_dim")};
-}
-
 void require_v_type_applies(const ModelSpec& m, const KvDtypes& t) {
   if (t.v == t.k) return;
   for (const auto& g : m.layers)
@@ -27,22 +19,6 @@ void require_v_type_applies(const ModelSpec& m, const KvDtypes& t) {
                       ", but an MLA layer caches one latent per token (kv_lora_rank + " +
                       "qk_rope_head_dim, K and V both projected from it): there is no separate V " +
                       "to store; give one type for both (--kv-dtype)");
-}
-
-Bytes layer_bytes_per_token(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
-  if (a.kv_shared) return Bytes{0};
-  switch (a.kind) {
-    case AttentionKind::recurrent:
-    case AttentionKind::mlp_only: return Bytes{0};
-    case AttentionKind::mla:
-      return row_bytes(t.k, checked_add(a.kv_lora_rank, a.qk_rope_head_dim, "kv_lora_rank")) +
-             indexer_bytes_per_token(a);
-    default: {
-      const std::uint64_t heads = kv_heads_per_rank(a, tp);
-      return row_bytes(t.k, checked_mul(heads, a.head_dim_k, "head_dim")) +
-             row_bytes(t.v, checked_mul(heads, a.head_dim_v, "head_dim")) + indexer_bytes_per_token(a);
-    }
-  }
 }
 
 StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp) {
@@ -85,23 +61,6 @@ StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp) {
     case RecurrentSpec::Kind::short_conv: s.conv = mul(ceil_div(r.d_inner, tp), taps); break;
   }
   return s;
-}
-
-Bytes layer_state_bytes(const AttentionLayer& a, const KvDtypes& t, std::uint64_t tp) {
-  if (!has_state(a)) return Bytes{0};
-  const RecurrentSpec& r = a.recurrent;
-  const StateValues s = layer_state_values(r, tp);
-  const DType conv = t.state.value_or(r.conv_dtype);
-  DType ssm = t.ssm_state ? *t.ssm_state : t.state.value_or(r.ssm_dtype);
-  if (r.kind == RecurrentSpec::Kind::kda) ssm = DType::fp32;  // kda_state_dtype: recurrent state in float32
-  return row_bytes(conv, s.conv) + row_bytes(ssm, s.ssm);
-}
-
-Tokens cached_tokens(const AttentionLayer& a, Tokens context) {
-  if (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked)
-    return Tokens{std::min(context.value, a.window)};
-  if (!has_attention(a.kind)) return Tokens{0};
-  return context;
 }
 
 Bytes bytes_per_token(const ModelSpec& m, const KvDtypes& t) {

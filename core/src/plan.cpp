@@ -8,6 +8,7 @@
 #include "engine_common.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/kv_spec.hpp"
 #include "kvplan/replicas.hpp"
 #include "kvplan/weights.hpp"
 
@@ -224,6 +225,26 @@ auto figure(const char* name, const F& compute) {
   }
 }
 
+/// The units the exact layout's figures are summed over: the model's attention classes when it has
+/// them (each class's figures once, times its layers: gpt-oss-120b's 36 groups are 2 classes), else its
+/// layer groups. Unit i's attention layer and layer count; `of_group(g)` is the unit of layer group g.
+struct Units {
+  const PreparedModel& pm;
+  [[nodiscard]] bool classes() const { return pm.attention_class_count() != 0; }
+  [[nodiscard]] std::size_t size() const {
+    return classes() ? pm.attention_class_count() : pm.model().layers.size();
+  }
+  [[nodiscard]] const AttentionLayer& attention(std::size_t i) const {
+    return classes() ? pm.attention_class(i) : pm.model().layers[i].attention;
+  }
+  [[nodiscard]] std::uint64_t layers(std::size_t i) const {
+    return classes() ? pm.attention_class_layers()[i] : pm.model().layers[i].count;
+  }
+  [[nodiscard]] std::size_t of_group(std::size_t g) const {
+    return classes() ? pm.attention_classes()[g] : g;
+  }
+};
+
 /// The checks before any figure: the parallelism against the model, DP attention's conditions (an
 /// engine that has it, a MoE model), a positive context and user count. Returns the KV cache's
 /// parallelism (attention_parallelism).
@@ -233,14 +254,13 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   // the plan is generic over it.
   Parallelism par = attention_parallelism(in.deployment);
   par.split = pipeline_split(in.engine.engine);  // the stages as the engine splits them
-  if (par.tp == 0 || par.pp == 0 || par.dp == 0 || pm.attention_class_count() == 0) {
-    validate_parallelism(m, par);
-  } else {
-    // validate_parallelism's checks class by class: the first group that fails is the first of its
-    // class, and the classes are in the order of their first groups, so the same error comes first.
-    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) validate_tp(pm.attention_class(c), par.tp);
-    check_pipeline_stages(pm.layers(), par.pp, m.draft_layers);
-  }
+  if (par.tp == 0 || par.pp == 0 || par.dp == 0) validate_parallelism(m, par);  // names the zero
+  // validate_parallelism's checks unit by unit (Units): with classes, the first group that fails is the
+  // first of its class, and the classes are in the order of their first groups, so the same error comes
+  // first.
+  const Units units{pm};
+  for (std::size_t i = 0; i < units.size(); ++i) validate_tp(units.attention(i), par.tp);
+  check_pipeline_stages(pm.layers(), par.pp, m.draft_layers);
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
@@ -260,27 +280,26 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
 /// The model's attention classes, for the engine policies (engine_detail::class_stage_views).
 engine_detail::GroupClasses group_classes(const PreparedModel& pm) { return {&pm}; }
 
-/// layout_figures' sums over the model (figures only), class by class: each attention class's bytes
-/// once, times its layers. Returns false, setting nothing, when the model has no classes, or when a
-/// figure or a sum passes 2^64 or a layer's figure throws: the walk group by group then throws what it
-/// always has (a class's figure is the sum of its groups', so it passes 2^64 only where theirs or
-/// their sum does).
-bool class_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
+/// The exact layout's sums over the model (bytes_per_token, full_bytes_per_token, kv_bytes_per_sequence
+/// and state_bytes_per_sequence of kv.hpp), unit by unit (Units), from each layer's KV specs. The one path
+/// of these figures. Returns false, setting nothing, when a figure or a sum passes 2^64 or a layer's
+/// figure throws: name_overflow then throws the error, named as the walk group by group names it (a
+/// unit's figure is the sum of its groups', so it passes 2^64 only where theirs or their sum does).
+bool exact_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
   using engine_detail::add;
   using engine_detail::mul;
-  if (pm.attention_class_count() == 0) return false;  // not classified: by group
+  const Units units{pm};
   std::optional<std::uint64_t> bpt = 0, full = 0, kv = 0, state = 0;
   try {
-    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) {
-      const AttentionLayer& a = pm.attention_class(c);
-      const std::uint64_t n = pm.attention_class_layers()[c];
-      const auto per_token = mul(layer_bytes_per_token(a, in.kv).value, n);
-      const auto k = per_token ? mul(*per_token, cached_tokens(a, in.context).value) : per_token;
-      const auto st = mul(layer_state_bytes(a, in.kv).value, n);
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      const LayerKv l = layer_kv(units.attention(i), in.kv);
+      const std::uint64_t n = units.layers(i);
+      const auto per_token = mul(l.bytes_per_token().value, n);
+      const auto k = per_token ? mul(*per_token, l.cached_tokens(in.context).value) : per_token;
+      const auto st = mul(l.state_bytes().value, n);
       if (!k || !st) return false;
       bpt = bpt ? add(*bpt, *per_token) : bpt;
-      if (a.kind == AttentionKind::full || a.kind == AttentionKind::mla)
-        full = full ? add(*full, *per_token) : full;
+      if (l.kind == KvKind::full || l.kind == KvKind::mla) full = full ? add(*full, *per_token) : full;
       kv = kv ? add(*kv, *k) : kv;
       state = state ? add(*state, *st) : state;
     }
@@ -295,27 +314,29 @@ bool class_sums(Plan& p, const PreparedModel& pm, const PlanInputs& in) {
   return true;
 }
 
-/// per_gpu_sequence_bytes over the stages' attention classes (engine_detail::for_each_class_stage): the
-/// same figures, each class's per-layer figures worked out once for every stage; nullopt when a figure
-/// passes 2^64 or throws (per_gpu_sequence_bytes then throws its own error).
-std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm, const PlanInputs& in,
+/// per_gpu_sequence_bytes, unit by unit (engine_detail::for_each_class_stage: a stage's parts of each
+/// attention class, or of each group without classes), each unit's per-layer figures worked out once for
+/// every stage; nullopt when a figure passes 2^64 or throws (per_gpu_sequence_bytes then throws its own
+/// error).
+std::optional<std::vector<StageBytes>> exact_stage_bytes(const PreparedModel& pm, const PlanInputs& in,
                                                          const Parallelism& par) {
   using engine_detail::add;
   using engine_detail::mul;
-  // Per class, one layer on one rank: bytes per token, KV bytes at the context, state bytes.
+  // Per unit, one layer on one rank: bytes per token, KV bytes at the context, state bytes.
   struct PerLayer {
     std::uint64_t bpt, kv, state;
   };
-  std::array<PerLayer, PreparedModel::kMaxAttentionClasses> per_layer;
+  const Units units{pm};
+  std::vector<PerLayer> per_layer(units.size());
   std::vector<StageBytes> out;
   bool ok = true;
   try {
-    for (std::size_t c = 0; c < pm.attention_class_count(); ++c) {
-      const AttentionLayer& a = pm.attention_class(c);
-      const std::uint64_t bpt = layer_bytes_per_token(a, in.kv, par.tp).value;
-      const auto kv = mul(bpt, cached_tokens(a, in.context).value);
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      const LayerKv l = layer_kv(units.attention(i), in.kv, par.tp);
+      const std::uint64_t bpt = l.bytes_per_token().value;
+      const auto kv = mul(bpt, l.cached_tokens(in.context).value);
       if (!kv) return std::nullopt;
-      per_layer[c] = {bpt, *kv, layer_state_bytes(a, in.kv, par.tp).value};
+      per_layer[i] = {bpt, *kv, l.state_bytes().value};
     }
     engine_detail::for_each_class_stage(
         pm.model(), par.pp, par.split, group_classes(pm),
@@ -324,7 +345,7 @@ std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm
           if (out.empty()) out.reserve(par.pp);
           std::optional<std::uint64_t> bpt = 0, kv = 0, state = 0;
           for (const auto& part : parts) {
-            const PerLayer& l = per_layer[pm.attention_classes()[part.group]];
+            const PerLayer& l = per_layer[units.of_group(part.group)];
             const auto b = mul(l.bpt, part.count), k = mul(l.kv, part.count), st = mul(l.state, part.count);
             bpt = bpt && b ? add(*bpt, *b) : std::nullopt;
             kv = kv && k ? add(*kv, *k) : std::nullopt;
@@ -343,13 +364,13 @@ std::optional<std::vector<StageBytes>> class_stage_bytes(const PreparedModel& pm
   return out;
 }
 
-/// The sums over the model of layout_figures, group by group (with the groups kept for the layout view
-/// when `keep_groups`); throws kvplan::Error naming the figure that passes 2^64.
-void layout_sums(Plan& p, const PlanInputs& in, bool keep_groups) {
-  const ModelSpec& m = in.model;
+/// Each layer group's own figures (Plan::groups), in layer order; throws kvplan::Error naming the figure
+/// that passes 2^64.
+std::vector<GroupFigures> group_figures(const PlanInputs& in) {
+  std::vector<GroupFigures> out;
+  out.reserve(in.model.layers.size());
   std::uint64_t first = 0;
-  if (keep_groups) p.groups.reserve(m.layers.size());
-  for (const auto& g : m.layers) {
+  for (const auto& g : in.model.layers) {
     const Bytes per_layer =
         figure("bytes_per_token", [&] { return layer_bytes_per_token(g.attention, in.kv); });
     const Bytes per_token = figure("bytes_per_token", [&] { return per_layer * g.count; });
@@ -357,43 +378,40 @@ void layout_sums(Plan& p, const PlanInputs& in, bool keep_groups) {
         figure("kv_bytes_per_sequence", [&] { return per_token * cached_tokens(g.attention, in.context); });
     const Bytes state =
         figure("state_bytes_per_sequence", [&] { return layer_state_bytes(g.attention, in.kv) * g.count; });
-    // Summed in the same order as before (every group's own figures first, then the sums), so an
-    // overflow names the same figure. Figures only: the groups are not copied into the plan.
-    if (keep_groups) p.groups.push_back(GroupFigures{g, first, per_layer, per_token, kv, state});
+    out.push_back(GroupFigures{g, first, per_layer, per_token, kv, state});
     first += g.count;
   }
-  const auto add = [&](AttentionKind kind, Bytes per_token, Bytes kv, Bytes state) {
-    p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + per_token; });
-    if (kind == AttentionKind::full || kind == AttentionKind::mla)
-      p.full_bytes_per_token =
-          figure("full_bytes_per_token", [&] { return p.full_bytes_per_token + per_token; });
-    p.kv_bytes_per_sequence = figure("kv_bytes_per_sequence", [&] { return p.kv_bytes_per_sequence + kv; });
-    p.state_bytes_per_sequence =
-        figure("state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + state; });
-  };
-  if (keep_groups) {
-    for (const auto& f : p.groups)
-      add(f.group.attention.kind, f.bytes_per_token, f.kv_bytes_per_sequence, f.state_bytes_per_sequence);
-  } else {
-    // The groups' figures again (cheap, and they did not overflow above), summed as the full plan does.
-    for (const auto& g : m.layers) {
-      const Bytes per_token = layer_bytes_per_token(g.attention, in.kv) * g.count;
-      add(g.attention.kind, per_token, per_token * cached_tokens(g.attention, in.context),
-          layer_state_bytes(g.attention, in.kv) * g.count);
-    }
-  }
+  return out;
 }
 
-/// The exact layout's figures: each layer group's, their sums over the model (bytes_per_token,
-/// full_bytes_per_token, kv_bytes_per_sequence and state_bytes_per_sequence of kv.hpp; figures only:
-/// class by class, class_sums), each pipeline stage's (class by class when the model has classes), and
-/// the users' KV over the deployment.
+/// Throws the error exact_sums met, named as the walk group by group names it: each group's figures
+/// first, then their sums in layer order, each overflow named by its figure. Not a second path of the
+/// figures: it runs only when exact_sums could not give them.
+[[noreturn]] void name_overflow(const PlanInputs& in, const std::vector<GroupFigures>* known) {
+  const std::vector<GroupFigures> groups = known != nullptr ? *known : group_figures(in);
+  Plan p;
+  for (const auto& f : groups) {
+    p.bytes_per_token = figure("bytes_per_token", [&] { return p.bytes_per_token + f.bytes_per_token; });
+    const AttentionKind kind = f.group.attention.kind;
+    if (kind == AttentionKind::full || kind == AttentionKind::mla)
+      p.full_bytes_per_token =
+          figure("full_bytes_per_token", [&] { return p.full_bytes_per_token + f.bytes_per_token; });
+    p.kv_bytes_per_sequence =
+        figure("kv_bytes_per_sequence", [&] { return p.kv_bytes_per_sequence + f.kv_bytes_per_sequence; });
+    p.state_bytes_per_sequence = figure(
+        "state_bytes_per_sequence", [&] { return p.state_bytes_per_sequence + f.state_bytes_per_sequence; });
+  }
+  throw Error("bytes_per_token", "overflows 64-bit arithmetic");  // exact_sums failed: some sum passes 2^64
+}
+
+/// The exact layout's figures: each layer group's (full detail), their sums over the model (exact_sums),
+/// each pipeline stage's (exact_stage_bytes) and the users' KV over the deployment.
 void layout_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, const Parallelism& par,
                     PlanDetail detail) {
   const ModelSpec& m = in.model;
-  const bool keep_groups = detail == PlanDetail::full;
-  if (keep_groups || !class_sums(p, pm, in)) layout_sums(p, in, keep_groups);
-  auto stages = pm.attention_class_count() == 0 ? std::nullopt : class_stage_bytes(pm, in, par);
+  if (detail == PlanDetail::full) p.groups = group_figures(in);
+  if (!exact_sums(p, pm, in)) name_overflow(in, detail == PlanDetail::full ? &p.groups : nullptr);
+  auto stages = exact_stage_bytes(pm, in, par);
   p.stages =
       stages ? std::move(*stages)
              : figure("kv_bytes_total", [&] { return per_gpu_sequence_bytes(m, in.kv, in.context, par); });
