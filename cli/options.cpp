@@ -199,16 +199,18 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   app.add_option("--engine", o.engine,
                  "whose allocation rules: ideal (default), vllm, sglang, llamacpp, trtllm");
-  // The versions each engine models, from core (the first is the default).
+  // The versions each engine models, from core (the first is the default): every engine that has more
+  // than one (core's engine_versions; SGLang's were left out of the help).
   std::string versions;
-  for (const Engine e : {Engine::vllm, Engine::llamacpp}) {
+  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm}) {
+    if (engine_versions(e).empty()) continue;
     versions += (versions.empty() ? "" : "; ") + std::string(name(e)) + ":";
     for (const auto v : engine_versions(e)) versions += " " + std::string(v);
   }
   app.add_option("--engine-version", o.version,
                  versions +
                      " (the first is the default); vllm also takes a release number, 0.11 to 0.26 "
-                     "(e.g. 0.19.0)");
+                     "(e.g. 0.19.0), sglang a 0.4.x or 0.5.x release (e.g. 0.5.3)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {
     if (spec.capacity_only && !capacity) continue;

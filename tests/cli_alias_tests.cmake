@@ -247,3 +247,8 @@ kvplan_cli_same("launch: SGLang --max-running-requests is the users"
   size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --tp 1 --context-length 8192 --max-running-requests 16 --mem-fraction-static 0.835"
     --gpu h100-sxm --json
   SAME_AS size llama-3.1-8b --engine sglang --context 8192 --users 16 --gpu-util 0.835 --gpu h100-sxm --json)
+
+# --- From a new user's report (launch lines and engine flags) ---------------------------------------------
+# --engine-version's help lists every engine's versions (core's engine_versions): SGLang's 0.5 and 0.4 too.
+kvplan_cli_ok("help: --engine-version lists SGLang's versions"
+  "--engine-version TEXT +vllm: v1 [^;]*; sglang: 0.5 0.4; llamacpp: 2026" size --help)
