@@ -193,7 +193,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
 }  // namespace
 
 void add_fit_options(CLI::App& app, FitOptions& o) {
-  add_model_options(app, o.model, true);
+  add_model_options(app, o.model);
   add_engine_options(app, o.engine, false);
   add_streaming_options(app, o.streaming);
   add_capacity_options(app, o);
@@ -229,7 +229,7 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
 
 FitRequest build_fit_request(const FitOptions& o) {
   FitRequest r;
-  r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
+  r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
   r.engine = resolve_engine(o.engine);
   // As `size` does: the cap on the model's full-attention layers, refused under an engine's rules.
   r.attention_sinks = apply_streaming(o.streaming, r.engine.engine, r.model);

@@ -400,7 +400,7 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
   // After every flag: the data-parallel layout needs the tp and pp, wherever they stood.
   if (data_parallel)
     add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
-  // Every engine needs its model; without one, size would plan its default model instead.
+  // Every engine needs its model (size has no default model).
   if (!model) throw Error(kField, "names no model (" + std::string(p.command) + ")");
   add_engine_defaults(p, others, out);
   out.insert(out.begin() + 2, *model);

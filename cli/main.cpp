@@ -107,7 +107,7 @@ int run_gpus(bool json) {
 
 Plan layout_plan(const ModelOptions& mo, const DtypeOptions& d, const EngineCliOptions& e, Tokens context) {
   PlanInputs in;
-  in.model = apply_speculative_config(e.speculative_config, resolve_model(mo, nullptr));
+  in.model = apply_speculative_config(e.speculative_config, resolve_model(mo));
   in.engine = resolve_engine(e);
   in.kv = resolve_kv_dtypes(d, in.model, &in.engine);
   apply_weight_dtype(d, in.model, in.engine.engine);
@@ -170,7 +170,7 @@ int run_size(const SizeOptions& o) {
 int run_compare(const CompareOptions& o) {
   const UnitSystem u = resolve_units(o.units);
   // --speculative-config is taken by every command with engine options: the drafter's layers count.
-  const ModelSpec target = resolve_model(o.model, nullptr);
+  const ModelSpec target = resolve_model(o.model);
   ModelSpec m = apply_speculative_config(o.engine.speculative_config, target);
   warn(m.warnings);
   EngineOptions engine = resolve_engine(o.engine);
@@ -209,7 +209,7 @@ int run_compare(const CompareOptions& o) {
 }
 
 int run_prefill(const PrefillOptions& o) {
-  const ModelSpec m = resolve_model(o.model, nullptr);
+  const ModelSpec m = resolve_model(o.model);
   warn(m.warnings);
   if (o.prompt.empty()) throw Error("--prompt", "missing");
   const std::uint64_t n = parse_tokens(o.prompt, "--prompt").value;
@@ -370,7 +370,7 @@ int main(int argc, char** argv) {
 
   ShowOptions show;
   auto* show_cmd = app.add_subcommand("show", "the KV layout of a model: layer groups and bytes per token");
-  add_model_options(*show_cmd, show.model, true);
+  add_model_options(*show_cmd, show.model);
   add_dtype_options(*show_cmd, show.dtypes);
   add_engine_options(*show_cmd, show.engine, false);
   show_cmd->add_option("--units", show.units, "iec (GiB, default) or si (GB)");
@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
   CompareOptions cmp;
   auto* cmp_cmd =
       app.add_subcommand("compare", "the model as MHA, GQA, MQA, sliding window and MLA side by side");
-  add_model_options(*cmp_cmd, cmp.model, true);
+  add_model_options(*cmp_cmd, cmp.model);
   add_dtype_options(*cmp_cmd, cmp.dtypes);
   add_engine_options(*cmp_cmd, cmp.engine, false);
   add_streaming_options(*cmp_cmd, cmp.streaming);
@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
   PrefillOptions pre;
   auto* pre_cmd =
       app.add_subcommand("prefill", "prefill FLOPs of a prompt: linear and quadratic attention parts");
-  add_model_options(*pre_cmd, pre.model, true);
+  add_model_options(*pre_cmd, pre.model);
   pre_cmd->add_option("--prompt", pre.prompt, "prompt tokens")->required();
   pre_cmd->add_option("--vs", pre.vs, "a second prompt length to compare against");
   pre_cmd->add_option("--gpu", pre.gpu, "GPU preset: estimate time from its dense bf16 peak");

@@ -28,13 +28,12 @@ std::string lowercase(std::string_view text) {
 
 bool is_auto(std::string_view text) { return lowercase(text) == "auto"; }
 
-void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
+void add_model_options(CLI::App& app, ModelOptions& o) {
   auto* m = app.add_option(
       "MODEL", o.model,
       "preset id (case-insensitive), Hugging Face repo id (presets, then the local Hub cache), preset "
       "file, config.json path, model folder (config.json + safetensors) or GGUF file");
-  if (model_required)
-    m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
+  m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
   app.add_option("--revision", o.revision,
                  "branch, tag or commit of a Hugging Face repo id, from the local Hub cache (default main)");
   auto* g = app.add_option_group("model by flags", "a model without a file");
@@ -89,7 +88,7 @@ bool apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m) {
   return true;
 }
 
-ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
+ModelSpec resolve_model(const ModelOptions& o) {
   const bool by_flags = !o.layers.empty() || !o.heads.empty() || !o.kv_heads.empty() || !o.head_dim.empty();
   if (!o.revision.empty() && o.model.empty())
     throw Error("--revision", "needs a Hugging Face repo id as MODEL");
@@ -98,9 +97,7 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
   if (!by_flags && !o.window.empty()) throw Error("--window", "only applies to a model given by flags");
   if (!by_flags) {
     if (!o.model.empty()) return presets::find_model(o.model, o.revision);
-    if (fallback == nullptr)
-      throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
-    return presets::find_model(fallback);
+    throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
   }
   if (o.layers.empty()) throw Error("--layers", "missing (required with --heads/--head-dim)");
   if (o.heads.empty()) throw Error("--heads", "missing (required with --layers)");
@@ -268,7 +265,7 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
                  "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
                  "trtllm-serve): its model, engine and flags, each with the engine's meaning; a flag kvplan "
                  "does not model is an error");
-  add_model_options(app, o.model, false);
+  add_model_options(app, o.model);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
   add_streaming_options(app, o.streaming);
@@ -430,14 +427,15 @@ Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots) {
 PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFigures>* log) {
   if (!o.from_launch.empty())  // only a harness that skips parse_command_line gets here with it
     throw Error("--from-launch", "is read by parse_command_line, before the options");
+  // Without a model, --from-log's error says whose log it needs: before resolve_model's own.
+  if (!o.engine.from_log.empty() && o.model.model.empty() && o.model.layers.empty())
+    throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
   PlanInputs in;
-  in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
+  in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
   EngineCliOptions engine = o.engine;
   std::optional<presets::EngineLogFigures> figures;
   if (!o.engine.from_log.empty()) {
     if (!o.engine.kv_memory.empty()) throw Error("--from-log", "give --from-log or --kv-memory, not both");
-    if (o.model.model.empty() && o.model.layers.empty())
-      throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
     try {
       figures = presets::read_engine_log(o.engine.from_log);
     } catch (const Error& e) {
