@@ -38,7 +38,17 @@ kvplan_cli_ok("suffix: --context 1m is 10^6 tokens" "\"kv_bytes_per_sequence\": 
 kvplan_cli_bad("suffix: an unknown one" "^kvplan: error: --context: unknown suffix 'x' \\(k m g t = 10\\^3"
   size llama-3.1-8b --context 32x)
 kvplan_cli_bad("suffix: a fraction of a token" "^kvplan: error: --context: must be a whole number of tokens\n$"
-  size llama-3.1-8b --context 1.1K)
+  size llama-3.1-8b --context 1.0001k)
+# vLLM's human_readable_int refuses a decimal with a binary suffix, whole or not (1.5K was taken as 1,536):
+# int("1.5") raises before the multiplier. 1.5k = 1,500 is decimal: 131,072 x 1,500 = 196,608,000 B.
+kvplan_cli_bad("suffix: a decimal with a binary suffix"
+  "^kvplan: error: --context: '1.5K': decimals are not allowed with binary suffixes like K"
+  size llama-3.1-8b --context 1.5K)
+kvplan_cli_bad("suffix: a decimal with --max-model-len's binary suffix"
+  "^kvplan: error: --max-model-len: '0.5M': decimals are not allowed with binary suffixes like M"
+  size llama-3.1-8b --max-model-len 0.5M)
+kvplan_cli_ok("suffix: --context 1.5k is 1,500 tokens" "\"kv_bytes_per_sequence\": 196608000,"
+  size llama-3.1-8b --context 1.5k --json)
 # The rule is in --help once, beside --context.
 kvplan_cli_ok("suffix: the rule in size --help" "32k = 32,000, 32K = +32,768" size --help)
 
