@@ -342,6 +342,13 @@ std::string shell_quote(const std::string& s) {
 
 std::string layout_line(const Plan& p);
 
+/// Whether SGLang's line pins the pool the plan predicted with --max-total-tokens (layout_line): then the
+/// pin, at most a --max-tokens cap (the policy took the min), is the line's only --max-total-tokens.
+bool sglang_pins_pool(const Plan& p) {
+  return p.inputs.engine.engine == Engine::sglang && p.budget.modelled && p.has_gpu && !p.inputs.kv_memory &&
+         p.engine.kv_cache_tokens.has_value();
+}
+
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
 std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
   std::string line;
@@ -393,7 +400,9 @@ std::string_view long_context_env(Engine engine) {
 std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::vector<std::string> yaml;
   std::string comment;
-  const std::string options = engine_flags(p.inputs.engine, yaml);
+  EngineOptions shown = p.inputs.engine;
+  if (sglang_pins_pool(p)) shown.max_tokens = 0;
+  const std::string options = engine_flags(shown, yaml);
   const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
   if (p.inputs.engine.engine == Engine::trtllm) {
     // TensorRT-LLM's KV cache type is kv_cache_config's dtype (tensorrt_llm/llmapi/llm_args.py
@@ -486,8 +495,7 @@ std::string layout_line(const Plan& p) {
       if (in.kv.k != in.model.dtype) s += " --kv-cache-dtype " + std::string(name(in.kv.k));
       // The pool the plan predicted, pinned: SGLang caps its profiled max_total_num_tokens at
       // --max-total-tokens (model_runner.py init_memory_pool), so the server holds no more than the row says.
-      if (p.budget.modelled && p.has_gpu && !in.kv_memory && p.engine.kv_cache_tokens)
-        s += " --max-total-tokens " + std::to_string(*p.engine.kv_cache_tokens);
+      if (sglang_pins_pool(p)) s += " --max-total-tokens " + std::to_string(*p.engine.kv_cache_tokens);
       return s;
     case Engine::llamacpp: {
       const std::uint64_t cells = checked_mul(in.context.value, seqs, "context");
