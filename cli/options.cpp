@@ -3,6 +3,7 @@
 #include "kvplan/options.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "kvplan/presets.hpp"
 #include "kvplan/replicas.hpp"
 #include "kvplan/streaming.hpp"
+#include "launch.hpp"
 
 namespace kvplan::cli {
 
@@ -261,10 +263,13 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
 }
 
 void add_size_options(CLI::App& app, SizeOptions& o) {
-  app.add_option("--from-launch", o.from_launch,
-                 "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
-                 "trtllm-serve): its model, engine and flags, each with the engine's meaning; a flag kvplan "
-                 "does not model is an error");
+  app.add_option(
+      "--from-launch", o.from_launch,
+      "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
+      "trtllm-serve): its model, engine and flags, each with the engine's meaning and numbers as the "
+      "engine reads them; a flag kvplan does not model is an error. vLLM's --max-num-seqs and "
+      "SGLang's --max-running-requests are read as --users: each scheduler's sequences, times the "
+      "data-parallel ranks (vLLM's --max-num-seqs also sizes its sampler, kvplan's --max-num-seqs)");
   add_model_options(app, o.model);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
@@ -323,6 +328,10 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
       e.*std::get<bool EngineOptions::*>(spec.member) = true;
     } else if (spec.kind == OptionKind::ratio) {
       e.*std::get<double EngineOptions::*>(spec.member) = parse_positive(v->second, flag, true);
+    } else if (v->second == "0" && spec.engine_default == std::array<std::uint64_t, 5>{}) {
+      // 0 is the engine's own value where it has no other default (llama.cpp n_rs_seq 0: no rollback
+      // snapshots, llama_context_default_params; no pool cap): the default, given.
+      e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = 0;
     } else {
       e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = spec.kind == OptionKind::tokens
                                                                      ? parse_tokens(v->second, flag).value
@@ -432,6 +441,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
+  apply_launch_checks(in.model);  // the launch line's -ngl against the model, and its warnings
   EngineCliOptions engine = o.engine;
   std::optional<presets::EngineLogFigures> figures;
   if (!o.engine.from_log.empty()) {
