@@ -278,3 +278,12 @@ kvplan_cli_ok("fit's SGLang line keeps the fraction given"
 kvplan_cli_ok("SGLang with --overhead keeps its default fraction"
   "utilisation, reserve +0.835 \\(the engine's default\\), 2.00 GiB per GPU"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --overhead 2GiB)
+# --n-rs-seq's launch flags are draft-mtp's: only for a model with MTP (nextn) layers. Llama 3.1 8B has none,
+# so its line carries no --spec-type draft-mtp (llama-server would find no MTP head) and says where n_rs_seq
+# comes from instead; Qwen3.5-27B has one MTP layer (mtp_num_hidden_layers 1) and keeps the flags.
+kvplan_cli_ok("fit: --n-rs-seq on a model without MTP layers"
+  "-ngl 999  # n_rs_seq 4: the model has no MTP layers for --spec-type draft-mtp"
+  fit llama-3.1-8b --engine llamacpp --context 8192 --users 2 --gpu h100-sxm --top 1 --n-rs-seq 4)
+kvplan_cli_ok("fit: --n-rs-seq on a model with MTP layers"
+  "-ngl 999 --spec-type draft-mtp --spec-draft-n-max 4\n"
+  fit qwen3.5-27b --engine llamacpp --context 8192 --users 2 --gpu h100-sxm --top 1 --n-rs-seq 4)

@@ -402,6 +402,15 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string comment;
   EngineOptions shown = p.inputs.engine;
   if (sglang_pins_pool(p)) shown.max_tokens = 0;
+  // n_rs_seq's flags are draft-mtp's (the model's own nextn layers): a model without them gets its
+  // n_rs_seq from a drafter's speculative type (common.h need_n_rs_seq: eagle3, dflash, dspark with -md),
+  // which kvplan cannot name, so the line says so instead of asking for layers the model lacks.
+  if (shown.engine == Engine::llamacpp && shown.n_rs_seq != 0 && p.inputs.model.mtp_layers == 0) {
+    comment = "n_rs_seq " + std::to_string(shown.n_rs_seq) +
+              ": the model has no MTP layers for --spec-type draft-mtp; llama-server sets it from "
+              "--spec-draft-n-max with a drafter (-md DRAFT and its --spec-type)";
+    shown.n_rs_seq = 0;
+  }
   const std::string options = engine_flags(shown, yaml);
   const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
   if (p.inputs.engine.engine == Engine::trtllm) {
