@@ -115,7 +115,7 @@ constexpr std::array<LaunchFlag, 20> kSglang{{
     {"--revision", "--revision"},
     // The prefill chunk: the pool's share of memory only through SGLang's default --mem-fraction-static
     // (server_args.py reserves max(chunked_prefill_size, 2048) x 1.5 MB of activations for it), which
-    // kvplan computes for the default chunk: read only beside --mem-fraction-static (check_chunked_prefill).
+    // kvplan computes for the default chunk: read only beside --mem-fraction-static (add_engine_defaults).
     {"--chunked-prefill-size", "", Kind::skip, true, Num::integer},
     // server_args.py "TP size for MoE dense MLP layers"; 1 is the DP dense FFN of SGLang's DeepSeek
     // recipes (deepseek_v2.py builds the dense layers' MLP at that tp).
