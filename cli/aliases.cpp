@@ -117,6 +117,7 @@ std::string typed_flag(std::string_view flag) {
 
 void parse_command_line(CLI::App& app, int argc, char** argv) {
   typed_names().clear();
+  clear_launch_checks();
   std::vector<std::string> args;
   std::optional<std::pair<std::size_t, std::string>> launch;  // where --from-launch stood, and its line
   bool options_end = false, size = false;

@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
@@ -193,7 +195,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
 }  // namespace
 
 void add_fit_options(CLI::App& app, FitOptions& o) {
-  add_model_options(app, o.model, true);
+  add_model_options(app, o.model);
   add_engine_options(app, o.engine, false);
   add_streaming_options(app, o.streaming);
   add_capacity_options(app, o);
@@ -229,7 +231,7 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
 
 FitRequest build_fit_request(const FitOptions& o) {
   FitRequest r;
-  r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, nullptr));
+  r.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
   r.engine = resolve_engine(o.engine);
   // As `size` does: the cap on the model's full-attention layers, refused under an engine's rules.
   r.attention_sinks = apply_streaming(o.streaming, r.engine.engine, r.model);
@@ -343,8 +345,7 @@ int run_fit(const FitOptions& o) {
       j["nearest_misses"] = res.nearest_misses_sla ? "sla" : "memory";
     }
     if (!res.nearest_note.empty()) j["note"] = res.nearest_note;
-    const std::string s = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-    std::fwrite(s.data(), 1, s.size(), stdout);
+    print(dump(j) + "\n");
     return 0;
   }
   std::string out = fmt::format("{} ({}): {} x {} tokens, engine rules: {}\n", printable(m.name),
@@ -374,7 +375,7 @@ int run_fit(const FitOptions& o) {
     out += "\n" + res.nearest_note + "\n";
     if (res.nearest) out += "\n" + table({*res.nearest}, false, u);
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  print(out);
   return 0;
 }
 
@@ -417,6 +418,16 @@ json speed_json(const PlanInputs& in) {
       {"decode_allreduce_s", f.step.allreduce_s},
       {"efficiency",
        {{"memory", f.efficiency.memory}, {"compute", f.efficiency.compute}, {"link", f.efficiency.link}}}};
+}
+
+void setup_fit(CLI::App& app, int& rc) {
+  auto o = std::make_shared<FitOptions>();
+  auto* cmd = app.add_subcommand("fit",
+                                 "search GPUs, counts, tp/pp/replica and DP-attention layouts and KV "
+                                 "dtypes that hold the users; ranked, "
+                                 "with speed");
+  add_fit_options(*cmd, *o);
+  cmd->callback([o, &rc] { rc = run_fit(*o); });
 }
 
 }  // namespace kvplan::cli

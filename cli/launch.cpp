@@ -8,6 +8,7 @@
 #include "aliases.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/options.hpp"
 #include "kvplan/units.hpp"
 
 namespace kvplan::cli {
@@ -26,6 +27,19 @@ enum class Kind {
   data_parallel,  ///< N data-parallel ranks: replicas, or DP attention with `dp_attention`
                   ///< (add_data_parallel)
   dp_attention,   ///< DP attention with expert parallel on the data-parallel ranks
+  refuse,         ///< a flag whose effect kvplan does not model: refused, `kvplan` saying what it changes
+  sequences,      ///< one scheduler's concurrent sequences: kvplan's --users (add_sequences), and
+                  ///< `kvplan` too where it is not empty (vLLM's --max-num-seqs also sizes its sampler)
+};
+
+/// How the engine reads a flag's number, where kvplan's own rule would read more (a suffix, a separator).
+enum class Num {
+  any,      ///< not a count, or read as kvplan reads its flag
+  integer,  ///< Python's int (argparse type=int; click's INT): digits only, else the engine refuses the line
+  stoi,     ///< std::stoi (llama.cpp common/arg.cpp common_params_parse_ex: handler_int(params,
+            ///< std::stoi(value))): it stops at the first other character, so "32K" is silently 32
+  human,    ///< vLLM's human_readable_int (vllm/engine/arg_utils.py: max_model_len, max_num_batched_tokens,
+            ///< kv_cache_memory_bytes): k m g t decimal, K M G T binary, as kvplan's parse_tokens
 };
 
 /// One launch flag of one engine.
@@ -34,23 +48,29 @@ struct LaunchFlag {
   std::string_view kvplan;  ///< kvplan's flag ("" for model and skip)
   Kind kind = Kind::value;
   bool takes_value = true;  ///< skip: whether a value follows
+  Num num = Num::any;       ///< how the engine reads the value's number
 };
 
 // vllm/engine/arg_utils.py (EngineArgs.add_cli_args) and vllm/entrypoints/openai/cli_args.py.
-constexpr std::array<LaunchFlag, 24> kVllm{{
+// The ints are Python's int but for the three human_readable_ints (arg_utils.py _compute_kwargs).
+constexpr std::array<LaunchFlag, 26> kVllm{{
     {"--model", "", Kind::model},
-    {"-dp,--data-parallel-size", "", Kind::data_parallel},
+    {"-dp,--data-parallel-size", "", Kind::data_parallel, true, Num::integer},
     {"--enable-expert-parallel", "", Kind::dp_attention, false},
     {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
-    {"--max-model-len", "--context"},
-    {"-tp,--tensor-parallel-size", "--tp"},
-    {"-pp,--pipeline-parallel-size", "--pp"},
+    {"--max-model-len", "--context", Kind::value, true, Num::human},
+    {"-tp,--tensor-parallel-size", "--tp", Kind::value, true, Num::integer},
+    {"-pp,--pipeline-parallel-size", "--pp", Kind::value, true, Num::integer},
     {"--kv-cache-dtype", "--kv-dtype"},
     {"--gpu-memory-utilization", "--gpu-util"},
-    {"--max-num-batched-tokens", "--max-num-batched-tokens"},
-    {"--max-num-seqs", "--max-num-seqs"},        // the sampler's sequences in the memory budget (budget.hpp)
-    {"--kv-cache-memory-bytes", "--kv-memory"},  // the pinned pool (kvplan fit's lines carry it)
-    {"--block-size", "--block-size"},
+    {"--max-num-batched-tokens", "--max-num-batched-tokens", Kind::value, true, Num::human},
+    // SchedulerConfig.max_num_seqs: the sequences each scheduler (each data-parallel rank) runs at once, so
+    // kvplan's --users (times the ranks), as SGLang's --max-running-requests is read; and the profile run's
+    // sampler sequences in the memory budget (budget.hpp), kvplan's --max-num-seqs.
+    {"--max-num-seqs", "--max-num-seqs", Kind::sequences, true, Num::integer},
+    // The pinned pool (kvplan fit's lines carry it), in bytes read by human_readable_int.
+    {"--kv-cache-memory-bytes", "--kv-memory", Kind::value, true, Num::human},
+    {"--block-size", "--block-size", Kind::value, true, Num::integer},
     {"--disable-hybrid-kv-cache-manager", "--disable-hybrid-kv-cache-manager", Kind::flag},
     {"--speculative-config", "--speculative-config"},
     {"--mamba-cache-dtype", "--mamba-cache-dtype"},
@@ -62,56 +82,91 @@ constexpr std::array<LaunchFlag, 24> kVllm{{
     {"--enable-prefix-caching,--no-enable-prefix-caching", "", Kind::skip, false},
     {"--tokenizer,--download-dir,--seed", "", Kind::skip},
     {"--enable-auto-tool-choice", "", Kind::skip, false},
+    // A data-parallel group over several nodes: each node's share and address; the figures are per GPU.
+    {"-dpl,--data-parallel-size-local,-dpa,--data-parallel-address,-dpp,--data-parallel-rpc-port,-dpr,"
+     "--data-parallel-start-rank",
+     "", Kind::skip},
+    {"--headless", "", Kind::skip, false},
     {"--tool-call-parser,--reasoning-parser,--chat-template", "", Kind::skip},
 }};
 
-// sglang/srt/server_args.py (ServerArgs.add_cli_args).
-// --max-running-requests is the concurrent requests the server holds: kvplan's --users (fit's SGLang lines
-// write it so). --max-total-tokens (a cap on the profiled pool) is refused: kvplan does not model it.
-constexpr std::array<LaunchFlag, 16> kSglang{{
+// sglang/srt/server_args.py (ServerArgs.add_cli_args): every count is argparse's type=int.
+// --max-running-requests is the concurrent requests each scheduler holds (model_runner: divided among the
+// DP attention ranks, whole for each plain data-parallel replica): kvplan's --users (add_sequences; fit's
+// SGLang lines write it so). --max-total-tokens caps the profiled pool (model_runner.py init_memory_pool:
+// max_total_num_tokens = min(profiled, max_total_tokens), then floored to pages): kvplan's --max-tokens.
+constexpr std::array<LaunchFlag, 20> kSglang{{
     {"--model-path,--model", "", Kind::model},
-    {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel},
+    {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel, true, Num::integer},
     {"--enable-dp-attention", "", Kind::dp_attention, false},
     // Expert parallel within tp: the routed experts are split over the tp GPUs whatever the EP size (ep
     // groups of tp / ep ranks each split theirs), so no figure changes (kvplan fit's DP attention lines).
     {"--ep-size,--expert-parallel-size", "", Kind::skip},
     {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
-    {"--context-length", "--context"},
-    {"--max-running-requests", "--users"},
-    {"--tp,--tp-size,--tensor-parallel-size", "--tp"},
-    {"--pp-size,--pipeline-parallel-size", "--pp"},
+    {"--context-length", "--context", Kind::value, true, Num::integer},
+    {"--max-running-requests", "", Kind::sequences, true, Num::integer},
+    {"--max-total-tokens", "--max-tokens", Kind::value, true, Num::integer},
+    {"--tp,--tp-size,--tensor-parallel-size", "--tp", Kind::value, true, Num::integer},
+    {"--pp-size,--pipeline-parallel-size", "--pp", Kind::value, true, Num::integer},
     {"--kv-cache-dtype", "--kv-dtype"},
     {"--mem-fraction-static", "--gpu-util"},
-    {"--page-size", "--block-size"},
+    {"--page-size", "--block-size", Kind::value, true, Num::integer},
     {"--swa-full-tokens-ratio", "--swa-full-tokens-ratio"},
     {"--revision", "--revision"},
+    // The prefill chunk: the pool's share of memory only through SGLang's default --mem-fraction-static
+    // (server_args.py reserves max(chunked_prefill_size, 2048) x 1.5 MB of activations for it), which
+    // kvplan computes for the default chunk: read only beside --mem-fraction-static (add_engine_defaults).
+    {"--chunked-prefill-size", "", Kind::skip, true, Num::integer},
+    // server_args.py "TP size for MoE dense MLP layers"; 1 is the DP dense FFN of SGLang's DeepSeek
+    // recipes (deepseek_v2.py builds the dense layers' MLP at that tp).
+    {"--moe-dense-tp-size",
+     "sets the tp of the dense MLP layers (1: each GPU holds them whole), whose weights "
+     "kvplan splits over --tp: not modelled",
+     Kind::refuse},
+    // Nodes: a DP attention (or tp) group over --nnodes is one deployment; the figures are per GPU.
+    {"--nnodes,--node-rank,--dist-init-addr", "", Kind::skip},
     {"--host,--port,--served-model-name,--api-key,--log-level,--tokenizer-path,--chat-template", "",
      Kind::skip},
     {"--trust-remote-code,--enable-metrics", "", Kind::skip, false},
 }};
 
-// llama.cpp common/arg.cpp (llama-server). -c is every slot's cells together: kvplan's --ctx-size.
-constexpr std::array<LaunchFlag, 11> kLlamacpp{{
+// llama.cpp common/arg.cpp (llama-server). -c is every slot's cells together: kvplan's --ctx-size. Every
+// count is read with std::stoi (Num::stoi).
+constexpr std::array<LaunchFlag, 15> kLlamacpp{{
     {"-m,--model", "", Kind::model},
-    {"-c,--ctx-size", "--ctx-size"},
-    {"-np,--parallel", "--users"},
+    {"-c,--ctx-size", "--ctx-size", Kind::value, true, Num::stoi},
+    {"-np,--parallel", "--users", Kind::value, true, Num::stoi},
+    // A type given alone leaves the other at llama.cpp's f16 (common.h cache_type_k / cache_type_v:
+    // GGML_TYPE_F16): add_engine_defaults adds it.
     {"-ctk,--cache-type-k", "--k-dtype"},
     {"-ctv,--cache-type-v", "--v-dtype"},
-    {"-ub,--ubatch-size", "--ubatch"},
+    {"-ub,--ubatch-size", "--ubatch", Kind::value, true, Num::stoi},
+    // n_batch: llama_context takes n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp), so a -b
+    // under the micro-batch is the micro-batch (add_engine_defaults); the KV cache is otherwise unchanged.
+    {"-b,--batch-size", "", Kind::skip, true, Num::stoi},
     {"--swa-full", "--swa-full", Kind::flag},
+    // -kvu / -no-kvu (common/arg.cpp): the last given wins; without -np the server turns it on anyway
+    // (tools/server/server.cpp: n_parallel auto -> 4 slots, kv_unified = true).
     {"-kvu,--kv-unified", "--kv-unified", Kind::flag},
+    {"-no-kvu,--no-kv-unified", "", Kind::skip, false},
+    // llama_kv_cache puts a layer's cache on its layer's device only with offload on
+    // (src/llama-kv-cache.cpp).
+    {"-nkvo,--no-kv-offload", "keeps the whole KV cache in host memory, not on the GPUs kvplan plans",
+     Kind::refuse, false},
     {"--host,--port,-a,--alias,--api-key,-t,--threads,--chat-template", "", Kind::skip},
     {"--jinja,--no-webui,--metrics", "", Kind::skip, false},
-    // -ngl and -fa are read apart (check_gpu_layers; flash_attention_off: -fa off is --no-flash-attn).
-    {"-ngl,--gpu-layers,--n-gpu-layers,-fa,--flash-attn", "", Kind::skip},
+    // -ngl is checked with the model (apply_launch_checks); -fa off is --no-flash-attn (flash_attention_off).
+    {"-ngl,--gpu-layers,--n-gpu-layers", "", Kind::skip, true, Num::stoi},
+    {"-fa,--flash-attn", "", Kind::skip},
 }};
 
 // tensorrt_llm/commands/serve.py (trtllm-serve).
 // --max_batch_size is refused: kvplan's TensorRT-LLM budget is the flat reserve, which it would not change.
+// Its counts are click's INT: digits only.
 constexpr std::array<LaunchFlag, 5> kTrtllm{{
-    {"--tp_size", "--tp"},
-    {"--pp_size", "--pp"},
-    {"--max_seq_len", "--context"},
+    {"--tp_size", "--tp", Kind::value, true, Num::integer},
+    {"--pp_size", "--pp", Kind::value, true, Num::integer},
+    {"--max_seq_len", "--context", Kind::value, true, Num::integer},
     {"--host,--port,--log_level,--tokenizer", "", Kind::skip},
     {"--trust_remote_code", "", Kind::skip, false},
 }};
@@ -196,15 +251,60 @@ std::span<const LaunchFlag> flags_of(std::string_view engine) {
   return kTrtllm;
 }
 
-/// llama.cpp's -ngl: kvplan plans every layer on the GPU, which is what a count past the layers, "all",
-/// "auto" or -1 asks for (999 is what kvplan's own launch line writes).
-void check_gpu_layers(std::string_view flag, std::string_view value) {
-  if (value == "all" || value == "auto" || value == "-1") return;
-  const bool digits =
-      !value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits || value.size() < 3)
-    throw Error(std::string(flag), "'" + printable(std::string(value)) +
-                                       "': kvplan plans every layer on the GPU (-ngl 999, all or auto)");
+/// The number std::stoi reads from `value` (leading blanks, a sign, digits: it stops at the first other
+/// character), or nullopt when it reads none (std::stoi throws, and llama-server refuses the line).
+std::optional<std::string> stoi_prefix(std::string_view value) {
+  std::size_t i = 0;
+  while (i < value.size() && std::string_view(" \t\n\r\f\v").find(value[i]) != std::string_view::npos) ++i;
+  const std::size_t start = i;
+  if (i < value.size() && (value[i] == '-' || value[i] == '+')) ++i;
+  const std::size_t digits = i;
+  while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+  if (i == digits) return std::nullopt;
+  return std::string(value.substr(start, i - start));
+}
+
+/// Whether `value` is an integer as the engine writes one: an optional '-' (or '+'), then digits.
+bool plain_integer(std::string_view value) {
+  if (!value.empty() && (value.front() == '-' || value.front() == '+')) value.remove_prefix(1);
+  return !value.empty() &&
+         std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Checks the value of a launch flag read as the engine reads its number (Num), and returns it as kvplan's
+/// flag takes it. Throws kvplan::Error(name, ...) where the engine would read another number, or refuse it.
+std::string engine_number(Num num, const std::string& name, const std::string& value,
+                          std::string_view command) {
+  const std::string shown = "'" + printable(value) + "'";
+  switch (num) {
+    case Num::any: return value;
+    case Num::integer:
+      if (!plain_integer(value))
+        throw Error(name, shown + ": " + std::string(command) +
+                              " reads an integer here (Python's int), and refuses it: give the digits");
+      return value;
+    case Num::stoi: {
+      // -ngl's words are read before the number (common/arg.cpp: "auto" -1, "all" -2).
+      if ((name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") &&
+          (value == "auto" || value == "all"))
+        return value;
+      if (plain_integer(value)) return value;
+      const auto read = stoi_prefix(value);
+      throw Error(name, shown + ": llama-server reads it with std::stoi (common/arg.cpp), " +
+                            (read ? "which stops at the first other character and takes " + *read
+                                  : std::string("which reads no number from it and refuses the line")) +
+                            ": give the digits");
+    }
+    case Num::human:
+      // human_readable_int's regex and int() take no thousands separator, which kvplan's own flags do.
+      if (value.find(',') != std::string::npos)
+        throw Error(name, shown + ": vLLM's human_readable_int refuses a thousands separator");
+      // --kv-cache-memory-bytes is bytes by the token rule (40G = 40 x 2^30); kvplan's --kv-memory reads
+      // units, so it gets the number.
+      if (name == "--kv-cache-memory-bytes") return std::to_string(parse_tokens(value, name).value);
+      return value;
+  }
+  return value;
 }
 
 /// llama.cpp's -fa (common/arg.cpp: on, off, auto; 1/true and 0/false for on and off): whether it is
@@ -326,16 +426,50 @@ std::string take_value(const std::vector<std::string>& w, std::size_t& i, const 
   return w[++i];
 }
 
-/// The values kvplan models only in part: -ngl, -fa and --dtype.
+/// The values kvplan models only in part: -fa and --dtype (-ngl is checked with the model:
+/// apply_launch_checks).
 void check_value(const std::string& name, const std::string& value) {
-  if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") check_gpu_layers(name, value);
   if (name == "-fa" || name == "--flash-attn") flash_attention_off(name, value);
   if (name == "--dtype") check_auto_dtype(name, value);
 }
 
-/// What the engine does when the line leaves a flag out, where kvplan's default differs. `out` holds the
-/// line's kvplan arguments, `others` the rest of the command.
-void add_engine_defaults(const Program& p, const std::vector<std::string>& others,
+/// What the line gave that the engines read together (each flag and its value, as typed).
+struct LineState {
+  std::optional<std::pair<std::string, std::string>> data_parallel;  ///< -dp / --dp N
+  std::optional<std::pair<std::string, std::string>> sequences;  ///< --max-num-seqs / --max-running-requests
+  std::optional<std::pair<std::string, std::string>> batch;      ///< llama.cpp -b
+  std::optional<std::string> chunked_prefill;                    ///< SGLang --chunked-prefill-size
+  std::optional<std::string> dp_attention;                       ///< --enable-dp-attention as typed
+  bool no_kv_unified = false;  ///< llama.cpp's last of -kvu / -no-kvu was -no-kvu
+};
+
+LaunchChecks& checks() {
+  static LaunchChecks c;
+  return c;
+}
+
+/// The value after kvplan flag `flag` in `out` (nullptr when none).
+std::string* value_in(std::vector<std::string>& out, std::string_view flag) {
+  const auto it = std::find(out.begin(), out.end(), flag);
+  return it == out.end() || it + 1 == out.end() ? nullptr : &*(it + 1);
+}
+
+/// One scheduler's sequences (vLLM --max-num-seqs, SGLang --max-running-requests) as kvplan's --users: every
+/// scheduler's together. vLLM has one per data-parallel rank (SchedulerConfig per engine core), replicas or
+/// DP attention alike; SGLang one per plain data-parallel replica, while its DP attention ranks share the
+/// value (model_runner: max_running_requests // dp_size under enable_dp_attention).
+void add_sequences(const Program& p, const LineState& st, bool attention, std::vector<std::string>& out) {
+  const auto& [flag, value] = *st.sequences;
+  std::uint64_t n = parse_count(value, flag);
+  if (st.data_parallel && (p.engine == "vllm" || !attention))
+    n = checked_mul(n, parse_count(st.data_parallel->second, st.data_parallel->first), flag);
+  note_typed("--users", flag);
+  out.insert(out.end(), {"--users", std::to_string(n)});
+}
+
+/// What the engine does when the line leaves a flag out, where kvplan's default differs, and the flags the
+/// engine reads together. `out` holds the line's kvplan arguments, `others` the rest of the command.
+void add_engine_defaults(const Program& p, const LineState& st, const std::vector<std::string>& others,
                          std::vector<std::string>& out) {
   const auto anywhere = [&](std::string_view flag) {
     return std::find(out.begin(), out.end(), flag) != out.end() || given(others, flag);
@@ -344,43 +478,129 @@ void add_engine_defaults(const Program& p, const std::vector<std::string>& other
     throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
                             " takes the model's own context length, which kvplan does not derive: give " +
                             std::string(context_flag(p.engine)));
+  // SGLang reserves activation memory for the prefill chunk in its default mem_fraction_static
+  // (server_args.py: max(chunked_prefill_size, 2048) x 1.5 MB), which kvplan computes for the default chunk
+  // (budget.cpp sglang_batch_defaults); beside a fraction given, the chunk changes no figure.
+  if (st.chunked_prefill && !anywhere("--gpu-util"))
+    throw Error(
+        *st.chunked_prefill,
+        "changes SGLang's default --mem-fraction-static (server_args.py reserves max(chunk, 2048) x "
+        "1.5 MB for it), which kvplan computes for the default chunk: give --mem-fraction-static too");
+  // SGLang's _handle_data_parallelism (server_args.py) turns DP attention off at dp_size 1, the default.
+  if (st.dp_attention && p.engine == "sglang" && !st.data_parallel)
+    checks().warnings.push_back(*st.dp_attention +
+                                " without --dp: SGLang turns DP attention off when dp_size is 1 "
+                                "(server_args.py _handle_data_parallelism); planned without it");
+  if (p.engine != "llamacpp") return;
+  // A K or V type given alone leaves the other at llama.cpp's default f16 (common/common.h).
+  if (anywhere("--k-dtype") != anywhere("--v-dtype") && !anywhere("--kv-dtype"))
+    out.insert(out.end(), {anywhere("--k-dtype") ? "--v-dtype" : "--k-dtype", "f16"});
+  // n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp llama_context::llama_context).
+  if (st.batch) {
+    const std::uint64_t b = parse_count(st.batch->second, st.batch->first);
+    std::string* ub = value_in(out, "--ubatch");
+    const auto* spec = find_engine_option("ubatch");
+    const std::uint64_t ubatch = ub != nullptr
+                                     ? parse_count(*ub, typed_flag("--ubatch"))
+                                     : spec->engine_default.at(static_cast<std::size_t>(Engine::llamacpp));
+    if (b < ubatch) {
+      note_typed("--ubatch", st.batch->first);
+      if (ub != nullptr)
+        *ub = std::to_string(b);
+      else
+        out.insert(out.end(), {"--ubatch", std::to_string(b)});
+    }
+  }
   // llama-server without -np (or -np -1): 4 slots sharing one unified cache (-np -1 = auto, with
-  // --kv-unified on when the slots are auto; llama.cpp PR #16736, 2025-10, and #17997), the engine version
-  // kvplan defaults to. An --engine-version given beside the line may predate it (2025-08: one slot).
-  if (p.engine == "llamacpp" && !anywhere("--users") && !given(others, "--engine-version")) {
+  // --kv-unified on when the slots are auto, whatever -no-kvu said: tools/server/server.cpp; llama.cpp PR
+  // #16736, 2025-10, and #17997), the engine version kvplan defaults to. An --engine-version given beside
+  // the line may predate it (2025-08: one slot).
+  if (!anywhere("--users") && !given(others, "--engine-version")) {
     out.insert(out.end(), {"--users", "4"});
     if (!anywhere("--kv-unified")) out.emplace_back("--kv-unified");
+    if (st.no_kv_unified)
+      checks().warnings.push_back(
+          "--no-kv-unified: llama-server without -np (slots auto) turns kv_unified on anyway "
+          "(tools/server/server.cpp), as planned");
   }
 }
 }  // namespace
 
+const LaunchChecks& launch_checks() { return checks(); }
+
+void clear_launch_checks() { checks() = {}; }
+
+void apply_launch_checks(ModelSpec& m) {
+  const LaunchChecks& c = checks();
+  m.warnings.insert(m.warnings.end(), c.warnings.begin(), c.warnings.end());
+  if (c.gpu_layers_flag.empty() || c.gpu_layers == "auto" || c.gpu_layers == "all") return;
+  // common/arg.cpp: "auto" is -1, "all" -2; a count is std::stoi's. src/llama-model.cpp load_tensors:
+  // the last n of the n_layer repeating layers are offloaded (i_gpu_start = n_layer - n), and the output
+  // layer only when n > n_layer; each layer's KV cache lives on its layer's device (llama-kv-cache.cpp).
+  const long long n = std::stoll(c.gpu_layers);
+  if (n < 0) return;
+  const std::uint64_t layers = num_layers(m) - m.draft_layers;
+  const auto count = static_cast<std::uint64_t>(n);
+  if (count > layers) return;
+  if (count == layers) {
+    m.warnings.push_back(c.gpu_layers_flag + " " + c.gpu_layers +
+                         ": llama.cpp keeps the output layer on the " +
+                         "CPU (offloaded only past the model's " + format_count(layers) +
+                         " layers, src/llama-model.cpp); the weights per GPU count it");
+    return;
+  }
+  throw Error(c.gpu_layers_flag,
+              "'" + c.gpu_layers + "': llama.cpp keeps the first " + format_count(layers - count) + " of " +
+                  m.name + "'s " + format_count(layers) +
+                  " layers on the CPU with their KV cache (src/llama-kv-cache.cpp: a layer's cache on its "
+                  "layer's device); kvplan plans every layer on the GPU: give " +
+                  std::to_string(layers + 1) + " or more, all or 999");
+}
+
 std::vector<std::string> launch_arguments(std::string_view line, const std::vector<std::string>& others) {
+  clear_launch_checks();
   const std::vector<std::string> w = shell_words(line);
   if (w.empty()) throw Error(kField, "is empty");
   const Program p = program(w);
   std::vector<std::string> out{"--engine", std::string(p.engine)};
   note_typed("--engine", kField);
   std::optional<std::string> model = p.model;
-  std::optional<std::pair<std::string, std::string>> data_parallel;  // the flag and its value
+  LineState st;
   bool dp_attention = false;
   const auto flags = flags_of(p.engine);
+  std::string after;  // the last flag with its value, for a stray word after it
   for (std::size_t i = p.first; i < w.size(); ++i) {
     if (w[i].size() < 2 || w[i][0] != '-')
-      throw Error(kField, "'" + printable(w[i]) + "' (" + std::string(p.command) +
-                              "): an argument kvplan does not read; remove it to plan without it");
+      throw Error(kField, "'" + printable(w[i]) + "' (" + std::string(p.command) + "): " +
+                              (after.empty() ? std::string("an argument kvplan does not read")
+                                             : "a stray word after " + after + ", which " +
+                                                   std::string(p.command) + " would refuse too") +
+                              "; remove it, or quote a value with blanks");
     const std::string name = w[i].substr(0, w[i].find('='));
     const auto f =
         std::find_if(flags.begin(), flags.end(), [&](const LaunchFlag& x) { return listed(x.names, name); });
     if (f == flags.end())
       throw Error(kField, printable(name) + " (" + std::string(p.command) +
                               "): not modelled by kvplan; remove it to plan without it");
+    if (f->kind == Kind::refuse)
+      throw Error(kField, printable(name) + " (" + std::string(p.command) + ") " + std::string(f->kvplan) +
+                              "; remove it to plan without it");
     const bool wants = f->kind == Kind::value || f->kind == Kind::model || f->kind == Kind::data_parallel ||
-                       (f->kind == Kind::skip && f->takes_value);
-    const std::string value = take_value(w, i, name, wants);
+                       f->kind == Kind::sequences || (f->kind == Kind::skip && f->takes_value);
+    const std::string value = engine_number(f->num, name, take_value(w, i, name, wants), p.command);
+    after = wants ? printable(name) + " " + printable(value) : std::string();
     check_value(name, value);
     if ((name == "-fa" || name == "--flash-attn") && flash_attention_off(name, value)) {
       note_typed("--no-flash-attn", name);
       out.emplace_back("--no-flash-attn");
+    }
+    if (name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers")
+      checks().gpu_layers_flag = name, checks().gpu_layers = value;
+    if (name == "-b" || name == "--batch-size") st.batch = {name, value};
+    if (name == "--chunked-prefill-size") st.chunked_prefill = name;
+    if (name == "-no-kvu" || name == "--no-kv-unified") {
+      st.no_kv_unified = true;
+      out.erase(std::remove(out.begin(), out.end(), "--kv-unified"), out.end());
     }
     if (f->kind == Kind::model) {
       if (model) throw Error(name, "a second model in the launch line (in --from-launch)");
@@ -389,20 +609,30 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
       note_typed(f->kvplan, name);
       out.insert(out.end(), {std::string(f->kvplan), value});
     } else if (f->kind == Kind::flag) {
+      if (f->kvplan == "--kv-unified") st.no_kv_unified = false;
       note_typed(f->kvplan, name);
-      out.emplace_back(f->kvplan);
+      if (std::find(out.begin(), out.end(), f->kvplan) == out.end()) out.emplace_back(f->kvplan);
     } else if (f->kind == Kind::data_parallel) {
-      data_parallel = {name, value};
+      st.data_parallel = {name, value};
     } else if (f->kind == Kind::dp_attention) {
       dp_attention = true;
+      st.dp_attention = name;
+    } else if (f->kind == Kind::sequences) {
+      st.sequences = {name, value};
+      if (!f->kvplan.empty()) {
+        note_typed(f->kvplan, name);
+        out.insert(out.end(), {std::string(f->kvplan), value});
+      }
     }
   }
-  // After every flag: the data-parallel layout needs the tp and pp, wherever they stood.
-  if (data_parallel)
-    add_data_parallel(p.engine, data_parallel->first, data_parallel->second, dp_attention, out);
-  // Every engine needs its model; without one, size would plan its default model instead.
+  // After every flag: the data-parallel layout needs the tp and pp, wherever they stood; the sequences
+  // the data-parallel ranks.
+  if (st.data_parallel)
+    add_data_parallel(p.engine, st.data_parallel->first, st.data_parallel->second, dp_attention, out);
+  if (st.sequences) add_sequences(p, st, dp_attention, out);
+  // Every engine needs its model (size has no default model).
   if (!model) throw Error(kField, "names no model (" + std::string(p.command) + ")");
-  add_engine_defaults(p, others, out);
+  add_engine_defaults(p, st, others, out);
   out.insert(out.begin() + 2, *model);
   return out;
 }

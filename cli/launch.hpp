@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/model.hpp"
+
 namespace kvplan::cli {
 
 /// The words of `line` as a POSIX shell splits them: blanks separate words; '...' is literal; in "..."
@@ -30,5 +32,24 @@ std::vector<std::string> shell_words(std::string_view line);
 /// model ("--from-launch: --quantization (vllm serve): not modelled by kvplan; ...") or one without its
 /// value.
 std::vector<std::string> launch_arguments(std::string_view line, const std::vector<std::string>& others);
+
+/// What the last launch line leaves to check once the model is known, and what it warns of.
+struct LaunchChecks {
+  std::string gpu_layers_flag;        ///< llama.cpp's -ngl as typed; "" when the line gives none
+  std::string gpu_layers;             ///< its value: a count, "auto" or "all"
+  std::vector<std::string> warnings;  ///< what the engine does with the line that kvplan plans as it does
+};
+
+/// The last launch_arguments call's checks (cleared by clear_launch_checks and each launch_arguments).
+const LaunchChecks& launch_checks();
+
+/// Forgets the last launch line's checks (parse_command_line, before it reads a command).
+void clear_launch_checks();
+
+/// Adds the launch line's warnings to `m`'s and checks its -ngl against the model's layers (build_inputs,
+/// once the model is resolved): a count past them is every layer and the output layer on the GPU; the
+/// count of the layers leaves the output layer on the CPU (a warning); fewer is a partial offload, which
+/// moves KV to the CPU. Throws kvplan::Error naming -ngl for a partial offload.
+void apply_launch_checks(ModelSpec& m);
 
 }  // namespace kvplan::cli

@@ -3,6 +3,7 @@
 #include "kvplan/options.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "kvplan/presets.hpp"
 #include "kvplan/replicas.hpp"
 #include "kvplan/streaming.hpp"
+#include "launch.hpp"
 
 namespace kvplan::cli {
 
@@ -28,13 +30,12 @@ std::string lowercase(std::string_view text) {
 
 bool is_auto(std::string_view text) { return lowercase(text) == "auto"; }
 
-void add_model_options(CLI::App& app, ModelOptions& o, bool model_required) {
+void add_model_options(CLI::App& app, ModelOptions& o) {
   auto* m = app.add_option(
       "MODEL", o.model,
       "preset id (case-insensitive), Hugging Face repo id (presets, then the local Hub cache), preset "
       "file, config.json path, model folder (config.json + safetensors) or GGUF file");
-  if (model_required)
-    m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
+  m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
   app.add_option("--revision", o.revision,
                  "branch, tag or commit of a Hugging Face repo id, from the local Hub cache (default main)");
   auto* g = app.add_option_group("model by flags", "a model without a file");
@@ -89,7 +90,7 @@ bool apply_streaming(const StreamingOptions& o, Engine engine, ModelSpec& m) {
   return true;
 }
 
-ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
+ModelSpec resolve_model(const ModelOptions& o) {
   const bool by_flags = !o.layers.empty() || !o.heads.empty() || !o.kv_heads.empty() || !o.head_dim.empty();
   if (!o.revision.empty() && o.model.empty())
     throw Error("--revision", "needs a Hugging Face repo id as MODEL");
@@ -98,9 +99,7 @@ ModelSpec resolve_model(const ModelOptions& o, const char* fallback) {
   if (!by_flags && !o.window.empty()) throw Error("--window", "only applies to a model given by flags");
   if (!by_flags) {
     if (!o.model.empty()) return presets::find_model(o.model, o.revision);
-    if (fallback == nullptr)
-      throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
-    return presets::find_model(fallback);
+    throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
   }
   if (o.layers.empty()) throw Error("--layers", "missing (required with --heads/--head-dim)");
   if (o.heads.empty()) throw Error("--heads", "missing (required with --layers)");
@@ -199,16 +198,18 @@ KvDtypes resolve_kv_dtypes(const DtypeOptions& o, const ModelSpec& m, EngineOpti
 void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   app.add_option("--engine", o.engine,
                  "whose allocation rules: ideal (default), vllm, sglang, llamacpp, trtllm");
-  // The versions each engine models, from core (the first is the default).
+  // The versions each engine models, from core (the first is the default): every engine that has more
+  // than one (core's engine_versions; SGLang's were left out of the help).
   std::string versions;
-  for (const Engine e : {Engine::vllm, Engine::llamacpp}) {
+  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::llamacpp, Engine::trtllm}) {
+    if (engine_versions(e).empty()) continue;
     versions += (versions.empty() ? "" : "; ") + std::string(name(e)) + ":";
     for (const auto v : engine_versions(e)) versions += " " + std::string(v);
   }
   app.add_option("--engine-version", o.version,
                  versions +
                      " (the first is the default); vllm also takes a release number, 0.11 to 0.26 "
-                     "(e.g. 0.19.0)");
+                     "(e.g. 0.19.0), sglang a 0.4.x or 0.5.x release (e.g. 0.5.3)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {
     if (spec.capacity_only && !capacity) continue;
@@ -263,11 +264,14 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
 }
 
 void add_size_options(CLI::App& app, SizeOptions& o) {
-  app.add_option("--from-launch", o.from_launch,
-                 "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
-                 "trtllm-serve): its model, engine and flags, each with the engine's meaning; a flag kvplan "
-                 "does not model is an error");
-  add_model_options(app, o.model, false);
+  app.add_option(
+      "--from-launch", o.from_launch,
+      "an engine's launch line, quoted (vllm serve, python -m sglang.launch_server, llama-server, "
+      "trtllm-serve): its model, engine and flags, each with the engine's meaning and numbers as the "
+      "engine reads them; a flag kvplan does not model is an error. vLLM's --max-num-seqs and "
+      "SGLang's --max-running-requests are read as --users: each scheduler's sequences, times the "
+      "data-parallel ranks (vLLM's --max-num-seqs also sizes its sampler, kvplan's --max-num-seqs)");
+  add_model_options(app, o.model);
   add_dtype_options(app, o.dtypes);
   add_engine_options(app, o.engine, true);
   add_streaming_options(app, o.streaming);
@@ -325,6 +329,10 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
       e.*std::get<bool EngineOptions::*>(spec.member) = true;
     } else if (spec.kind == OptionKind::ratio) {
       e.*std::get<double EngineOptions::*>(spec.member) = parse_positive(v->second, flag, true);
+    } else if (v->second == "0" && spec.engine_default == std::array<std::uint64_t, 5>{}) {
+      // 0 is the engine's own value where it has no other default (llama.cpp n_rs_seq 0: no rollback
+      // snapshots, llama_context_default_params; no pool cap): the default, given.
+      e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = 0;
     } else {
       e.*std::get<std::uint64_t EngineOptions::*>(spec.member) = spec.kind == OptionKind::tokens
                                                                      ? parse_tokens(v->second, flag).value
@@ -429,14 +437,16 @@ Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots) {
 PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFigures>* log) {
   if (!o.from_launch.empty())  // only a harness that skips parse_command_line gets here with it
     throw Error("--from-launch", "is read by parse_command_line, before the options");
+  // Without a model, --from-log's error says whose log it needs: before resolve_model's own.
+  if (!o.engine.from_log.empty() && o.model.model.empty() && o.model.layers.empty())
+    throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
   PlanInputs in;
-  in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model, kDefaultModel));
+  in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
+  apply_launch_checks(in.model);  // the launch line's -ngl against the model, and its warnings
   EngineCliOptions engine = o.engine;
   std::optional<presets::EngineLogFigures> figures;
   if (!o.engine.from_log.empty()) {
     if (!o.engine.kv_memory.empty()) throw Error("--from-log", "give --from-log or --kv-memory, not both");
-    if (o.model.model.empty() && o.model.layers.empty())
-      throw Error("--from-log", "give the model the log was written for (kvplan size MODEL --from-log FILE)");
     try {
       figures = presets::read_engine_log(o.engine.from_log);
     } catch (const Error& e) {

@@ -16,9 +16,6 @@
 
 namespace kvplan::cli {
 
-/// The default model when `size` gets none: a real preset.
-inline constexpr const char* kDefaultModel = "llama-3.1-8b";
-
 /// How a model is chosen: MODEL (preset id, HF repo id, preset file, config.json) or flags.
 struct ModelOptions {
   std::string model;
@@ -107,7 +104,7 @@ bool is_auto(std::string_view text);
 /// (0, 1], got 'x'" for a share out of range.
 double parse_positive(const std::string& text, std::string_view flag, bool at_most_one = false);
 
-void add_model_options(CLI::App& app, ModelOptions& o, bool model_required);
+void add_model_options(CLI::App& app, ModelOptions& o);
 void add_dtype_options(CLI::App& app, DtypeOptions& o);
 /// --sink-tokens and --recent-window.
 void add_streaming_options(CLI::App& app, StreamingOptions& o);
@@ -132,9 +129,10 @@ void add_size_options(CLI::App& app, SizeOptions& o);
 /// and its subcommands. Throws kvplan::Error(option, "is empty").
 void reject_empty_values(const CLI::App& app);
 
-/// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window];
-/// `fallback` when neither is given (empty: error).
-ModelSpec resolve_model(const ModelOptions& o, const char* fallback);
+/// The model: from MODEL, or from --layers/--heads/--kv-heads/--head-dim[/--window]. Every command needs
+/// one: with neither, kvplan::Error("MODEL", "missing: ...") (size once planned a default model the user
+/// never asked for).
+ModelSpec resolve_model(const ModelOptions& o);
 /// The model with a speculative-decoding drafter's layers added, from vLLM's --speculative-config JSON
 /// ({"method": "eagle" | "eagle3" | "draft_model" | "mtp" | "deepseek_mtp" | "qwen3_next_mtp" | "ngram",
 /// "model": preset, repo id or config path, "num_speculative_tokens": k}); empty text: the model as is.

@@ -11,6 +11,16 @@
 
 namespace kvplan::cli {
 
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+std::string dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string user_mark(bool user, const std::filesystem::path& path) {
+  return user ? "  (user) " + path.string() : std::string{};
+}
+
 void warn(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "kvplan: warning: %s\n", printable(w).c_str());
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Rendering of core results: human tables (fmt) and JSON (nlohmann). No figure is computed here.
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,13 @@
 #include "kvplan/variants.hpp"
 
 namespace kvplan::cli {
+
+/// Writes `s` to standard output as it is (main's finish_output checks that every write got there).
+void print(const std::string& s);
+/// Indented JSON; bytes that are not UTF-8 (a file name's) become U+FFFD instead of an exception.
+std::string dump(const nlohmann::json& j);
+/// "  (user) PATH" after a preset from a user folder; nothing after a built-in one.
+std::string user_mark(bool user, const std::filesystem::path& path);
 
 nlohmann::json plan_json(const Plan& p);
 std::string plan_text(const Plan& p, UnitSystem u);

@@ -38,7 +38,17 @@ kvplan_cli_ok("suffix: --context 1m is 10^6 tokens" "\"kv_bytes_per_sequence\": 
 kvplan_cli_bad("suffix: an unknown one" "^kvplan: error: --context: unknown suffix 'x' \\(k m g t = 10\\^3"
   size llama-3.1-8b --context 32x)
 kvplan_cli_bad("suffix: a fraction of a token" "^kvplan: error: --context: must be a whole number of tokens\n$"
-  size llama-3.1-8b --context 1.1K)
+  size llama-3.1-8b --context 1.0001k)
+# vLLM's human_readable_int refuses a decimal with a binary suffix, whole or not (1.5K was taken as 1,536):
+# int("1.5") raises before the multiplier. 1.5k = 1,500 is decimal: 131,072 x 1,500 = 196,608,000 B.
+kvplan_cli_bad("suffix: a decimal with a binary suffix"
+  "^kvplan: error: --context: '1.5K': decimals are not allowed with binary suffixes like K"
+  size llama-3.1-8b --context 1.5K)
+kvplan_cli_bad("suffix: a decimal with --max-model-len's binary suffix"
+  "^kvplan: error: --max-model-len: '0.5M': decimals are not allowed with binary suffixes like M"
+  size llama-3.1-8b --max-model-len 0.5M)
+kvplan_cli_ok("suffix: --context 1.5k is 1,500 tokens" "\"kv_bytes_per_sequence\": 196608000,"
+  size llama-3.1-8b --context 1.5k --json)
 # The rule is in --help once, beside --context.
 kvplan_cli_ok("suffix: the rule in size --help" "32k = 32,000, 32K = +32,768" size --help)
 
@@ -161,8 +171,6 @@ kvplan_cli_bad("launch: a shell variable" "^kvplan: error: --from-launch: '\\$' 
 # (A pipe cannot be tested here: the cases' arguments are '|'-separated.)
 kvplan_cli_bad("launch: a redirection" "^kvplan: error: --from-launch: '>' joins commands or redirects"
   size --from-launch "vllm serve llama-3.1-8b > log")
-kvplan_cli_bad("launch: part of the model on the CPU" "^kvplan: error: -ngl: '20': kvplan plans every layer on the GPU"
-  size --from-launch "llama-server -m llama-3.1-8b -ngl 20")
 kvplan_cli_bad("launch: and --engine" "^kvplan: error: --from-launch: names the engine, and --engine was given too"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192" --engine sglang)
 kvplan_cli_bad("launch: and the same option typed" "^kvplan: error: --tp/--tensor-parallel-size: given 2 times; give it once"
@@ -215,7 +223,7 @@ kvplan_cli_same("launch: llama-server -np -1 is auto"
 kvplan_cli_same("from-launch: vLLM's --max-num-seqs reaches the memory budget"
   "\"activation\": 973078528,.*\"max_num_seqs\": 256,"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --max-num-seqs 256 --gpu-memory-utilization 0.95" --gpu h100-sxm --json
-  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --max-num-seqs 256 --gpu-util 0.95 --gpu h100-sxm --json)
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --users 256 --max-num-seqs 256 --gpu-util 0.95 --gpu h100-sxm --json)
 # A pinned pool (fit's vLLM lines carry --kv-cache-memory-bytes) is the KV memory kvplan plans against.
 kvplan_cli_same("from-launch: --kv-cache-memory-bytes is the KV memory"
   "\"kv_memory_bytes\": 40000000000"
@@ -247,3 +255,119 @@ kvplan_cli_same("launch: SGLang --max-running-requests is the users"
   size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --tp 1 --context-length 8192 --max-running-requests 16 --mem-fraction-static 0.835"
     --gpu h100-sxm --json
   SAME_AS size llama-3.1-8b --engine sglang --context 8192 --users 16 --gpu-util 0.835 --gpu h100-sxm --json)
+
+# --- From a new user's report (launch lines and engine flags) ---------------------------------------------
+# --engine-version's help lists every engine's versions (core's engine_versions): SGLang's 0.5 and 0.4 too.
+kvplan_cli_ok("help: --engine-version lists SGLang's versions"
+  "--engine-version TEXT +vllm: v1 [^;]*; sglang: 0.5 0.4; llamacpp: 2026" size --help)
+
+# vLLM's --max-num-seqs is the sequences its scheduler runs at once: kvplan's --users, as SGLang's
+# --max-running-requests is read (it planned 1 user). One scheduler per data-parallel rank: -dp 8 x 4 = 32.
+kvplan_cli_same("launch: vLLM --max-num-seqs is the users"
+  "\"users\": 64,"
+  size --from-launch "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --max-num-seqs 64" --json
+  SAME_AS size meta-llama/Llama-3.1-8B --engine vllm --context 32768 --users 64 --max-num-seqs 64 --json)
+kvplan_cli_same("launch: vLLM --max-num-seqs on each data-parallel rank"
+  "\"users\": 32,"
+  size --from-launch "vllm serve deepseek-v3 -tp 1 -dp 8 --enable-expert-parallel --max-model-len 8192 --max-num-seqs 4" --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine vllm --tp 8 --dp-attention 8 --context 8192 --users 32 --max-num-seqs 4 --gpu h200 --json)
+# SGLang's plain data-parallel replicas each take the whole --max-running-requests (model_runner divides it
+# only under DP attention): --dp 2 x 16 = 32 users.
+kvplan_cli_same("launch: SGLang --max-running-requests on each replica"
+  "\"users\": 32,"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --tp 1 --dp 2 --context-length 8192 --max-running-requests 16 --mem-fraction-static 0.8" --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine sglang --tp 1 --gpus 2 --context 8192 --users 32 --gpu-util 0.8 --gpu h100-sxm --json)
+kvplan_cli_ok("help: --from-launch says what --max-num-seqs is read as"
+  "vLLM's --max-num-seqs and SGLang's --max-running-requests are read as --users" size --help)
+
+# SGLang's --max-total-tokens caps the pool (model_runner.py init_memory_pool: min(profiled,
+# max_total_tokens)): 100,000 tokens on an H100 at 0.8, where the profiled pool is larger (48 GiB / 131,072
+# B > 390,000 tokens); 100,000 / 8,192 = 12.2: 12 users. It was refused.
+kvplan_cli_ok("launch: SGLang --max-total-tokens caps the pool"
+  "max users at 8,192 tokens +12\n.*max_total_num_tokens=100000, context_len=8192"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8192 --max-total-tokens 100000 --mem-fraction-static 0.8" --gpu h100-sxm)
+kvplan_cli_same("launch: --max-total-tokens is --max-tokens"
+  "\"kv_cache_tokens\": 100000,"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8192 --max-total-tokens 100000 --mem-fraction-static 0.8" --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine sglang --context 8192 --max-tokens 100000 --gpu-util 0.8 --gpu h100-sxm --json)
+
+# SGLang turns --enable-dp-attention off at dp_size 1 (server_args.py _handle_data_parallelism): said, not
+# silently dropped.
+kvplan_cli_warns("launch: SGLang --enable-dp-attention without --dp"
+  "\"dp_attention\": 1," "kvplan: warning: --enable-dp-attention without --dp: SGLang turns DP attention off when dp_size is 1"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --context-length 8192 --enable-dp-attention" --gpu h200 --json)
+
+# Numbers as each engine reads them: llama.cpp's std::stoi takes "32K" as 32; SGLang's int refuses "8K";
+# vLLM's human_readable_int refuses a thousands separator and reads --kv-cache-memory-bytes 40G as 40 x 2^30.
+kvplan_cli_bad("launch: llama-server -c with a suffix"
+  "^kvplan: error: -c: '32K': llama-server reads it with std::stoi \\(common/arg.cpp\\), which stops at the first other character and takes 32: give the digits\n$"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32K -np 1")
+kvplan_cli_bad("launch: llama-server -ub with a suffix" "^kvplan: error: -ub: '1k': llama-server reads it with std::stoi"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ub 1k")
+kvplan_cli_bad("launch: SGLang --context-length with a suffix"
+  "^kvplan: error: --context-length: '8K': python -m sglang.launch_server reads an integer here \\(Python's int\\), and refuses it"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8K")
+kvplan_cli_bad("launch: vLLM --max-model-len with a separator"
+  "^kvplan: error: --max-model-len: '32,768': vLLM's human_readable_int refuses a thousands separator\n$"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 32,768")
+kvplan_cli_same("launch: vLLM --kv-cache-memory-bytes 40G"
+  "\"kv_memory_bytes\": 42949672960,"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192 --kv-cache-memory-bytes 40G" --json
+  SAME_AS size llama-3.1-8b --engine vllm --context 8192 --kv-memory 40GiB --json)
+
+# llama-server flags users paste: -ngl past the layers is every layer (Llama 3.1 8B has 32: 99 is all);
+# -ngl 32 leaves the output layer on the CPU (a warning); fewer moves layers and their KV cache to the CPU.
+kvplan_cli_same("launch: llama-server -ngl 99" "\"bytes_per_token\": 131072,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ngl 99" --json
+  SAME_AS size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1" --json)
+kvplan_cli_warns("launch: llama-server -ngl of the layers" "\"bytes_per_token\": 131072,"
+  "kvplan: warning: --n-gpu-layers 32: llama.cpp keeps the output layer on the CPU"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 --n-gpu-layers 32" --json)
+kvplan_cli_bad("launch: llama-server partial offload"
+  "^kvplan: error: -ngl: '20': llama.cpp keeps the first 12 of Llama 3.1 8B's 32 layers on the CPU with their KV cache"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ngl 20")
+kvplan_cli_bad("launch: llama-server --no-kv-offload"
+  "^kvplan: error: --from-launch: --no-kv-offload \\(llama-server\\) keeps the whole KV cache in host memory"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 --no-kv-offload")
+# -ctk alone: V stays llama.cpp's f16. q8_0 K: 1,024 values x 34 / 32 = 1,088 B, f16 V 2,048 B, x 32 layers
+# = 100,352 B per token.
+kvplan_cli_same("launch: llama-server -ctk without -ctv" "\"bytes_per_token\": 100352,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ctk q8_0" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 1 --k-dtype q8_0 --v-dtype f16 --json)
+# -b under the micro-batch is the micro-batch (n_ubatch = min(n_batch, n_ubatch)): Gemma 2's SWA cache is
+# pad(4,096 + 256, 256) = 4,352 cells at -b 256, not the 4,608 of -ub 512.
+kvplan_cli_same("launch: llama-server -b under -ub" "\"cells\": 4352,"
+  size --from-launch "llama-server -m gemma-2-9b -c 8192 -np 1 -b 256" --json
+  SAME_AS size gemma-2-9b --engine llamacpp --context 8192 --users 1 --ubatch 256 --json)
+kvplan_cli_same("launch: llama-server -b over -ub changes nothing" "\"cells\": 4608,"
+  size --from-launch "llama-server -m gemma-2-9b -c 8192 -np 1 -b 4096" --json
+  SAME_AS size gemma-2-9b --engine llamacpp --context 8192 --users 1 --json)
+# -kvu / -no-kvu: the last one wins; without -np llama-server turns kv_unified on anyway.
+kvplan_cli_same("launch: llama-server --no-kv-unified after -kvu" "\"users\": 2,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 16384 -np 2 -kvu --no-kv-unified" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 8192 --users 2 --json)
+kvplan_cli_warns("launch: llama-server --no-kv-unified without -np" "\"users\": 4,"
+  "kvplan: warning: --no-kv-unified: llama-server without -np \\(slots auto\\) turns kv_unified on anyway"
+  size --from-launch "llama-server -m llama-3.1-8b -c 32768 --no-kv-unified" --json)
+# --n-rs-seq 0 is llama.cpp's own value (no rollback snapshots): taken, as leaving it out.
+kvplan_cli_same("--n-rs-seq 0 is the default" "\"bytes_per_token\": 131072,"
+  size llama-3.1-8b --engine llamacpp --n-rs-seq 0 --json SAME_AS size llama-3.1-8b --engine llamacpp --json)
+# SGLang's --moe-dense-tp-size changes the dense MLP layers' weights per GPU: refused, saying so.
+kvplan_cli_bad("launch: SGLang --moe-dense-tp-size"
+  "^kvplan: error: --from-launch: --moe-dense-tp-size \\(python -m sglang.launch_server\\) sets the tp of the dense MLP layers"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 8 --dp 8 --enable-dp-attention --context-length 8192 --moe-dense-tp-size 1")
+# DP attention over two nodes (SGLang's DeepSeek recipes: --tp 16 --dp 16 --enable-dp-attention --nnodes 2).
+kvplan_cli_same("launch: SGLang DP attention over two nodes" "\"dp_attention\": 16,"
+  size --from-launch "python -m sglang.launch_server --model-path deepseek-v3 --tp 16 --dp 16 --enable-dp-attention --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000 --context-length 8192" --gpu h200 --json
+  SAME_AS size deepseek-v3 --engine sglang --tp 16 --dp-attention 16 --context 8192 --gpu h200 --json)
+# --chunked-prefill-size moves SGLang's default --mem-fraction-static; beside a fraction it changes nothing.
+kvplan_cli_bad("launch: SGLang --chunked-prefill-size without a fraction"
+  "^kvplan: error: --chunked-prefill-size: changes SGLang's default --mem-fraction-static"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8192 --chunked-prefill-size 4096")
+kvplan_cli_same("launch: SGLang --chunked-prefill-size with a fraction" "\"kv_cache_tokens\": "
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8192 --chunked-prefill-size 4096 --mem-fraction-static 0.8" --gpu h100-sxm --json
+  SAME_AS size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --context-length 8192 --mem-fraction-static 0.8" --gpu h100-sxm --json)
+# A stray word after a flag's value is named, and never read as the model.
+kvplan_cli_bad("launch: a stray word after --model-path"
+  "^kvplan: error: --from-launch: 'flags' \\(python -m sglang.launch_server\\): a stray word after --model-path command-line"
+  size --from-launch "python -m sglang.launch_server --model-path command-line flags --context-length 8192")

@@ -263,7 +263,7 @@ kvplan_cli_ok("fit DP attention under SGLang pins SGLang's default fraction"
   fit deepseek-v3 --context 65536 --users 32 --gpu h200 --pp 1 --kv-dtype bf16 --engine sglang --dp-attention 8)
 kvplan_cli_ok("fit under llama.cpp says DP attention is left out" "Not searched: DP attention and expert parallel: llama.cpp has neither"
   fit deepseek-v3 --context 4096 --users 1 --gpu h200 --engine llamacpp --max-gpus 8)
-kvplan_cli_bad("fit tp past a node" "^kvplan: error: --tp: 16 is more than --gpus-per-node 8: tensor parallel \\(and a DP attention group\\) stays within one node\n$"
+kvplan_cli_bad("fit tp past a node" "^kvplan: error: --tp: 16 is more than --gpus-per-node 8: tensor parallel \\(and a DP attention group\\) stays within one node; with --dp-attention N, tp / N GPUs a group, it may span nodes\n$"
   fit llama-3.1-70b --tp 16)
 kvplan_cli_ok("fit --gpus-per-node 16 takes tp 16" "\n +1  h100-sxm +16  16 x 1 x 1 "
   fit llama-3.1-70b --tp 16 --gpus-per-node 16 --gpu h100-sxm --pp 1 --context 4096 --users 1)
@@ -278,3 +278,24 @@ kvplan_cli_ok("fit's SGLang line keeps the fraction given"
 kvplan_cli_ok("SGLang with --overhead keeps its default fraction"
   "utilisation, reserve +0.835 \\(the engine's default\\), 2.00 GiB per GPU"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --overhead 2GiB)
+# --n-rs-seq's launch flags are draft-mtp's: only for a model with MTP (nextn) layers. Llama 3.1 8B has none,
+# so its line carries no --spec-type draft-mtp (llama-server would find no MTP head) and says where n_rs_seq
+# comes from instead; Qwen3.5-27B has one MTP layer (mtp_num_hidden_layers 1) and keeps the flags.
+kvplan_cli_ok("fit: --n-rs-seq on a model without MTP layers"
+  "-ngl 999  # n_rs_seq 4: the model has no MTP layers for --spec-type draft-mtp"
+  fit llama-3.1-8b --engine llamacpp --context 8192 --users 2 --gpu h100-sxm --top 1 --n-rs-seq 4)
+kvplan_cli_ok("fit: --n-rs-seq on a model with MTP layers"
+  "-ngl 999 --spec-type draft-mtp --spec-draft-n-max 4\n"
+  fit qwen3.5-27b --engine llamacpp --context 8192 --users 2 --gpu h100-sxm --top 1 --n-rs-seq 4)
+# DP attention over two nodes: the attention groups (16 / 16 = 1 GPU) stay within a node of 8, the experts span
+# both, as SGLang runs it (--tp 16 --dp 16 --enable-dp-attention --nnodes 2) and vLLM (-dp 16 -dpl 8); it was
+# refused as tp past a node. The line says how to start it on each node.
+kvplan_cli_ok("fit: DP attention over two nodes (SGLang)"
+  " 16  16 x 1 x 1 dpa16 .*--dp 16 --enable-dp-attention --ep-size 16 [^\n]*--nnodes 2  # start it on each of the 2 nodes with --node-rank R"
+  fit deepseek-v3 --engine sglang --context 8192 --users 64 --gpu h200 --tp 16 --dp-attention 16 --top 1)
+kvplan_cli_ok("fit: DP attention over two nodes (vLLM)"
+  "--tensor-parallel-size 1 [^\n]*--data-parallel-size 16 --enable-expert-parallel --data-parallel-size-local 8  # start it on each of the 2 nodes"
+  fit deepseek-v3 --engine vllm --context 8192 --users 64 --gpu h200 --tp 16 --dp-attention 16 --top 1)
+# Plain tp 16 is still not a layout past a node: only the DP attention rows are planned.
+kvplan_cli_ok("fit: past a node only DP attention" "2 layouts judged .*dpa16.*dpa16"
+  fit deepseek-v3 --engine sglang --context 8192 --users 64 --gpu h200 --tp 16 --dp-attention 1,16 --top 3)

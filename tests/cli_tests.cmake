@@ -21,7 +21,9 @@ endfunction()
 
 kvplan_cli_ok("models lists presets" "llama-3.1-70b +meta-llama/Llama-3.1-70B" models)
 kvplan_cli_ok("gpus lists presets" "h100-sxm +79.6 GiB" gpus)
-kvplan_cli_ok("size with no model plans the default" "Llama 3.1 8B" size)
+# size without a model is an error naming it, not a plan of a model never asked for (it planned llama-3.1-8b).
+kvplan_cli_bad("size with no model" "^kvplan: error: MODEL: missing: give a preset id, a file, or --layers/--heads/--head-dim\n$" size)
+kvplan_cli_bad("size with options and no model" "^kvplan: error: MODEL: missing" size --context 8192 --gpu h100-sxm)
 # The issue's example. Per GPU: 80 layers * 2 KV heads (8 / tp 4) * 128 * 2 (K, V) * 2 B = 81,920 B per token;
 # * 32,768 tokens * 16 users = 42,949,672,960 B. Whole model per sequence: 327,680 * 32,768 = 10,737,418,240 B.
 kvplan_cli_ok("size llama-3.1-70b tp4 json"
@@ -158,11 +160,11 @@ kvplan_cli_ok("user presets: --presets after the subcommand, a user model on a u
   "\"bytes_per_token\": 32768,.*\"memory_bytes\": 51539607552"
   size my-model --gpu my-gpu --presets ${kvplan_user} --json)
 kvplan_cli_ok("user presets: one with a built-in id is the one used" "^Llama 3.1 8B \\(mine\\)"
-  size --presets ${kvplan_user})
+  size llama-3.1-8b --presets ${kvplan_user})
 kvplan_cli_ok("user presets: repeatable --presets, first folder first" "^Llama 3.1 8B \\(other\\)"
-  --presets ${KVPLAN_FIXTURES}/presets-other size --presets ${kvplan_user})
+  --presets ${KVPLAN_FIXTURES}/presets-other size llama-3.1-8b --presets ${kvplan_user})
 kvplan_cli_ok("user presets: repeatable --presets, first folder first (reversed)" "^Llama 3.1 8B \\(mine\\)"
-  --presets ${kvplan_user} size --presets ${KVPLAN_FIXTURES}/presets-other)
+  --presets ${kvplan_user} size llama-3.1-8b --presets ${KVPLAN_FIXTURES}/presets-other)
 kvplan_cli_ok("user presets: from KVPLAN_PRESETS" "my-model .*\\(user\\)" models)
 set_tests_properties("cli: user presets: from KVPLAN_PRESETS" PROPERTIES ENVIRONMENT
                      "KVPLAN_PRESETS=:${kvplan_user};XDG_DATA_HOME=${PROJECT_BINARY_DIR}/no-user-presets")
@@ -177,13 +179,13 @@ kvplan_cli_bad("user presets: a model without an id" "presets-bad-model/models/n
 kvplan_cli_bad("user presets: a bad config is reported by models" "presets-bad-config/models/bad-config.json /config: /num_hidden_layers: "
   --presets ${KVPLAN_FIXTURES}/presets-bad-config models)
 kvplan_cli_bad("user presets: a bad GPU" "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
-  --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size --gpu h100-sxm)
+  --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size llama-3.1-8b --gpu h100-sxm)
 # A misspelt key in a GPU preset would drop its figure silently (presets/README.md lists the keys; no
 # extension keys are promised), and an id with a comma can never be asked for with --gpu a,b.
 kvplan_cli_bad("user presets: a GPU key misspelt" "presets-gpu-typo/gpus/typo.json: /memory_bandwdith_bytes_per_s: unknown key"
   --presets ${KVPLAN_FIXTURES}/presets-gpu-typo gpus)
 kvplan_cli_bad("user presets: a GPU id with a comma" "presets-gpu-comma-id/gpus.json: /gpus/1/id: 'h100,80' holds a comma"
-  --presets ${KVPLAN_FIXTURES}/presets-gpu-comma-id size --gpu lab-card)
+  --presets ${KVPLAN_FIXTURES}/presets-gpu-comma-id size llama-3.1-8b --gpu lab-card)
 kvplan_cli_bad("user presets: two with one id in a folder" "models/twin.json: /id: 'twin' is also the id of [^\n]*models/Twin.json"
   --presets ${KVPLAN_FIXTURES}/presets-same-id models)
 # A model preset is models/<id>.json: one whose id differs was listed, yet not found by its file's name.

@@ -76,14 +76,24 @@ TEST_CASE("token suffixes as vLLM's human_readable_int reads them", "[units]") {
   CHECK(parse_tokens("3t").value == 3000000000000ULL);
   CHECK(parse_tokens("3T").value == 3298534883328ULL);  // 3 x 2^40 = 3 x 1,099,511,627,776
   CHECK(parse_tokens("25.6k").value == 25600);          // vLLM's own example
-  CHECK(parse_tokens("1.5K").value == 1536);            // 1.5 x 1,024: whole, so taken
-  CHECK(parse_tokens("0.5M").value == 524288);          // 2^19
+  CHECK(parse_tokens("1.5k").value == 1500);            // 1.5 x 1,000
+  // A decimal with a binary suffix is refused, as human_readable_int refuses it: int("1.5") raises before
+  // the multiplier ("Decimals are not allowed with binary suffixes like K"), whether or not the product
+  // would be whole (1.5K = 1,536 was taken). kvplan's Ki Mi Gi Ti are binary too.
+  for (const char* bad : {"1.5K", "0.5M", "1.1K", "2.0G", "1.5Ki", "0.5mi", "32.K"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_tokens(bad, "--context"),
+                      Catch::StartsWith(std::string("--context: '") + bad +
+                                        "': decimals are not allowed with binary suffixes like "));
+  }
+  // A plain number is an integer: int("8192.0") raises in human_readable_int.
+  CHECK_THROWS_WITH(parse_tokens("8192.0", "--context"),
+                    Catch::StartsWith("--context: '8192.0': a count without a suffix is a whole number"));
   // A fraction of a token is refused, not rounded (vLLM truncates 1.0001k to 1,000).
   CHECK_THROWS_WITH(parse_tokens("1.0001k", "--context"), "--context: must be a whole number of tokens");
-  CHECK_THROWS_WITH(parse_tokens("1.1K", "--context"), "--context: must be a whole number of tokens");
-  // 30 decimals times 2^40: the exactness check must not overflow 128 bits.
-  CHECK(parse_tokens("1.000000000000000000000000000000T").value == 1099511627776ULL);
-  CHECK_THROWS_WITH(parse_tokens("1.000000000000000000000000000001T", "--context"),
+  // 30 decimals times 10^12: the exactness check must not overflow 128 bits.
+  CHECK(parse_tokens("1.000000000000000000000000000000t").value == 1000000000000ULL);
+  CHECK_THROWS_WITH(parse_tokens("1.000000000000000000000000000001t", "--context"),
                     "--context: must be a whole number of tokens");
   for (const char* bad : {"32kb", "32KiB", "32x", "32kk", "32Kii", "32iK", "32 ki b"}) {
     INFO(bad);

@@ -94,10 +94,13 @@ Cells sglang_cells(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, 
 }
 
 /// max_total_num_tokens for `memory` bytes per GPU (full-layer tokens for a hybrid SWA pool), whole pages;
-/// with the "Use sliding window memory pool" line for the hybrid case when `line` is given.
+/// with the "Use sliding window memory pool" line for the hybrid case when `line` is given. `cap` is
+/// --max-total-tokens (0: none): model_runner.py init_memory_pool takes min(profiled, max_total_tokens)
+/// before the floor to pages and the hybrid split.
 std::uint64_t sglang_tokens(const Cells& c, std::uint64_t memory, std::uint64_t page, double ratio,
-                            std::string* line) {
+                            std::uint64_t cap, std::string* line) {
   std::uint64_t tokens = memory / c.cell.value;
+  if (cap != 0) tokens = std::min(tokens, cap);
   if (!c.hybrid_swa()) return tokens / page * page;
   const double total = static_cast<double>(tokens) * static_cast<double>(c.cell.value);
   const auto full = static_cast<std::uint64_t>(
@@ -154,7 +157,7 @@ class SglangPolicy final : public PolicyBase {
 
  private:
   [[nodiscard]] std::uint64_t tokens(Bytes memory) const {
-    return sglang_tokens(c_, memory.value, page_, o_.swa_full_tokens_ratio, nullptr);
+    return sglang_tokens(c_, memory.value, page_, o_.swa_full_tokens_ratio, o_.max_tokens, nullptr);
   }
   static std::optional<Bytes> bytes(Bytes cell, std::uint64_t n, std::uint64_t len, std::uint64_t ranks) {
     return as_bytes(product({cell.value, len, n, ranks}));
@@ -208,7 +211,8 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
     throw Error("engine",
                 "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
   std::string swa_line;
-  const std::uint64_t tokens = sglang_tokens(c_, kv_memory->value, page, o_.swa_full_tokens_ratio, &swa_line);
+  const std::uint64_t tokens =
+      sglang_tokens(c_, kv_memory->value, page, o_.swa_full_tokens_ratio, o_.max_tokens, &swa_line);
   if (hybrid_swa) r.log_lines.push_back(swa_line);
   r.kv_cache_tokens = tokens;
   r.max_context = tokens;

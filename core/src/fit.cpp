@@ -57,10 +57,19 @@ std::vector<std::uint64_t> tp_sizes(const FitRequest& r, std::vector<std::string
   if (!r.tp.empty()) {
     for (const std::uint64_t tp : r.tp) {
       if (tp == 0) throw Error("tp", "must be positive");
-      if (tp > r.gpus_per_node)
+      // DP attention may span nodes: its attention groups (tp / N GPUs) stay within one, and the experts
+      // spread over every GPU, as SGLang's multi-node recipes run it (--tp 16 --dp 16
+      // --enable-dp-attention --nnodes 2) and vLLM's (-dp 16 -dpl 8 --enable-expert-parallel); the figures
+      // are per GPU either way.
+      const bool dpa_over_nodes = std::any_of(r.dp_attention.begin(), r.dp_attention.end(), [&](auto n) {
+        return n > 1 && tp % n == 0 && tp / n <= r.gpus_per_node;
+      });
+      if (tp > r.gpus_per_node && !dpa_over_nodes)
         throw Error("tp", std::to_string(tp) + " is more than " + std::string(cli_flag_for("gpus_per_node")) +
                               " " + std::to_string(r.gpus_per_node) +
-                              ": tensor parallel (and a DP attention group) stays within one node");
+                              ": tensor parallel (and a DP attention group) stays within one node; with " +
+                              std::string(cli_flag_for("dp_attention")) +
+                              " N, tp / N GPUs a group, it may span nodes");
       // Its reason names the size ("3 does not divide num_attention_heads 64"): no prefix to repeat it.
       validate_parallelism(r.model, Parallelism{tp, 1, 1});
       out.push_back(tp);
@@ -122,8 +131,10 @@ std::vector<std::uint64_t> dp_attention_sizes(const FitRequest& r, bool searched
                                               std::uint64_t pp) {
   std::vector<std::uint64_t> out;
   if (!r.dp_attention.empty()) {
+    // Past a node only DP attention whose groups fit in one (tp_sizes).
     for (const std::uint64_t n : r.dp_attention)
-      if (n == 1 || (pp == 1 && tp % n == 0)) out.push_back(n);
+      if ((n == 1 && tp <= r.gpus_per_node) || (n > 1 && pp == 1 && tp % n == 0 && tp / n <= r.gpus_per_node))
+        out.push_back(n);
     return out;
   }
   out.push_back(1);
@@ -278,7 +289,30 @@ std::string row_launch(const Plan& p, const FitRequest& r) {
         return "(no vllm line: vLLM refuses this layout: " + e.reason() + ")";
     }
   }
-  return launch_command(p, r.launch);
+  std::string line = launch_command(p, r.launch);
+  // A replica over several nodes (DP attention past a node, tp_sizes): started on each node.
+  const auto& par = p.inputs.deployment.parallel;
+  const std::uint64_t n = p.inputs.deployment.dp_attention;
+  if (par.tp > r.gpus_per_node && n > 1 && line.front() != '(') {
+    const std::uint64_t nodes = ceil_div(par.tp, r.gpus_per_node);
+    const std::size_t hash = line.find("  # ");
+    std::string flags, how;
+    if (p.inputs.engine.engine == Engine::sglang) {
+      // server_args.py --nnodes / --node-rank / --dist-init-addr.
+      flags = " --nnodes " + std::to_string(nodes);
+      how = "start it on each of the " + std::to_string(nodes) +
+            " nodes with --node-rank R --dist-init-addr HOST:PORT";
+    } else {
+      // vllm/engine/arg_utils.py --data-parallel-size-local: the DP ranks (of tp / N GPUs) on this node.
+      flags = " --data-parallel-size-local " + std::to_string(r.gpus_per_node / (par.tp / n));
+      how = "start it on each of the " + std::to_string(nodes) +
+            " nodes with --data-parallel-address HOST (the others with --headless --data-parallel-start-rank "
+            "R)";
+    }
+    line.insert(hash == std::string::npos ? line.size() : hash, flags);
+    line += (hash == std::string::npos ? "  # " : "; ") + how;
+  }
+  return line;
 }
 }  // namespace
 
@@ -342,6 +376,13 @@ std::string shell_quote(const std::string& s) {
 
 std::string layout_line(const Plan& p);
 
+/// Whether SGLang's line pins the pool the plan predicted with --max-total-tokens (layout_line): then the
+/// pin, at most a --max-tokens cap (the policy took the min), is the line's only --max-total-tokens.
+bool sglang_pins_pool(const Plan& p) {
+  return p.inputs.engine.engine == Engine::sglang && p.budget.modelled && p.has_gpu && !p.inputs.kv_memory &&
+         p.engine.kv_cache_tokens.has_value();
+}
+
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
 std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
   std::string line;
@@ -393,7 +434,18 @@ std::string_view long_context_env(Engine engine) {
 std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::vector<std::string> yaml;
   std::string comment;
-  const std::string options = engine_flags(p.inputs.engine, yaml);
+  EngineOptions shown = p.inputs.engine;
+  if (sglang_pins_pool(p)) shown.max_tokens = 0;
+  // n_rs_seq's flags are draft-mtp's (the model's own nextn layers): a model without them gets its
+  // n_rs_seq from a drafter's speculative type (common.h need_n_rs_seq: eagle3, dflash, dspark with -md),
+  // which kvplan cannot name, so the line says so instead of asking for layers the model lacks.
+  if (shown.engine == Engine::llamacpp && shown.n_rs_seq != 0 && p.inputs.model.mtp_layers == 0) {
+    comment = "n_rs_seq " + std::to_string(shown.n_rs_seq) +
+              ": the model has no MTP layers for --spec-type draft-mtp; llama-server sets it from "
+              "--spec-draft-n-max with a drafter (-md DRAFT and its --spec-type)";
+    shown.n_rs_seq = 0;
+  }
+  const std::string options = engine_flags(shown, yaml);
   const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
   if (p.inputs.engine.engine == Engine::trtllm) {
     // TensorRT-LLM's KV cache type is kv_cache_config's dtype (tensorrt_llm/llmapi/llm_args.py
@@ -486,8 +538,7 @@ std::string layout_line(const Plan& p) {
       if (in.kv.k != in.model.dtype) s += " --kv-cache-dtype " + std::string(name(in.kv.k));
       // The pool the plan predicted, pinned: SGLang caps its profiled max_total_num_tokens at
       // --max-total-tokens (model_runner.py init_memory_pool), so the server holds no more than the row says.
-      if (p.budget.modelled && p.has_gpu && !in.kv_memory && p.engine.kv_cache_tokens)
-        s += " --max-total-tokens " + std::to_string(*p.engine.kv_cache_tokens);
+      if (sglang_pins_pool(p)) s += " --max-total-tokens " + std::to_string(*p.engine.kv_cache_tokens);
       return s;
     case Engine::llamacpp: {
       const std::uint64_t cells = checked_mul(in.context.value, seqs, "context");
@@ -626,8 +677,11 @@ FitResult fit(const FitRequest& request) {
            pp <= num_layers(r.model) - r.model.draft_layers && pp <= kMaxPipelineStages && pp <= r.max_gpus;
            ++pp)
         pps.push_back(pp);
-    out.searched = "tp " + size_list(tps) + " (within a node of " + std::to_string(r.gpus_per_node) +
-                   " GPUs), pp " + size_list(pps) + ", replicas";
+    const bool over_nodes =
+        std::any_of(tps.begin(), tps.end(), [&](auto tp) { return tp > r.gpus_per_node; });
+    out.searched = "tp " + size_list(tps) + " (" + (over_nodes ? "DP attention groups " : "") +
+                   "within a node of " + std::to_string(r.gpus_per_node) + " GPUs), pp " + size_list(pps) +
+                   ", replicas";
     bool dpa = false;
     for (const std::uint64_t tp : tps)
       for (const std::uint64_t n : dp_attention_sizes(r, dpa_searched, tp, 1)) dpa = dpa || n > 1;

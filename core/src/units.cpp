@@ -213,6 +213,21 @@ Tokens parse_tokens(std::string_view text, std::string_view field) {
   if (d.negative && d.digits != 0)
     throw Error(std::string(field), "must be positive, got '" + std::string(trim(text)) + "'");
   const std::uint64_t unit = token_unit(d.suffix, field);
+  // vLLM's human_readable_int (vllm/engine/arg_utils.py; later vllm/utils/argparse_utils.py) takes a
+  // decimal only with a decimal suffix (25.6k): int(number) refuses "1.5" before a binary one ("Decimals
+  // are not allowed with binary suffixes like K"), and int(value) a plain "8192.0".
+  if (plain.find('.') != std::string::npos) {
+    const std::string shown(trim(text));
+    if (d.suffix.empty())
+      throw Error(std::string(field), "'" + shown +
+                                          "': a count without a suffix is a whole number (decimals go with "
+                                          "k m g t only, as vLLM's human_readable_int reads them)");
+    if (d.suffix.size() == 2 || std::isupper(static_cast<unsigned char>(d.suffix[0])) != 0)
+      throw Error(std::string(field),
+                  "'" + shown + "': decimals are not allowed with binary suffixes like " +
+                      std::string(d.suffix) +
+                      " (vLLM's human_readable_int): a decimal suffix (k m g t) takes them");
+  }
   if (mul_mod(d.digits % pow10(d.scale), unit, pow10(d.scale)) != 0)
     throw Error(std::string(field), "must be a whole number of tokens");
   const std::uint64_t v = scaled(d, unit, field);

@@ -172,7 +172,11 @@ class EditingTest : public QObject {
           {"max_num_batched_tokens", "engine default (8,192)"},
           {"max_num_seqs", "engine default (1,024)"}}},
         {"vllm", "v0", {"block_size"}, {{"block_size", "engine default (16)"}}},
-        {"sglang", "", {"block_size", "swa_full_tokens_ratio"}, {{"block_size", "engine default (1)"}}},
+        // max_tokens: SGLang's --max-total-tokens cap (model_runner.py init_memory_pool), as TensorRT-LLM's.
+        {"sglang",
+         "",
+         {"block_size", "max_tokens", "swa_full_tokens_ratio"},
+         {{"block_size", "engine default (1)"}, {"max_tokens", "engine default"}}},
         {"llamacpp",
          "",
          {"ubatch", "swa_full", "kv_unified", "flash_attn_off", "n_rs_seq"},

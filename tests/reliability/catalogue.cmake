@@ -100,7 +100,8 @@ kvplan_bad("calibration without a usable run"
 
 # --- Flag values (core/src/units.cpp parse_tokens / parse_bytes / parse_count, cli/options.cpp).
 kvplan_bad("context not a number" "--context: 'abc' is not a number\n$" size llama-3.1-8b --context abc)
-kvplan_bad("context a fraction" "--context: must be a whole number of tokens\n$" size llama-3.1-8b --context 1.5)
+# vLLM's human_readable_int: int("1.5") raises; a decimal goes with k m g t only.
+kvplan_bad("context a fraction" "--context: '1.5': a count without a suffix is a whole number" size llama-3.1-8b --context 1.5)
 kvplan_bad("context zero" "--context: must be positive\n$" size llama-3.1-8b --context 0)
 kvplan_bad("context 1e400" "--context: unknown suffix 'e400' \\(k m g t = 10\\^3 10\\^6 10\\^9 10\\^12; K M G T or Ki Mi Gi Ti = 2\\^10 2\\^20 2\\^30 2\\^40\\)\n$" size llama-3.1-8b --context 1e400)
 kvplan_bad("context past 2^64" "--context: overflows 64-bit arithmetic\n$" size llama-3.1-8b --context 99999999999999999999)

@@ -60,8 +60,10 @@ struct EngineOptions {
   /// llama.cpp clamps it to 0 on an architecture without rollback (llama-context.cpp).
   std::uint64_t n_rs_seq = 0;
   bool disable_hybrid_kv_cache_manager = false;  ///< vLLM: every layer treated as full attention
-  bool fp8_ds_mla = false;             ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
-  std::uint64_t max_tokens = 0;        ///< TRT-LLM KvCacheConfig.max_tokens (0: none)
+  bool fp8_ds_mla = false;  ///< vLLM kv_cache_dtype fp8_ds_mla (656 B per token per MLA layer)
+  /// A cap on the pool's tokens (0: none): TRT-LLM KvCacheConfig.max_tokens; SGLang --max-total-tokens
+  /// (model_runner.py init_memory_pool: min(profiled, max_total_tokens), read in engine_sglang.cpp).
+  std::uint64_t max_tokens = 0;
   double swa_full_tokens_ratio = 0.8;  ///< SGLang --swa-full-tokens-ratio
   bool operator==(const EngineOptions&) const = default;
 };
@@ -83,7 +85,7 @@ inline constexpr std::uint64_t kMaxEngineMaxTokens = (1ULL << 31) - 1;  ///< TRT
 
 /// Checks that every option set away from its default applies to `o.engine` (block_size: vllm, sglang,
 /// trtllm; max_num_batched_tokens, disable_hybrid_kv_cache_manager, fp8_ds_mla: vllm; ubatch, swa_full,
-/// kv_unified: llamacpp; max_tokens: trtllm; swa_full_tokens_ratio: sglang, in (0, 1]) and that the
+/// kv_unified: llamacpp; max_tokens: trtllm, sglang; swa_full_tokens_ratio: sglang, in (0, 1]) and that the
 /// version is one of engine_versions(o.engine), that the numbers are within the kMaxEngine* bounds,
 /// and that vLLM V0 gets no V1-only option. apply_engine calls it first.
 /// Throws kvplan::Error naming the CLI flag of the first offending option.
