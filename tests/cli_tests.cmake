@@ -501,6 +501,13 @@ kvplan_cli_bad("quant: a non-integer bits" "bad-gptq-bits-fraction.json: /quanti
   size ${KVPLAN_FIXTURES}/quant/bad-gptq-bits-fraction.json)
 kvplan_cli_bad("quant: unknown compressed-tensors format" "bad-ct-format.json: /quantization_config/format: 'zip-quantized' is not"
   size ${KVPLAN_FIXTURES}/quant/bad-ct-format.json)
+# vLLM awq.py / gptq.py create_weights refuse a group_size that does not divide a layer's input width.
+kvplan_cli_bad("quant: awq group_size not dividing down_proj's input"
+  "bad-awq-group-misaligned.json: /quantization_config/group_size: 128 does not divide the input width 576"
+  size ${KVPLAN_FIXTURES}/quant/bad-awq-group-misaligned.json)
+kvplan_cli_bad("quant: gptq group_size not dividing hidden_size"
+  "bad-gptq-group-misaligned.json: /quantization_config/group_size: 96 does not divide the input width 256"
+  size ${KVPLAN_FIXTURES}/quant/bad-gptq-group-misaligned.json)
 # fp8's activation_scheme is static or dynamic (vLLM Fp8Config.ACTIVATION_SCHEMES): another is refused, not
 # counted as dynamic.
 kvplan_cli_bad("quant: fp8 activation_scheme neither static nor dynamic"

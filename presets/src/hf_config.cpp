@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hf/adapters.hpp"
+#include "hf/quantization.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/limits.hpp"
 #include "kvplan/presets.hpp"
@@ -156,6 +157,7 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   const hf::Adapter* adapter = hf::find_adapter(family_type);
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
+  hf::check_quantized_widths(c, m);
   if (adapter == nullptr) check_layer_pattern_keys(r, num_layers(m));
   if (text != nullptr) count_vision_tower(root, origin, m.hidden_size, m);
   if (adapter == nullptr)

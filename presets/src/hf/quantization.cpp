@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kvplan/format.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::presets::hf {
 
@@ -341,6 +342,31 @@ void read_bnb(const Reader& q, ModelSpec& m) {
   m.quant = w;
 }
 }  // namespace
+
+void check_quantized_widths(const HfConfig& c, const ModelSpec& m) {
+  const WeightQuant& w = m.quant;
+  if ((w.method != Method::awq && w.method != Method::gptq) || w.group_size == 0) return;
+  const Reader* owner = c.top.get("quantization_config") != nullptr ? &c.top : &c.r;
+  const Reader q = *owner->object("quantization_config");
+  const char* key = w.method == Method::awq && !q.has("group_size") ? "q_group_size" : "group_size";
+  const auto role_words = [](LinearRole role) {
+    switch (role) {
+      case LinearRole::mixer: return "an attention or mixer projection";
+      case LinearRole::mlp: return "a dense MLP projection";
+      case LinearRole::expert: return "a routed expert's projection";
+      case LinearRole::shared_expert: return "a shared expert's projection";
+      case LinearRole::router: return "the MoE router";
+    }
+    return "a linear layer";
+  };
+  for (const auto& s : linear_shapes(m)) {
+    if (s.in == 0 || s.count == 0 || !quantized(w, s.role) || s.in % w.group_size == 0) continue;
+    q.fail(key, std::to_string(w.group_size) + " does not divide the input width " + std::to_string(s.in) +
+                    " of " + role_words(s.role) + " (vLLM " +
+                    (w.method == Method::awq ? "awq.py AWQLinearMethod" : "gptq.py GPTQLinearMethod") +
+                    ".create_weights: the input size is not aligned with the quantized weight shape)");
+  }
+}
 
 void read_quantization(const HfConfig& c, ModelSpec& m) {
   const Reader* owner = c.top.get("quantization_config") != nullptr ? &c.top : &c.r;
