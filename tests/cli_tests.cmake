@@ -508,6 +508,9 @@ kvplan_cli_bad("quant: awq group_size not dividing down_proj's input"
 kvplan_cli_bad("quant: gptq group_size not dividing hidden_size"
   "bad-gptq-group-misaligned.json: /quantization_config/group_size: 96 does not divide the input width 256"
   size ${KVPLAN_FIXTURES}/quant/bad-gptq-group-misaligned.json)
+# An empty quantization_config names no method: transformers and vLLM refuse it (kvplan counted torch_dtype).
+kvplan_cli_bad("quant: empty quantization_config" "bad-quant-empty.json: /quantization_config: is empty"
+  size ${KVPLAN_FIXTURES}/quant/bad-quant-empty.json)
 # fp8's activation_scheme is static or dynamic (vLLM Fp8Config.ACTIVATION_SCHEMES): another is refused, not
 # counted as dynamic.
 kvplan_cli_bad("quant: fp8 activation_scheme neither static nor dynamic"

@@ -176,6 +176,25 @@ TEST_CASE("an AWQ or GPTQ group_size that does not divide a layer's input width 
       Catch::Matchers::Contains("/quantization_config/group_size: 96 does not divide the input width 256"));
 }
 
+TEST_CASE("a quantization_config without quant_method is refused, as transformers and vLLM refuse it",
+          "[weights][quant]") {
+  // transformers quantizers/auto.py AutoHfQuantizer.supports_quant_method raises "has no `quant_method`
+  // attribute" unless load_in_4bit / load_in_8bit is set (then bitsandbytes); vLLM's
+  // ModelConfig._verify_quantization takes it as "" and raises "Unknown quantization method".
+  CHECK_THAT(error_of("bad-quant-empty.json"),
+             Catch::Matchers::Contains("bad-quant-empty.json: /quantization_config: is empty"));
+  std::ifstream in(std::string(KVPLAN_FIXTURES) + "/quant/tiny-awq.json");
+  nlohmann::json c = nlohmann::json::parse(in);
+  c["quantization_config"].erase("quant_method");
+  CHECK_THROWS_WITH(presets::model_from_hf_config(c, "cfg"),
+                    Catch::Matchers::Contains("cfg: /quantization_config/quant_method: is missing"));
+  // Old bitsandbytes configs name no method: load_in_4bit says it (the same bytes as tiny-bnb-nf4.json).
+  std::ifstream bnb_in(std::string(KVPLAN_FIXTURES) + "/quant/tiny-bnb-nf4.json");
+  nlohmann::json bnb = nlohmann::json::parse(bnb_in);
+  bnb["quantization_config"].erase("quant_method");
+  CHECK(model_weight_bytes(presets::model_from_hf_config(bnb, "bnb")).value == 311888 + kRest);
+}
+
 TEST_CASE("DeepSeek-V3's fp8 experts carry their 128x128 block scales, by hand",
           "[weights][quant][presets]") {
   // config.json quantization_config: fp8, weight_block_size [128, 128]. One routed expert: gate and up

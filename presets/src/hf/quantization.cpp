@@ -373,8 +373,27 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
   const json* raw = owner->get("quantization_config");
   if (raw == nullptr || !raw->is_object()) return;
   const Reader q = *owner->object("quantization_config");
+  // transformers reads a quantization_config without quant_method as bitsandbytes when load_in_4bit or
+  // load_in_8bit is set, and otherwise raises "The model's quantization config from the arguments has no
+  // `quant_method` attribute" (quantizers/auto.py AutoHfQuantizer.supports_quant_method,
+  // AutoQuantizationConfig.from_dict); vLLM takes the missing method as "" and raises "Unknown
+  // quantization method" (config ModelConfig._verify_quantization). Counting the weights at torch_dtype
+  // instead would be silently wrong.
+  if (raw->empty())
+    owner->fail("quantization_config",
+                "is empty: it names no quant_method (transformers and vLLM refuse it); remove it for an "
+                "unquantised checkpoint");
   const json* method = q.get("quant_method");
-  if (method == nullptr || !method->is_string()) return;
+  if (method == nullptr) {
+    if (q.boolean("load_in_4bit").value_or(false) || q.boolean("load_in_8bit").value_or(false)) {
+      read_bnb(q, m);
+      return;
+    }
+    q.fail("quant_method",
+           "is missing: transformers (AutoHfQuantizer.supports_quant_method) and vLLM refuse a "
+           "quantization_config without it");
+  }
+  if (!method->is_string()) return;  // refused earlier (hf_config.cpp check_quantization_config)
   const std::string name = lower(method->get<std::string>());
   if (name == "fp8") {
     read_fp8(q, m);

@@ -10,7 +10,9 @@ namespace kvplan::presets::hf {
 /// Each layout and its source: core/include/kvplan/weights.hpp quantized_linear_bytes and
 /// docs/quantised-weights.md. A method or option kvplan cannot count is a warning naming it and what was
 /// assumed. Invalid values (AWQ bits other than 4, group_size 0, a non-integer, an unknown
-/// compressed-tensors format) throw kvplan::Error naming the JSON path.
+/// compressed-tensors format) throw kvplan::Error naming the JSON path, and so does a quantization_config
+/// with no quant_method ({} included) unless load_in_4bit or load_in_8bit is set (then bitsandbytes), as
+/// transformers (quantizers/auto.py AutoHfQuantizer.supports_quant_method) and vLLM refuse it.
 void read_quantization(const HfConfig& c, ModelSpec& m);
 
 /// AWQ and GPTQ store one scale per group of `group_size` input values, and vLLM refuses a quantised layer
