@@ -51,6 +51,10 @@ kvplan_cli_ok("context past max_position_embeddings warns, still plans" "\"bytes
 kvplan_cli_ok("help" "size" --help)
 
 kvplan_cli_bad("unknown model" "^kvplan: error: model: unknown model 'no-such-model'" size no-such-model)
+# org/repo:TAG as llama.cpp's -hf takes it: not built yet, and said so naming the tag (issue 29 item 5).
+kvplan_cli_bad("a GGUF repo by quant tag is not supported yet"
+  "^kvplan: error: model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag .* is not supported yet: .*'Q4_K_M'"
+  size unsloth/Qwen3-8B-GGUF:Q4_K_M)
 kvplan_cli_bad("missing file" "no-such-dir/config.json: no such file" size no-such-dir/config.json)
 kvplan_cli_bad("malformed json" "malformed.json: malformed JSON" size ${KVPLAN_FIXTURES}/malformed.json)
 kvplan_cli_bad("empty file" "empty.json: is empty" size ${KVPLAN_FIXTURES}/empty.json)

@@ -466,6 +466,19 @@ TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[p
   CHECK_FALSE(presets::is_commit_hash("main"));
 }
 
+TEST_CASE("org/repo:TAG, a GGUF repo by quant tag, is named as not supported yet", "[presets][hub]") {
+  // llama.cpp common/download.cpp common_download_split_repo_tag: the tag is the text after the last ':',
+  // the repo the text before the first, <user>/<model>. Nothing is fetched: the message names the tag.
+  CHECK_THROWS_WITH(
+      presets::find_model("unsloth/Qwen3-8B-GGUF:Q4_K_M"),
+      Catch::Matchers::StartsWith("model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag") &&
+          Catch::Matchers::Contains("is not supported yet") &&
+          Catch::Matchers::Contains("whose name contains 'Q4_K_M'"));
+  // Not a repo before the ':': the unknown-model message as before.
+  CHECK_THROWS_WITH(presets::find_model("no-slash:Q4_K_M"),
+                    Catch::Matchers::Contains("unknown model 'no-slash:Q4_K_M'"));
+}
+
 // --- Issue 28: hostile input, round 3.
 namespace {
 /// Sets (or, with nullptr, unsets) an environment variable for one scope, then restores it.
