@@ -233,6 +233,72 @@ TEST_CASE("HF config keys, one architecture at a time", "[presets][hf]") {
   }
 }
 
+TEST_CASE("family defaults and MoE key aliases, as transformers and vLLM read them", "[presets][hf]") {
+  SECTION("Llama 4 without num_experts_per_tok routes one expert (Llama4TextConfig's default)") {
+    json t = llama_like();
+    t["model_type"] = "llama4_text";
+    t["head_dim"] = 64;
+    t["num_local_experts"] = 16;
+    t["intermediate_size_mlp"] = 2048;
+    const auto m = load(json{{"model_type", "llama4"}, {"text_config", t}});
+    REQUIRE_FALSE(m.layers.empty());
+    CHECK(m.layers[0].mlp.num_experts == 16);
+    CHECK(m.layers[0].mlp.experts_per_token == 1);
+    // attention_chunk_size 8192 and no_rope_layer_interval 4 by default: layers 0-2 chunked, 3 global.
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].attention.kind == AttentionKind::chunked);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    // 4 layers x 2 KV heads x 64 x 2 (K, V) x 2 B = 2,048 B a token.
+    CHECK(bytes_per_token(m, KvDtypes{}).value == 2048);
+  }
+  SECTION("Step-3's moe_num_experts, moe_top_k, share_expert_dim and moe_layers_enum") {
+    // vLLM step3_text.py Step3TextDecoderLayer: the layers in moe_layers_enum have moe_num_experts experts
+    // of moe_intermediate_size, moe_top_k a token, and one shared expert of share_expert_dim.
+    json j = llama_like();
+    j["model_type"] = "step3_text";
+    j["moe_num_experts"] = 4;
+    j["moe_top_k"] = 2;
+    j["moe_intermediate_size"] = 256;
+    j["share_expert_dim"] = 384;
+    j["moe_layers_enum"] = "1,3";
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 4);  // dense, MoE, dense, MoE
+    CHECK(m.layers[0].mlp.num_experts == 0);
+    CHECK(m.layers[0].mlp.intermediate_size == 1024);
+    CHECK(m.layers[1].mlp.num_experts == 4);
+    CHECK(m.layers[1].mlp.experts_per_token == 2);
+    CHECK(m.layers[1].mlp.expert_intermediate_size == 256);
+    CHECK(m.layers[1].mlp.num_shared_experts == 1);
+    CHECK(m.layers[1].mlp.shared_intermediate_size == 384);
+    CHECK(m.layers[3].mlp.num_experts == 4);
+    j["moe_layers_enum"] = "1,9";
+    CHECK_THAT(error_of(j), Catch::Matchers::Contains("/moe_layers_enum: '9' is not a layer index below 4"));
+  }
+  SECTION("ERNIE 4.5's moe_num_experts, moe_k, shared experts and MoE layer range") {
+    // configuration_ernie4_5_moe.py (attribute_map num_experts -> moe_num_experts, num_experts_per_tok ->
+    // moe_k; moe_layer_end_index -1 is the last layer); modeling_ernie4_5_moe.py Ernie4_5_MoeDecoderLayer.
+    json j = llama_like();
+    j["model_type"] = "ernie4_5_moe";
+    j["moe_num_experts"] = 8;
+    j["moe_k"] = 2;
+    j["moe_intermediate_size"] = 128;
+    j["moe_num_shared_experts"] = 2;
+    j["moe_layer_start_index"] = 1;
+    j["moe_layer_end_index"] = -1;
+    j["moe_layer_interval"] = 1;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].count == 1);
+    CHECK(m.layers[0].mlp.num_experts == 0);
+    CHECK(m.layers[1].count == 3);
+    CHECK(m.layers[1].mlp.num_experts == 8);
+    CHECK(m.layers[1].mlp.experts_per_token == 2);
+    CHECK(m.layers[1].mlp.num_shared_experts == 2);
+    CHECK(m.layers[1].mlp.shared_intermediate_size == 128);
+  }
+}
+
 TEST_CASE("unreadable configs name the key and the reason", "[presets][hf][errors]") {
   json j = llama_like();
   j.erase("num_hidden_layers");

@@ -152,9 +152,11 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   if (family_type.empty())
     for (const auto& [arch, type] : by_architecture)
       if (architecture == arch) family_type = type;
-  const HfConfig c{r, top, family_type, architecture};
-
   const hf::Adapter* adapter = hf::find_adapter(family_type);
+  // The family's configuration class defaults answer for the keys the text config omits.
+  const HfConfig c{
+      adapter != nullptr && adapter->defaults != nullptr ? r.with_defaults(adapter->defaults()) : r, top,
+      family_type, architecture};
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
   hf::check_quantized_widths(c, m);

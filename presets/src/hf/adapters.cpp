@@ -13,7 +13,7 @@ const Adapter kAdapters[] = {
               "qwen3_vl_moe_text"}, adapt_qwen},
     {"Gemma", {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text"}, adapt_gemma},
     {"DeepSeek MLA", {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe_lite", "glm_moe_dsa"}, adapt_deepseek},
-    {"Llama 4", {"llama4", "llama4_text"}, adapt_llama4},
+    {"Llama 4", {"llama4", "llama4_text"}, adapt_llama4, llama4_text_defaults},
     {"gpt-oss", {"gpt_oss"}, adapt_gpt_oss},
     {"Falcon", {"falcon", "RefinedWeb", "RefinedWebModel"}, adapt_falcon},
     {"GPT-2", {"gpt2"}, adapt_gpt2},

@@ -12,11 +12,17 @@ namespace kvplan::presets::hf {
 
 using AdapterFn = ModelSpec (*)(const HfConfig&);
 
-/// A family: its name, the model_type values it reads, and its adapter.
+/// The transformers configuration class's defaults for keys a config may omit (a JSON object, key ->
+/// default), which the text config's Reader answers with (Reader::with_defaults).
+using DefaultsFn = const json& (*)();
+
+/// A family: its name, the model_type values it reads, its adapter, and its configuration class's defaults
+/// (nullptr: none recorded; each with its transformers file cited where it is defined).
 struct Adapter {
   std::string_view family;
   std::initializer_list<std::string_view> model_types;
   AdapterFn read;
+  DefaultsFn defaults = nullptr;
 };
 
 /// The family adapter for a model_type; nullptr for an unknown one (read by the generic rules, with a
@@ -32,6 +38,8 @@ ModelSpec adapt_qwen(const HfConfig& c);
 ModelSpec adapt_gemma(const HfConfig& c);
 ModelSpec adapt_deepseek(const HfConfig& c);
 ModelSpec adapt_llama4(const HfConfig& c);
+/// Llama4TextConfig's defaults (configuration_llama4.py).
+const json& llama4_text_defaults();
 ModelSpec adapt_gpt_oss(const HfConfig& c);
 ModelSpec adapt_falcon(const HfConfig& c);
 ModelSpec adapt_gpt2(const HfConfig& c);
