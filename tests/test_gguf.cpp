@@ -174,6 +174,16 @@ TEST_CASE("GGUF split (gguf-split): the first shard's metadata, every shard's te
   w[2].write("gap-llama-00003-of-00003.gguf");
   CHECK_THROWS_WITH(presets::find_model(gap.string()),
                     Catch::Matchers::Contains("gap-llama-00002-of-00003.gguf: missing: shard 2 of 3"));
+  // A tensor in two shards (llama_model_loader: "tensor '...' is duplicated").
+  auto twice = w[2];
+  twice.tensor("token_embd.weight", {4096, 128256}, Q4_K);
+  const fs::path dup = w[0].write("dup-llama-00001-of-00003.gguf");
+  w[1].write("dup-llama-00002-of-00003.gguf");
+  twice.write("dup-llama-00003-of-00003.gguf");
+  CHECK_THROWS_WITH(
+      presets::find_model(dup.string()),
+      Catch::Matchers::StartsWith("dup-llama-00003-of-00003.gguf: tensor 'token_embd.weight': is also in "
+                                  "an earlier shard"));
   // A first shard not named <name>-00001-of-00003.gguf: the others cannot be found.
   const fs::path renamed = w[0].write("renamed-llama.gguf");
   CHECK_THROWS_WITH(presets::find_model(renamed.string()),
