@@ -17,6 +17,7 @@
 #include "kvplan/hub_fetch.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/weights.hpp"
 
 using namespace kvplan;
 using nlohmann::json;
@@ -296,6 +297,33 @@ TEST_CASE("family defaults and MoE key aliases, as transformers and vLLM read th
     CHECK(m.layers[1].mlp.experts_per_token == 2);
     CHECK(m.layers[1].mlp.num_shared_experts == 2);
     CHECK(m.layers[1].mlp.shared_intermediate_size == 128);
+  }
+  SECTION("ERNIE-4.5-21B-A3B: 21.8B parameters, as its Hub page says") {
+    // huggingface.co/baidu/ERNIE-4.5-21B-A3B-PT config.json; the page gives "21.8B params". By hand:
+    // embeddings 103,424 x 2,560 = 264,765,440 (tied) + final norm 2,560; per layer q/o 2 x 6,553,600 + k/v
+    // 2 x 1,310,720 + 2 norms 5,120 = 15,733,760, x 28 = 440,545,280; layer 0's dense MLP 3 x 2,560 x 12,288
+    // = 94,371,840; layers 1-27: 64 experts x 3 x 2,560 x 1,536 = 754,974,720 + shared MLP 3 x 2,560 x 3,072
+    // = 23,592,960 + router 2,560 x 64 = 163,840: 778,731,520, x 27 = 21,025,751,040. Total 21,825,436,160.
+    // (Read as dense before, it came to 3.35B.)
+    const json j = {{"model_type", "ernie4_5_moe"},
+                    {"hidden_size", 2560},
+                    {"intermediate_size", 12288},
+                    {"moe_intermediate_size", 1536},
+                    {"num_hidden_layers", 28},
+                    {"num_attention_heads", 20},
+                    {"num_key_value_heads", 4},
+                    {"head_dim", 128},
+                    {"moe_num_experts", 64},
+                    {"moe_num_shared_experts", 2},
+                    {"moe_k", 6},
+                    {"moe_layer_start_index", 1},
+                    {"moe_layer_end_index", 27},
+                    {"moe_layer_interval", 1},
+                    {"vocab_size", 103424},
+                    {"tie_word_embeddings", true},
+                    {"torch_dtype", "bfloat16"},
+                    {"max_position_embeddings", 131072}};
+    CHECK(parameter_count(load(j)) == 21825436160ULL);
   }
 }
 
