@@ -18,8 +18,10 @@ void read_quantization(const HfConfig& c, ModelSpec& m);
 /// AWQ and GPTQ store one scale per group of `group_size` input values, and vLLM refuses a quantised layer
 /// whose input width is not a multiple of it (awq.py AWQLinearMethod.create_weights, gptq.py
 /// GPTQLinearMethod.create_weights: "The input size is not aligned with the quantized weight shape"; GPTQ's
-/// -1 is one group of the whole width). Checks every quantised linear of the assembled model (m.layers,
-/// at tensor parallel 1; vLLM checks each rank's share of a row-parallel layer), and throws kvplan::Error
+/// -1 is one group of the whole width). Checks every quantised linear layer those methods build (attention
+/// and mixer projections, dense MLPs, shared experts; not the routed experts, which vLLM's fused-MoE methods
+/// build) of the assembled model (m.layers, at tensor parallel 1; vLLM checks each rank's share of a
+/// row-parallel layer), and throws kvplan::Error
 /// naming quantization_config.group_size and the width. Other methods: nothing to check.
 void check_quantized_widths(const HfConfig& c, const ModelSpec& m);
 
