@@ -253,6 +253,27 @@ TEST_CASE("family defaults and MoE key aliases, as transformers and vLLM read th
     // 4 layers x 2 KV heads x 64 x 2 (K, V) x 2 B = 2,048 B a token.
     CHECK(bytes_per_token(m, KvDtypes{}).value == 2048);
   }
+  SECTION("Qwen3-Next without its linear_* keys takes Qwen3NextConfig's defaults") {
+    // configuration_qwen3_next.py: linear_num_key_heads 16, linear_num_value_heads 32, linear_key_head_dim
+    // and linear_value_head_dim 128, linear_conv_kernel_dim 4, full_attention_interval 4; num_experts 512,
+    // num_experts_per_tok 10. Before, the first missing key was refused.
+    json j = llama_like();
+    j["model_type"] = "qwen3_next";
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    const auto& rec = m.layers[0].attention.recurrent;
+    CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
+    CHECK(m.layers[0].count == 3);
+    CHECK(rec.kind == RecurrentSpec::Kind::gated_deltanet);
+    CHECK(rec.num_key_heads == 16);
+    CHECK(rec.num_value_heads == 32);
+    CHECK(rec.key_head_dim == 128);
+    CHECK(rec.value_head_dim == 128);
+    CHECK(rec.d_conv == 4);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    CHECK(m.layers[0].mlp.num_experts == 512);
+    CHECK(m.layers[0].mlp.experts_per_token == 10);
+  }
   SECTION("Step-3's moe_num_experts, moe_top_k, share_expert_dim and moe_layers_enum") {
     // vLLM step3_text.py Step3TextDecoderLayer: the layers in moe_layers_enum have moe_num_experts experts
     // of moe_intermediate_size, moe_top_k a token, and one shared expert of share_expert_dim.

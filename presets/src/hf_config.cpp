@@ -153,10 +153,11 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
     for (const auto& [arch, type] : by_architecture)
       if (architecture == arch) family_type = type;
   const hf::Adapter* adapter = hf::find_adapter(family_type);
-  // The family's configuration class defaults answer for the keys the text config omits.
-  const HfConfig c{
-      adapter != nullptr && adapter->defaults != nullptr ? r.with_defaults(adapter->defaults()) : r, top,
-      family_type, architecture};
+  // The family's configuration class defaults (for this model_type) answer for the keys the text config
+  // omits.
+  const json* defaults =
+      adapter != nullptr && adapter->defaults != nullptr ? adapter->defaults(family_type) : nullptr;
+  const HfConfig c{defaults != nullptr ? r.with_defaults(*defaults) : r, top, family_type, architecture};
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
   hf::check_quantized_widths(c, m);

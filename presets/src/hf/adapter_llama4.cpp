@@ -6,7 +6,7 @@
 
 namespace kvplan::presets::hf {
 
-const json& llama4_text_defaults() {
+const json* llama4_defaults(std::string_view) {
   // transformers src/transformers/models/llama4/configuration_llama4.py Llama4TextConfig: the class's
   // field defaults for the keys kvplan reads (a config.json that omits one gets it in transformers, and
   // vLLM reads the same config object). num_experts_per_tok 1: a config without it still routes one expert.
@@ -25,7 +25,7 @@ const json& llama4_text_defaults() {
                          {"interleave_moe_layer_step", 1},
                          {"no_rope_layer_interval", 4},
                          {"attention_chunk_size", 8192}};
-  return d;
+  return &d;
 }
 
 ModelSpec adapt_llama4(const HfConfig& c) {
