@@ -53,6 +53,10 @@ kvplan_cli_ok("context past max_position_embeddings warns, still plans" "\"bytes
 kvplan_cli_ok("help" "size" --help)
 
 kvplan_cli_bad("unknown model" "^kvplan: error: model: unknown model 'no-such-model'" size no-such-model)
+# org/repo:TAG as llama.cpp's -hf takes it: not built yet, and said so naming the tag (issue 29 item 5).
+kvplan_cli_bad("a GGUF repo by quant tag is not supported yet"
+  "^kvplan: error: model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag .* is not supported yet: .*'Q4_K_M'"
+  size unsloth/Qwen3-8B-GGUF:Q4_K_M)
 kvplan_cli_bad("missing file" "no-such-dir/config.json: no such file" size no-such-dir/config.json)
 kvplan_cli_bad("malformed json" "malformed.json: malformed JSON" size ${KVPLAN_FIXTURES}/malformed.json)
 kvplan_cli_bad("empty file" "empty.json: is empty" size ${KVPLAN_FIXTURES}/empty.json)
@@ -518,6 +522,16 @@ kvplan_cli_bad("quant: a non-integer bits" "bad-gptq-bits-fraction.json: /quanti
   size ${KVPLAN_FIXTURES}/quant/bad-gptq-bits-fraction.json)
 kvplan_cli_bad("quant: unknown compressed-tensors format" "bad-ct-format.json: /quantization_config/format: 'zip-quantized' is not"
   size ${KVPLAN_FIXTURES}/quant/bad-ct-format.json)
+# vLLM awq.py / gptq.py create_weights refuse a group_size that does not divide a layer's input width.
+kvplan_cli_bad("quant: awq group_size not dividing down_proj's input"
+  "bad-awq-group-misaligned.json: /quantization_config/group_size: 128 does not divide the input width 576"
+  size ${KVPLAN_FIXTURES}/quant/bad-awq-group-misaligned.json)
+kvplan_cli_bad("quant: gptq group_size not dividing hidden_size"
+  "bad-gptq-group-misaligned.json: /quantization_config/group_size: 96 does not divide the input width 256"
+  size ${KVPLAN_FIXTURES}/quant/bad-gptq-group-misaligned.json)
+# An empty quantization_config names no method: transformers and vLLM refuse it (kvplan counted torch_dtype).
+kvplan_cli_bad("quant: empty quantization_config" "bad-quant-empty.json: /quantization_config: is empty"
+  size ${KVPLAN_FIXTURES}/quant/bad-quant-empty.json)
 # fp8's activation_scheme is static or dynamic (vLLM Fp8Config.ACTIVATION_SCHEMES): another is refused, not
 # counted as dynamic.
 kvplan_cli_bad("quant: fp8 activation_scheme neither static nor dynamic"

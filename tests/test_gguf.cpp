@@ -21,9 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Llama-3.1-8B as convert_hf_to_gguf.py writes it, with a Q4_K_M-like mix: Q4_K for most matrices, Q6_K
-/// for attn_v, ffn_down and output, F32 norms and rope_freqs.
-GgufWriter llama31_8b() {
+/// Llama-3.1-8B's metadata as convert_hf_to_gguf.py writes it.
+GgufWriter llama31_8b_metadata() {
   GgufWriter w;
   w.kv_str("general.architecture", "llama")
       .kv_str("general.name", "Meta Llama 3.1 8B Instruct")
@@ -37,22 +36,32 @@ GgufWriter llama31_8b() {
       .kv_u32("llama.rope.dimension_count", 128)
       .kv_u32("general.file_type", 15)
       .tokens(128256);
+  return w;
+}
+
+/// Block il's tensors, in llama31_8b()'s types.
+void llama31_8b_block(GgufWriter& w, int il) {
+  const std::string b = "blk." + std::to_string(il) + ".";
+  w.tensor(b + "attn_norm.weight", {4096}, F32)
+      .tensor(b + "attn_q.weight", {4096, 4096}, Q4_K)
+      .tensor(b + "attn_k.weight", {4096, 1024}, Q4_K)
+      .tensor(b + "attn_v.weight", {4096, 1024}, Q6_K)
+      .tensor(b + "attn_output.weight", {4096, 4096}, Q4_K)
+      .tensor(b + "ffn_norm.weight", {4096}, F32)
+      .tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K)
+      .tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K)
+      .tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
+}
+
+/// Llama-3.1-8B as convert_hf_to_gguf.py writes it, with a Q4_K_M-like mix: Q4_K for most matrices, Q6_K
+/// for attn_v, ffn_down and output, F32 norms and rope_freqs.
+GgufWriter llama31_8b() {
+  GgufWriter w = llama31_8b_metadata();
   w.tensor("rope_freqs.weight", {64}, F32)
       .tensor("token_embd.weight", {4096, 128256}, Q4_K)
       .tensor("output_norm.weight", {4096}, F32)
       .tensor("output.weight", {4096, 128256}, Q6_K);
-  for (int il = 0; il < 32; ++il) {
-    const std::string b = "blk." + std::to_string(il) + ".";
-    w.tensor(b + "attn_norm.weight", {4096}, F32)
-        .tensor(b + "attn_q.weight", {4096, 4096}, Q4_K)
-        .tensor(b + "attn_k.weight", {4096, 1024}, Q4_K)
-        .tensor(b + "attn_v.weight", {4096, 1024}, Q6_K)
-        .tensor(b + "attn_output.weight", {4096, 4096}, Q4_K)
-        .tensor(b + "ffn_norm.weight", {4096}, F32)
-        .tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K)
-        .tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K)
-        .tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
-  }
+  for (int il = 0; il < 32; ++il) llama31_8b_block(w, il);
   return w;
 }
 
@@ -113,6 +122,72 @@ TEST_CASE("GGUF Llama-3.1-8B: layout and exact weight bytes", "[gguf]") {
   CHECK_FALSE(plan.weights_from_architecture);
   in.deployment.weights = Bytes{1000};  // --weights still wins
   CHECK(make_plan(in).weights_bytes.value == 1000);
+}
+
+namespace {
+/// GGUF UINT16 (type 2), as gguf-split writes split.no and split.count.
+std::string le16(std::uint16_t v) { return {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)}; }
+
+/// llama31_8b()'s file cut in three as gguf-split --split cuts one: the first shard keeps the metadata,
+/// each shard its split.no, split.count 3 and split.tensors.count (the whole model's 292 tensors).
+/// Shard 1: rope_freqs, token_embd, output_norm and blocks 0-9; shard 2: blocks 10-20; shard 3: blocks
+/// 21-31 and output.
+std::vector<GgufWriter> llama31_8b_split() {
+  std::vector<GgufWriter> w(3);
+  w[0] = llama31_8b_metadata();
+  for (std::uint16_t i = 0; i < 3; ++i)
+    w[i].kv_raw("split.no", 2, le16(i))
+        .kv_raw("split.count", 2, le16(3))
+        .kv_raw("split.tensors.count", 2, le16(292));
+  w[0].tensor("rope_freqs.weight", {64}, F32)
+      .tensor("token_embd.weight", {4096, 128256}, Q4_K)
+      .tensor("output_norm.weight", {4096}, F32);
+  for (int il = 0; il < 32; ++il) llama31_8b_block(w[il < 10 ? 0 : il < 21 ? 1 : 2], il);
+  w[2].tensor("output.weight", {4096, 128256}, Q6_K);
+  return w;
+}
+}  // namespace
+
+TEST_CASE("GGUF split (gguf-split): the first shard's metadata, every shard's tensors", "[gguf]") {
+  const auto w = llama31_8b_split();
+  const fs::path first = w[0].write("split-llama-00001-of-00003.gguf");
+  w[1].write("split-llama-00002-of-00003.gguf");
+  w[2].write("split-llama-00003-of-00003.gguf");
+  const ModelSpec m = presets::find_model(first.string());
+  CHECK(m.id == "split-llama");
+  // The whole model's figures, worked by hand in "GGUF Llama-3.1-8B: layout and exact weight bytes":
+  // 8,030,261,312 parameters in 5,172,420,864 B; output.weight (in the last shard) is untied.
+  REQUIRE(m.weights_bytes);
+  CHECK(m.weights_bytes->value == 5172420864ULL);
+  CHECK(m.weights_parameters == 8030261312ULL);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK(bytes_per_token(m, KvDtypes{DType::fp16, DType::fp16}).value == 131072);
+
+  // llama_model_loader: "model must be loaded with the first split".
+  const fs::path second = fs::temp_directory_path() / "kvplan-test-gguf" / "split-llama-00002-of-00003.gguf";
+  CHECK_THROWS_WITH(
+      presets::find_model(second.string()),
+      Catch::Matchers::StartsWith("split-llama-00002-of-00003.gguf: split.no: 1: this is shard 2 of 3") &&
+          Catch::Matchers::Contains("'split-llama-00001-of-00003.gguf'"));
+  // A shard absent from the folder: its path.
+  const fs::path gap = w[0].write("gap-llama-00001-of-00003.gguf");
+  w[2].write("gap-llama-00003-of-00003.gguf");
+  CHECK_THROWS_WITH(presets::find_model(gap.string()),
+                    Catch::Matchers::Contains("gap-llama-00002-of-00003.gguf: missing: shard 2 of 3"));
+  // A tensor in two shards (llama_model_loader: "tensor '...' is duplicated").
+  auto twice = w[2];
+  twice.tensor("token_embd.weight", {4096, 128256}, Q4_K);
+  const fs::path dup = w[0].write("dup-llama-00001-of-00003.gguf");
+  w[1].write("dup-llama-00002-of-00003.gguf");
+  twice.write("dup-llama-00003-of-00003.gguf");
+  CHECK_THROWS_WITH(
+      presets::find_model(dup.string()),
+      Catch::Matchers::StartsWith("dup-llama-00003-of-00003.gguf: tensor 'token_embd.weight': is also in "
+                                  "an earlier shard"));
+  // A first shard not named <name>-00001-of-00003.gguf: the others cannot be found.
+  const fs::path renamed = w[0].write("renamed-llama.gguf");
+  CHECK_THROWS_WITH(presets::find_model(renamed.string()),
+                    Catch::Matchers::Contains("renamed-llama.gguf: split.count 3: the first shard"));
 }
 
 TEST_CASE("GGUF hybrid: per-layer KV heads, 0 on Mamba2 layers", "[gguf]") {

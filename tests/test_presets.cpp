@@ -17,6 +17,7 @@
 #include "kvplan/hub_fetch.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/weights.hpp"
 
 using namespace kvplan;
 using nlohmann::json;
@@ -230,6 +231,120 @@ TEST_CASE("HF config keys, one architecture at a time", "[presets][hf]") {
     CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
     CHECK(m.layers[0].count == 3);
     CHECK(m.layers[1].attention.kind == AttentionKind::full);
+  }
+}
+
+TEST_CASE("family defaults and MoE key aliases, as transformers and vLLM read them", "[presets][hf]") {
+  SECTION("Llama 4 without num_experts_per_tok routes one expert (Llama4TextConfig's default)") {
+    json t = llama_like();
+    t["model_type"] = "llama4_text";
+    t["head_dim"] = 64;
+    t["num_local_experts"] = 16;
+    t["intermediate_size_mlp"] = 2048;
+    const auto m = load(json{{"model_type", "llama4"}, {"text_config", t}});
+    REQUIRE_FALSE(m.layers.empty());
+    CHECK(m.layers[0].mlp.num_experts == 16);
+    CHECK(m.layers[0].mlp.experts_per_token == 1);
+    // attention_chunk_size 8192 and no_rope_layer_interval 4 by default: layers 0-2 chunked, 3 global.
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].attention.kind == AttentionKind::chunked);
+    CHECK(m.layers[0].count == 3);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    // 4 layers x 2 KV heads x 64 x 2 (K, V) x 2 B = 2,048 B a token.
+    CHECK(bytes_per_token(m, KvDtypes{}).value == 2048);
+  }
+  SECTION("Qwen3-Next without its linear_* keys takes Qwen3NextConfig's defaults") {
+    // configuration_qwen3_next.py: linear_num_key_heads 16, linear_num_value_heads 32, linear_key_head_dim
+    // and linear_value_head_dim 128, linear_conv_kernel_dim 4, full_attention_interval 4; num_experts 512,
+    // num_experts_per_tok 10. Before, the first missing key was refused.
+    json j = llama_like();
+    j["model_type"] = "qwen3_next";
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    const auto& rec = m.layers[0].attention.recurrent;
+    CHECK(m.layers[0].attention.kind == AttentionKind::recurrent);
+    CHECK(m.layers[0].count == 3);
+    CHECK(rec.kind == RecurrentSpec::Kind::gated_deltanet);
+    CHECK(rec.num_key_heads == 16);
+    CHECK(rec.num_value_heads == 32);
+    CHECK(rec.key_head_dim == 128);
+    CHECK(rec.value_head_dim == 128);
+    CHECK(rec.d_conv == 4);
+    CHECK(m.layers[1].attention.kind == AttentionKind::full);
+    CHECK(m.layers[0].mlp.num_experts == 512);
+    CHECK(m.layers[0].mlp.experts_per_token == 10);
+  }
+  SECTION("Step-3's moe_num_experts, moe_top_k, share_expert_dim and moe_layers_enum") {
+    // vLLM step3_text.py Step3TextDecoderLayer: the layers in moe_layers_enum have moe_num_experts experts
+    // of moe_intermediate_size, moe_top_k a token, and one shared expert of share_expert_dim.
+    json j = llama_like();
+    j["model_type"] = "step3_text";
+    j["moe_num_experts"] = 4;
+    j["moe_top_k"] = 2;
+    j["moe_intermediate_size"] = 256;
+    j["share_expert_dim"] = 384;
+    j["moe_layers_enum"] = "1,3";
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 4);  // dense, MoE, dense, MoE
+    CHECK(m.layers[0].mlp.num_experts == 0);
+    CHECK(m.layers[0].mlp.intermediate_size == 1024);
+    CHECK(m.layers[1].mlp.num_experts == 4);
+    CHECK(m.layers[1].mlp.experts_per_token == 2);
+    CHECK(m.layers[1].mlp.expert_intermediate_size == 256);
+    CHECK(m.layers[1].mlp.num_shared_experts == 1);
+    CHECK(m.layers[1].mlp.shared_intermediate_size == 384);
+    CHECK(m.layers[3].mlp.num_experts == 4);
+    j["moe_layers_enum"] = "1,9";
+    CHECK_THAT(error_of(j), Catch::Matchers::Contains("/moe_layers_enum: '9' is not a layer index below 4"));
+  }
+  SECTION("ERNIE 4.5's moe_num_experts, moe_k, shared experts and MoE layer range") {
+    // configuration_ernie4_5_moe.py (attribute_map num_experts -> moe_num_experts, num_experts_per_tok ->
+    // moe_k; moe_layer_end_index -1 is the last layer); modeling_ernie4_5_moe.py Ernie4_5_MoeDecoderLayer.
+    json j = llama_like();
+    j["model_type"] = "ernie4_5_moe";
+    j["moe_num_experts"] = 8;
+    j["moe_k"] = 2;
+    j["moe_intermediate_size"] = 128;
+    j["moe_num_shared_experts"] = 2;
+    j["moe_layer_start_index"] = 1;
+    j["moe_layer_end_index"] = -1;
+    j["moe_layer_interval"] = 1;
+    const auto m = load(j);
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].count == 1);
+    CHECK(m.layers[0].mlp.num_experts == 0);
+    CHECK(m.layers[1].count == 3);
+    CHECK(m.layers[1].mlp.num_experts == 8);
+    CHECK(m.layers[1].mlp.experts_per_token == 2);
+    CHECK(m.layers[1].mlp.num_shared_experts == 2);
+    CHECK(m.layers[1].mlp.shared_intermediate_size == 128);
+  }
+  SECTION("ERNIE-4.5-21B-A3B: 21.8B parameters, as its Hub page says") {
+    // huggingface.co/baidu/ERNIE-4.5-21B-A3B-PT config.json; the page gives "21.8B params". By hand:
+    // embeddings 103,424 x 2,560 = 264,765,440 (tied) + final norm 2,560; per layer q/o 2 x 6,553,600 + k/v
+    // 2 x 1,310,720 + 2 norms 5,120 = 15,733,760, x 28 = 440,545,280; layer 0's dense MLP 3 x 2,560 x 12,288
+    // = 94,371,840; layers 1-27: 64 experts x 3 x 2,560 x 1,536 = 754,974,720 + shared MLP 3 x 2,560 x 3,072
+    // = 23,592,960 + router 2,560 x 64 = 163,840: 778,731,520, x 27 = 21,025,751,040. Total 21,825,436,160.
+    // (Read as dense before, it came to 3.35B.)
+    const json j = {{"model_type", "ernie4_5_moe"},
+                    {"hidden_size", 2560},
+                    {"intermediate_size", 12288},
+                    {"moe_intermediate_size", 1536},
+                    {"num_hidden_layers", 28},
+                    {"num_attention_heads", 20},
+                    {"num_key_value_heads", 4},
+                    {"head_dim", 128},
+                    {"moe_num_experts", 64},
+                    {"moe_num_shared_experts", 2},
+                    {"moe_k", 6},
+                    {"moe_layer_start_index", 1},
+                    {"moe_layer_end_index", 27},
+                    {"moe_layer_interval", 1},
+                    {"vocab_size", 103424},
+                    {"tie_word_embeddings", true},
+                    {"torch_dtype", "bfloat16"},
+                    {"max_position_embeddings", 131072}};
+    CHECK(parameter_count(load(j)) == 21825436160ULL);
   }
 }
 
@@ -464,6 +579,19 @@ TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[p
   CHECK(presets::is_commit_hash("0123456789abcdef0123456789abcdef01234567"));
   CHECK_FALSE(presets::is_commit_hash("0123456789ABCDEF0123456789abcdef01234567"));
   CHECK_FALSE(presets::is_commit_hash("main"));
+}
+
+TEST_CASE("org/repo:TAG, a GGUF repo by quant tag, is named as not supported yet", "[presets][hub]") {
+  // llama.cpp common/download.cpp common_download_split_repo_tag: the tag is the text after the last ':',
+  // the repo the text before the first, <user>/<model>. Nothing is fetched: the message names the tag.
+  CHECK_THROWS_WITH(
+      presets::find_model("unsloth/Qwen3-8B-GGUF:Q4_K_M"),
+      Catch::Matchers::StartsWith("model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag") &&
+          Catch::Matchers::Contains("is not supported yet") &&
+          Catch::Matchers::Contains("whose name contains 'Q4_K_M'"));
+  // Not a repo before the ':': the unknown-model message as before.
+  CHECK_THROWS_WITH(presets::find_model("no-slash:Q4_K_M"),
+                    Catch::Matchers::Contains("unknown model 'no-slash:Q4_K_M'"));
 }
 
 // --- Issue 28: hostile input, round 3.

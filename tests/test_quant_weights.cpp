@@ -27,6 +27,16 @@ ModelSpec fixture(const std::string& name) {
 // bf16 for the fp8 fixture): embed_tokens 256,000 + lm_head 256,000 + 3 RMSNorms 768 = 512,768 values
 // = 1,025,536 B.
 constexpr std::uint64_t kRest = 1025536;
+
+/// The error a fixture is refused with; "" when it loads.
+std::string error_of(const std::string& name) {
+  try {
+    (void)fixture(name);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 }  // namespace
 
 TEST_CASE("awq: qweight, qzeros and fp16 scales per linear, by hand", "[weights][quant]") {
@@ -140,14 +150,6 @@ TEST_CASE("real checkpoints: config-only figure against the Hub's safetensors si
 }
 
 TEST_CASE("bad quantization_config values name the key", "[weights][quant]") {
-  const auto error_of = [](const std::string& name) -> std::string {
-    try {
-      (void)fixture(name);
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "";
-  };
   CHECK_THAT(error_of("bad-awq-bits3.json"),
              Catch::Matchers::Contains("/quantization_config/bits: must be 4"));
   CHECK_THAT(error_of("bad-gptq-group0.json"),
@@ -157,6 +159,40 @@ TEST_CASE("bad quantization_config values name the key", "[weights][quant]") {
   CHECK_THAT(
       error_of("bad-ct-format.json"),
       Catch::Matchers::Contains("/quantization_config/format: 'zip-quantized' is not a compressed-tensors"));
+}
+
+TEST_CASE("an AWQ or GPTQ group_size that does not divide a layer's input width is refused",
+          "[weights][quant]") {
+  // vLLM awq.py AWQLinearMethod.create_weights and gptq.py GPTQLinearMethod.create_weights raise "The input
+  // size is not aligned with the quantized weight shape" when input_size_per_partition % group_size != 0.
+  // The tiny AWQ model with intermediate_size 576: down_proj's input is 576 = 4.5 groups of 128 (q/k/v/o
+  // and gate/up take 256 = 2 groups).
+  CHECK_THAT(error_of("bad-awq-group-misaligned.json"),
+             Catch::Matchers::Contains("/quantization_config/group_size: 128 does not divide the input width "
+                                       "576 of a dense MLP projection"));
+  // The tiny GPTQ model with group_size 96: q_proj's input, hidden_size 256, is 2.67 groups.
+  CHECK_THAT(
+      error_of("bad-gptq-group-misaligned.json"),
+      Catch::Matchers::Contains("/quantization_config/group_size: 96 does not divide the input width 256"));
+}
+
+TEST_CASE("a quantization_config without quant_method is refused, as transformers and vLLM refuse it",
+          "[weights][quant]") {
+  // transformers quantizers/auto.py AutoHfQuantizer.supports_quant_method raises "has no `quant_method`
+  // attribute" unless load_in_4bit / load_in_8bit is set (then bitsandbytes); vLLM's
+  // ModelConfig._verify_quantization takes it as "" and raises "Unknown quantization method".
+  CHECK_THAT(error_of("bad-quant-empty.json"),
+             Catch::Matchers::Contains("bad-quant-empty.json: /quantization_config: is empty"));
+  std::ifstream in(std::string(KVPLAN_FIXTURES) + "/quant/tiny-awq.json");
+  nlohmann::json c = nlohmann::json::parse(in);
+  c["quantization_config"].erase("quant_method");
+  CHECK_THROWS_WITH(presets::model_from_hf_config(c, "cfg"),
+                    Catch::Matchers::Contains("cfg: /quantization_config/quant_method: is missing"));
+  // Old bitsandbytes configs name no method: load_in_4bit says it (the same bytes as tiny-bnb-nf4.json).
+  std::ifstream bnb_in(std::string(KVPLAN_FIXTURES) + "/quant/tiny-bnb-nf4.json");
+  nlohmann::json bnb = nlohmann::json::parse(bnb_in);
+  bnb["quantization_config"].erase("quant_method");
+  CHECK(model_weight_bytes(presets::model_from_hf_config(bnb, "bnb")).value == 311888 + kRest);
 }
 
 TEST_CASE("DeepSeek-V3's fp8 experts carry their 128x128 block scales, by hand",

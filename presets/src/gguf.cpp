@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <tuple>
 
 #include "kvplan/error.hpp"
@@ -886,9 +888,85 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   return m;
 }
 
+namespace {
+/// split.count or split.no (llama-arch.cpp LLM_KV_SPLIT_COUNT, LLM_KV_SPLIT_NO; gguf-split writes them as
+/// uint16, and llama_model_loader reads them into a uint16_t); nullopt when absent.
+std::optional<std::uint64_t> split_key(const GgufHeader& h, const std::string& origin, std::string_view key) {
+  const auto it = h.metadata.find(key);
+  if (it == h.metadata.end()) return std::nullopt;
+  const GgufValue& v = it->second;
+  if (v.type == GgufType::boolean || v.type == GgufType::array || v.uints.size() != 1 || v.negative ||
+      v.uints[0] > 65535)
+    throw Error(origin + ": " + std::string(key), "must be an unsigned integer of at most 65535 (a uint16)");
+  return v.uints[0];
+}
+
+/// "-00002-of-00003.gguf": the tail llama_split_path gives shard `no` (0-based) of `count`
+/// ("%s-%05d-of-%05d.gguf").
+std::string split_tail(std::uint64_t no, std::uint64_t count) {
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), "-%05llu-of-%05llu.gguf", static_cast<unsigned long long>(no + 1),
+                static_cast<unsigned long long>(count));
+  return buf.data();
+}
+
+/// A split GGUF (llama.cpp's gguf-split): the first shard holds the metadata, every shard some tensors.
+/// llama_model_loader reads split.count from the file it is given; when above 1 that file must be the first
+/// (split.no 0, "model must be loaded with the first split"), and the others are opened beside it by name
+/// (llama_get_list_splits: llama_split_prefix strips "-00001-of-0000N.gguf", llama_split_path adds each
+/// shard's), "failed to load GGUF split" when one is absent, and a tensor name in two shards is
+/// "invalid model: tensor '...' is duplicated". Adds the other shards' tensors to `h`; returns the prefix's
+/// file name (the model's id), or "" for a file that is not split.
+std::string add_split_shards(const fs::path& path, GgufHeader& h) {
+  const std::string origin = path.filename().string();
+  const std::uint64_t count = split_key(h, origin, "split.count").value_or(0);
+  if (count <= 1) return "";
+  const auto no = split_key(h, origin, "split.no");
+  if (!no) throw Error(origin + ": split.no", "missing (split.count is " + std::to_string(count) + ")");
+  const std::string first_tail = split_tail(0, count);
+  if (*no != 0) {
+    const std::string tail = split_tail(*no, count);
+    const std::string first = origin.size() > tail.size() && origin.ends_with(tail)
+                                  ? "'" + origin.substr(0, origin.size() - tail.size()) + first_tail + "'"
+                                  : "the shard whose split.no is 0";
+    throw Error(origin + ": split.no", std::to_string(*no) + ": this is shard " + std::to_string(*no + 1) +
+                                           " of " + std::to_string(count) +
+                                           " of a split GGUF; give the first, " + first +
+                                           " (llama.cpp loads a split model from its first shard)");
+  }
+  if (origin.size() <= first_tail.size() || !origin.ends_with(first_tail))
+    throw Error(origin, "split.count " + std::to_string(count) +
+                            ": the first shard of a split GGUF is named " + "<name>" + first_tail +
+                            " (llama.cpp llama_split_prefix), and the other shards " +
+                            "are found by that name; rename it so");
+  const std::string prefix = path.string().substr(0, path.string().size() - first_tail.size());
+  std::set<std::string, std::less<>> names;
+  for (const auto& t : h.tensors) names.insert(t.name);
+  for (std::uint64_t idx = 1; idx < count; ++idx) {
+    const fs::path shard = prefix + split_tail(idx, count);
+    std::error_code ec;
+    if (!fs::exists(shard, ec))
+      throw Error(shard.string(), "missing: shard " + std::to_string(idx + 1) + " of " +
+                                      std::to_string(count) + " of the split GGUF " + origin +
+                                      " (llama.cpp reads every shard from the first one's folder)");
+    GgufHeader part = read_gguf_header(shard);
+    for (auto& t : part.tensors) {
+      if (!names.insert(t.name).second)
+        throw Error(shard.filename().string() + ": tensor '" + t.name + "'",
+                    "is also in an earlier shard (llama.cpp: \"tensor is duplicated\")");
+      h.tensors.push_back(std::move(t));
+    }
+  }
+  const std::string stem = path.filename().string();
+  return stem.substr(0, stem.size() - first_tail.size());
+}
+}  // namespace
+
 ModelSpec load_gguf_file(const fs::path& path) {
-  ModelSpec m = model_from_gguf(read_gguf_header(path), path.filename().string());
-  m.id = path.stem().string();
+  GgufHeader h = read_gguf_header(path);
+  const std::string split_id = add_split_shards(path, h);
+  ModelSpec m = model_from_gguf(h, path.filename().string());
+  m.id = split_id.empty() ? path.stem().string() : split_id;
   if (m.name.empty()) m.name = m.id;
   m.source = path.string();
   return m;

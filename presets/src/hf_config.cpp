@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hf/adapters.hpp"
+#include "hf/quantization.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/limits.hpp"
 #include "kvplan/presets.hpp"
@@ -151,11 +152,15 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   if (family_type.empty())
     for (const auto& [arch, type] : by_architecture)
       if (architecture == arch) family_type = type;
-  const HfConfig c{r, top, family_type, architecture};
-
   const hf::Adapter* adapter = hf::find_adapter(family_type);
+  // The family's configuration class defaults (for this model_type) answer for the keys the text config
+  // omits.
+  const json* defaults =
+      adapter != nullptr && adapter->defaults != nullptr ? adapter->defaults(family_type) : nullptr;
+  const HfConfig c{defaults != nullptr ? r.with_defaults(*defaults) : r, top, family_type, architecture};
   ModelSpec m = adapter != nullptr ? adapter->read(c) : hf::adapt_generic(c);
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
+  hf::check_quantized_widths(c, m);
   if (adapter == nullptr) check_layer_pattern_keys(r, num_layers(m));
   if (text != nullptr) count_vision_tower(root, origin, m.hidden_size, m);
   if (adapter == nullptr)

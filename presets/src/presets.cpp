@@ -287,6 +287,20 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
     }
   }
   if (preset != nullptr) return load_model_file(preset->path);
+  // org/repo:TAG, a GGUF repo and a quant tag as llama.cpp's -hf takes it (common/download.cpp
+  // common_download_split_repo_tag: the text after the last ':' is the tag, the rest must be
+  // <user>/<model>), and as gguf-parser's --hf-repo. Reading the listing and the GGUF header over Range
+  // requests is not built yet: say so, naming the tag, rather than "unknown model".
+  if (const auto colon = name_or_path.rfind(':');
+      colon != std::string_view::npos && colon + 1 < name_or_path.size()) {
+    const std::string_view repo = name_or_path.substr(0, name_or_path.find(':'));
+    const std::string_view tag = name_or_path.substr(colon + 1);
+    if (is_hf_repo_id(repo))
+      throw Error("model", "'" + std::string(name_or_path) + "': a GGUF repo by quant tag (llama.cpp's -hf " +
+                               std::string(repo) + ":" + std::string(tag) +
+                               ") is not supported yet: download the .gguf file whose name contains '" +
+                               std::string(tag) + "' and pass its path");
+  }
   throw Error("model", "unknown model '" + std::string(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }

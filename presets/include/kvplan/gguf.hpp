@@ -120,7 +120,11 @@ GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin);
 /// string or negative value where an unsigned integer is due, a per-layer array of the wrong length.
 ModelSpec model_from_gguf(const GgufHeader& header, std::string_view origin);
 
-/// read_gguf_header then model_from_gguf; id and name from the file name, source the path.
+/// read_gguf_header then model_from_gguf; id and name from the file name, source the path. A split GGUF
+/// (gguf-split: split.count above 1) is read from its first shard, <name>-00001-of-0000N.gguf, with the
+/// tensors of the other shards found beside it by name, as llama_model_loader opens them (llama_split_prefix,
+/// llama_split_path); its id is <name>. Throws kvplan::Error naming split.no for a shard other than the
+/// first, the path of a missing shard, a first shard not named so, or a tensor in two shards.
 ModelSpec load_gguf_file(const std::filesystem::path& path);
 
 /// Whether a file starts with the GGUF magic (false when it cannot be read).

@@ -13,10 +13,10 @@
 
 namespace kvplan::presets::hf {
 
-namespace {
 /// Gemma3TextConfig defaults (configuration_gemma3.py, commit 008f5c8c29be84d4721dc6d1e0fcd72300580be4):
 /// google/gemma-3-4b-it's text_config omits these.
-const json& gemma3_defaults() {
+const json* gemma_defaults(std::string_view model_type) {
+  if (model_type != "gemma3" && model_type != "gemma3_text") return nullptr;
   static const json d = {{"vocab_size", 262208},
                          {"hidden_size", 2304},
                          {"intermediate_size", 9216},
@@ -28,16 +28,13 @@ const json& gemma3_defaults() {
                          {"tie_word_embeddings", true},
                          {"sliding_window", 4096},
                          {"sliding_window_pattern", 6}};
-  return d;
+  return &d;
 }
-}  // namespace
 
-ModelSpec adapt_gemma(const HfConfig& base) {
-  const std::string& t = base.model_type;
+ModelSpec adapt_gemma(const HfConfig& c) {
+  const std::string& t = c.model_type;
   const bool g3 = t == "gemma3" || t == "gemma3_text";
-  const HfConfig c{g3 ? base.r.with_defaults(gemma3_defaults()) : base.r, base.top, base.model_type,
-                   base.architecture};
-  const Reader& r = c.r;
+  const Reader& r = c.r;  // with gemma_defaults for Gemma 3 (the adapter record's)
   DecoderRules rules;
   rules.mistral_window = false;
   Decoder d = read_decoder(c, rules);

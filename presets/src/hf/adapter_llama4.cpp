@@ -6,6 +6,28 @@
 
 namespace kvplan::presets::hf {
 
+const json* llama4_defaults(std::string_view) {
+  // transformers src/transformers/models/llama4/configuration_llama4.py Llama4TextConfig: the class's
+  // field defaults for the keys kvplan reads (a config.json that omits one gets it in transformers, and
+  // vLLM reads the same config object). num_experts_per_tok 1: a config without it still routes one expert.
+  static const json d = {{"vocab_size", 202048},
+                         {"hidden_size", 5120},
+                         {"intermediate_size", 8192},
+                         {"intermediate_size_mlp", 16384},
+                         {"num_hidden_layers", 48},
+                         {"num_attention_heads", 40},
+                         {"num_key_value_heads", 8},
+                         {"head_dim", 128},
+                         {"max_position_embeddings", 4096 * 32},
+                         {"tie_word_embeddings", false},
+                         {"num_experts_per_tok", 1},
+                         {"num_local_experts", 16},
+                         {"interleave_moe_layer_step", 1},
+                         {"no_rope_layer_interval", 4},
+                         {"attention_chunk_size", 8192}};
+  return &d;
+}
+
 ModelSpec adapt_llama4(const HfConfig& c) {
   const Reader& r = c.r;
   DecoderRules rules;

@@ -8,6 +8,34 @@
 
 namespace kvplan::presets::hf {
 
+const json* qwen3_next_defaults(std::string_view model_type) {
+  // transformers src/transformers/models/qwen3_next/configuration_qwen3_next.py Qwen3NextConfig: the field
+  // defaults of the keys kvplan reads, and full_attention_interval 4 (__post_init__'s
+  // kwargs.pop("full_attention_interval", 4)). Qwen3.5's classes are others: nothing recorded for them.
+  if (model_type != "qwen3_next") return nullptr;
+  static const json d = {{"vocab_size", 151936},
+                         {"hidden_size", 2048},
+                         {"intermediate_size", 5632},
+                         {"num_hidden_layers", 48},
+                         {"num_attention_heads", 16},
+                         {"num_key_value_heads", 2},
+                         {"max_position_embeddings", 32768},
+                         {"tie_word_embeddings", false},
+                         {"head_dim", 256},
+                         {"linear_conv_kernel_dim", 4},
+                         {"linear_key_head_dim", 128},
+                         {"linear_value_head_dim", 128},
+                         {"linear_num_key_heads", 16},
+                         {"linear_num_value_heads", 32},
+                         {"decoder_sparse_step", 1},
+                         {"moe_intermediate_size", 512},
+                         {"shared_expert_intermediate_size", 512},
+                         {"num_experts_per_tok", 10},
+                         {"num_experts", 512},
+                         {"full_attention_interval", 4}};
+  return &d;
+}
+
 ModelSpec adapt_qwen3_next(const HfConfig& c) {
   const Reader& r = c.r;
   DecoderRules rules;

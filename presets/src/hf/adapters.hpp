@@ -12,11 +12,18 @@ namespace kvplan::presets::hf {
 
 using AdapterFn = ModelSpec (*)(const HfConfig&);
 
-/// A family: its name, the model_type values it reads, and its adapter.
+/// The transformers configuration class's defaults for the keys a config of `model_type` may omit (a JSON
+/// object, key -> default), which the text config's Reader answers with (Reader::with_defaults); nullptr
+/// when none are recorded for that model_type (a family's types can have different classes).
+using DefaultsFn = const json* (*)(std::string_view model_type);
+
+/// A family: its name, the model_type values it reads, its adapter, and its configuration class's defaults
+/// (nullptr: none recorded; each with its transformers file cited where it is defined).
 struct Adapter {
   std::string_view family;
   std::initializer_list<std::string_view> model_types;
   AdapterFn read;
+  DefaultsFn defaults = nullptr;
 };
 
 /// The family adapter for a model_type; nullptr for an unknown one (read by the generic rules, with a
@@ -32,6 +39,12 @@ ModelSpec adapt_qwen(const HfConfig& c);
 ModelSpec adapt_gemma(const HfConfig& c);
 ModelSpec adapt_deepseek(const HfConfig& c);
 ModelSpec adapt_llama4(const HfConfig& c);
+/// Llama4TextConfig's defaults (configuration_llama4.py), for llama4 and llama4_text.
+const json* llama4_defaults(std::string_view model_type);
+/// Gemma3TextConfig's defaults (configuration_gemma3.py), for gemma3 and gemma3_text; nullptr otherwise.
+const json* gemma_defaults(std::string_view model_type);
+/// Qwen3NextConfig's defaults (configuration_qwen3_next.py), for qwen3_next; nullptr otherwise.
+const json* qwen3_next_defaults(std::string_view model_type);
 ModelSpec adapt_gpt_oss(const HfConfig& c);
 ModelSpec adapt_falcon(const HfConfig& c);
 ModelSpec adapt_gpt2(const HfConfig& c);

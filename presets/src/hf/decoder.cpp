@@ -474,20 +474,32 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   else
     d.dense_width_missing = true;
 
-  const std::uint64_t experts =
-      r.u64_any({"num_local_experts", "n_routed_experts", "num_experts"}).value_or(0);
+  // The routed experts' count and top-k under each family's name: Mixtral num_local_experts, DeepSeek
+  // n_routed_experts, Qwen MoE num_experts; Step-3 moe_num_experts / moe_top_k (vLLM
+  // transformers_utils/configs/step3_vl.py Step3TextConfig); ERNIE 4.5 moe_num_experts / moe_k
+  // (configuration_ernie4_5_moe.py attribute_map: num_experts -> moe_num_experts, num_experts_per_tok ->
+  // moe_k).
+  static const std::initializer_list<std::string_view> kExperts = {"num_local_experts", "n_routed_experts",
+                                                                   "num_experts", "moe_num_experts"};
+  static const std::initializer_list<std::string_view> kTopK = {"num_experts_per_tok",
+                                                                "num_experts_per_token",
+                                                                "experts_per_token",
+                                                                "top_k",
+                                                                "moe_topk",
+                                                                "top_k_experts",
+                                                                "moe_top_k",
+                                                                "moe_k"};
+  const std::uint64_t experts = r.u64_any(kExperts).value_or(0);
   MlpSpec& moe = d.moe;
   moe = dense;
-  for (const auto k : {"num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k",
-                       "moe_topk", "top_k_experts"}) {
+  for (const auto k : kTopK) {
     if (!r.has(k)) continue;
     moe.experts_per_token = r.u64(k).value_or(0);
     if (moe.experts_per_token > experts && experts > 0)
       r.fail(k, std::to_string(moe.experts_per_token) + " active experts exceed the " +
                     std::to_string(experts) + " experts");
-    if (experts == 0 && moe.experts_per_token > 0 &&
-        (r.has("num_local_experts") || r.has("n_routed_experts") || r.has("num_experts")))
-      for (const auto e : {"num_local_experts", "n_routed_experts", "num_experts"})
+    if (experts == 0 && moe.experts_per_token > 0)
+      for (const auto e : kExperts)
         if (r.has(e))
           r.fail(e, "is 0, yet " + std::string(k) + " routes each token to " +
                         std::to_string(moe.experts_per_token) + " experts");
@@ -496,9 +508,8 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
   // A mixture of experts routes each token to top-k experts: without k the active parameters (prefill
   // FLOPs, the weights a decode step reads) cannot be known, so 0 or a missing k is an error.
   if (experts > 0 && moe.experts_per_token == 0) {
-    const char* key = "num_experts_per_tok";
-    for (const auto k : {"num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k",
-                         "moe_topk", "top_k_experts"})
+    std::string_view key = "num_experts_per_tok";
+    for (const auto k : kTopK)
       if (r.has(k)) key = k;
     r.fail(key, r.has(key) ? "must be positive in a mixture-of-experts config (" + std::to_string(experts) +
                                  " experts)"
@@ -517,6 +528,17 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
       moe.shared_intermediate_size = r.u64("shared_expert_intermediate_size").value_or(0);
       moe.num_shared_experts = moe.shared_intermediate_size > 0 ? 1 : 0;
       moe.shared_expert_gate = moe.num_shared_experts > 0;
+    } else if (r.has("moe_num_shared_experts")) {
+      // ERNIE 4.5 (modeling_ernie4_5_moe.py Ernie4_5_MoeSparseMoeBlock): one ungated MLP of
+      // moe_intermediate_size x moe_num_shared_experts, counted as that many experts of the width.
+      moe.num_shared_experts = r.u64("moe_num_shared_experts").value_or(0);
+      moe.shared_intermediate_size = moe.expert_intermediate_size;
+      moe.shared_expert_gate = false;
+    } else if (r.has("share_expert_dim")) {
+      // Step-3 (vLLM step3_text.py Step3TextDecoderLayer): one ungated shared expert of share_expert_dim.
+      moe.shared_intermediate_size = r.positive("share_expert_dim");
+      moe.num_shared_experts = 1;
+      moe.shared_expert_gate = false;
     }
     moe.intermediate_size = 0;
     if (r.has("first_k_dense_replace") || r.has("moe_layer_freq")) {  // DeepSeek
@@ -536,6 +558,44 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
         const std::uint64_t f = r.has("moe_layer_freq") ? r.positive("moe_layer_freq") : 1;
         for (std::uint64_t i = 0; i < n_layers; ++i) d.sparse[i] = i >= k && i % f == 0;
       }
+    } else if (r.has("moe_layers_enum") || r.has("share_expert_dim")) {
+      // Step-3 (vLLM step3_text.py Step3TextDecoderLayer): the layers listed in moe_layers_enum ("4,5,...",
+      // a comma-separated string in config.json, or a list); absent: every layer but the first.
+      std::vector<bool> mask(n_layers, false);
+      if (const json* e = r.get("moe_layers_enum"); e != nullptr && e->is_string()) {
+        const std::string text = e->get<std::string>();
+        std::size_t at = 0;
+        while (at <= text.size()) {
+          const std::size_t comma = std::min(text.find(',', at), text.size());
+          std::string item = text.substr(at, comma - at);
+          item.erase(0, item.find_first_not_of(' '));
+          item.erase(item.find_last_not_of(' ') + 1);
+          if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 9 ||
+              std::stoull(item) >= n_layers)
+            r.fail("moe_layers_enum",
+                   "'" + item + "' is not a layer index below " + std::to_string(n_layers));
+          mask[std::stoull(item)] = true;
+          at = comma + 1;
+        }
+      } else if (e != nullptr) {
+        mask = layer_mask(r, "moe_layers_enum", n_layers, false);
+      } else {
+        for (std::uint64_t i = 1; i < n_layers; ++i) mask[i] = true;
+      }
+      for (std::uint64_t i = 0; i < n_layers; ++i) d.sparse[i] = mask[i];
+    } else if (r.has("moe_layer_start_index") || r.has("moe_layer_interval") ||
+               r.has("moe_layer_end_index")) {
+      // ERNIE 4.5 (modeling_ernie4_5_moe.py Ernie4_5_MoeDecoderLayer): layer i is sparse when (i + 1) %
+      // moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index; the class's defaults
+      // are 1, 1 and -1, and -1 is the last layer (Ernie4_5_MoeConfig.__post_init__).
+      const std::uint64_t start = r.u64("moe_layer_start_index").value_or(1);
+      const std::uint64_t step = r.positive_or("moe_layer_interval", 1);
+      std::uint64_t end = n_layers - 1;
+      if (const json* e = r.get("moe_layer_end_index");
+          e != nullptr && !(e->is_number_integer() && e->get<std::int64_t>() == -1))
+        end = *r.u64("moe_layer_end_index");
+      for (std::uint64_t i = 0; i < n_layers; ++i)
+        d.sparse[i] = (i + 1) % step == 0 && i >= start && i <= end;
     } else if (r.has("decoder_sparse_step") || r.has("mlp_only_layers")) {  // Qwen MoE
       const std::uint64_t step = r.has("decoder_sparse_step") ? r.positive("decoder_sparse_step") : 1;
       const auto mlp_only = layer_mask(r, "mlp_only_layers", n_layers, false);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kvplan/format.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::presets::hf {
 
@@ -342,13 +343,58 @@ void read_bnb(const Reader& q, ModelSpec& m) {
 }
 }  // namespace
 
+void check_quantized_widths(const HfConfig& c, const ModelSpec& m) {
+  const WeightQuant& w = m.quant;
+  if ((w.method != Method::awq && w.method != Method::gptq) || w.group_size == 0) return;
+  const Reader* owner = c.top.get("quantization_config") != nullptr ? &c.top : &c.r;
+  const Reader q = *owner->object("quantization_config");
+  const char* key = w.method == Method::awq && !q.has("group_size") ? "q_group_size" : "group_size";
+  const auto role_words = [](LinearRole role) {
+    switch (role) {
+      case LinearRole::mixer: return "an attention or mixer projection";
+      case LinearRole::mlp: return "a dense MLP projection";
+      case LinearRole::shared_expert: return "a shared expert's projection";
+      default: return "a linear layer";
+    }
+  };
+  for (const auto& s : linear_shapes(m)) {
+    // Routed experts (and the router) are not built by the linear methods: vLLM's fused-MoE methods size
+    // their scales apart, so this rule does not speak for them.
+    if (s.role == LinearRole::expert || s.role == LinearRole::router) continue;
+    if (s.in == 0 || s.count == 0 || !quantized(w, s.role) || s.in % w.group_size == 0) continue;
+    q.fail(key, std::to_string(w.group_size) + " does not divide the input width " + std::to_string(s.in) +
+                    " of " + role_words(s.role) + " (vLLM " +
+                    (w.method == Method::awq ? "awq.py AWQLinearMethod" : "gptq.py GPTQLinearMethod") +
+                    ".create_weights: the input size is not aligned with the quantized weight shape)");
+  }
+}
+
 void read_quantization(const HfConfig& c, ModelSpec& m) {
   const Reader* owner = c.top.get("quantization_config") != nullptr ? &c.top : &c.r;
   const json* raw = owner->get("quantization_config");
   if (raw == nullptr || !raw->is_object()) return;
   const Reader q = *owner->object("quantization_config");
+  // transformers reads a quantization_config without quant_method as bitsandbytes when load_in_4bit or
+  // load_in_8bit is set, and otherwise raises "The model's quantization config from the arguments has no
+  // `quant_method` attribute" (quantizers/auto.py AutoHfQuantizer.supports_quant_method,
+  // AutoQuantizationConfig.from_dict); vLLM takes the missing method as "" and raises "Unknown
+  // quantization method" (config ModelConfig._verify_quantization). Counting the weights at torch_dtype
+  // instead would be silently wrong.
+  if (raw->empty())
+    owner->fail("quantization_config",
+                "is empty: it names no quant_method (transformers and vLLM refuse it); remove it for an "
+                "unquantised checkpoint");
   const json* method = q.get("quant_method");
-  if (method == nullptr || !method->is_string()) return;
+  if (method == nullptr) {
+    if (q.boolean("load_in_4bit").value_or(false) || q.boolean("load_in_8bit").value_or(false)) {
+      read_bnb(q, m);
+      return;
+    }
+    q.fail("quant_method",
+           "is missing: transformers (AutoHfQuantizer.supports_quant_method) and vLLM refuse a "
+           "quantization_config without it");
+  }
+  if (!method->is_string()) return;  // refused earlier (hf_config.cpp check_quantization_config)
   const std::string name = lower(method->get<std::string>());
   if (name == "fp8") {
     read_fp8(q, m);
