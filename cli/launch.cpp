@@ -160,15 +160,33 @@ constexpr std::array<LaunchFlag, 15> kLlamacpp{{
     {"-fa,--flash-attn", "", Kind::skip},
 }};
 
-// tensorrt_llm/commands/serve.py (trtllm-serve).
-// --max_batch_size is refused: kvplan's TensorRT-LLM budget is the flat reserve, which it would not change.
-// Its counts are click's INT: digits only.
-constexpr std::array<LaunchFlag, 5> kTrtllm{{
-    {"--tp_size", "--tp", Kind::value, true, Num::integer},
-    {"--pp_size", "--pp", Kind::value, true, Num::integer},
+// tensorrt_llm/commands/serve.py (trtllm-serve, its `serve` command's click options). Its counts are click's
+// INT: digits only. --max_batch_size is the requests its scheduler holds: kvplan's --users, as vLLM's
+// --max-num-seqs is read. --kv_cache_free_gpu_memory_fraction and --max_num_tokens are the memory budget's
+// fraction and profile tokens (budget.hpp trtllm_budget). --backend: the PyTorch backend only (check_value).
+// --config / --extra_llm_api_options name a YAML file kvplan does not read: refused, saying what to give.
+constexpr std::array<LaunchFlag, 13> kTrtllm{{
+    {"--tp_size,--tensor_parallel_size", "--tp", Kind::value, true, Num::integer},
+    {"--pp_size,--pipeline_parallel_size", "--pp", Kind::value, true, Num::integer},
     {"--max_seq_len", "--context", Kind::value, true, Num::integer},
-    {"--host,--port,--log_level,--tokenizer", "", Kind::skip},
-    {"--trust_remote_code", "", Kind::skip, false},
+    {"--max_batch_size", "", Kind::sequences, true, Num::integer},
+    {"--max_num_tokens", "--max-num-batched-tokens", Kind::value, true, Num::integer},
+    {"--free_gpu_memory_fraction,--kv_cache_free_gpu_memory_fraction", "--gpu-util"},
+    {"--revision", "--revision"},
+    {"--backend", "", Kind::skip},
+    // Expert parallel within tp (moe_tp_size x moe_ep_size = tp_size): the routed experts are split over
+    // the tp GPUs either way, so no figure changes.
+    {"--ep_size,--moe_expert_parallel_size", "", Kind::skip, true, Num::integer},
+    {"--config,--extra_llm_api_options",
+     "reads a YAML file of LLM API options (kv_cache_config's dtype, max_tokens, tokens_per_block) that "
+     "kvplan "
+     "does not read: give them as --kv-dtype, --max-tokens and --block-size",
+     Kind::refuse},
+    {"--host,--port,--log_level,--tokenizer,--served_model_name,--reasoning_parser,--tool_parser,"
+     "--chat_template,--num_postprocess_workers,--gpus_per_node",
+     "", Kind::skip},
+    {"--trust_remote_code,--enable_chunked_prefill", "", Kind::skip, false},
+    {"--max_beam_width", "", Kind::skip, true, Num::integer},  // checked: 1 only (check_value)
 }};
 
 /// The engine of a launch line and where its flags start.
@@ -431,6 +449,15 @@ std::string take_value(const std::vector<std::string>& w, std::size_t& i, const 
 void check_value(const std::string& name, const std::string& value) {
   if (name == "-fa" || name == "--flash-attn") flash_attention_off(name, value);
   if (name == "--dtype") check_auto_dtype(name, value);
+  // trtllm-serve: the PyTorch backend's KV cache and budget are the ones kvplan models (engine_trtllm.cpp,
+  // trtllm_budget); the TensorRT engine backend sizes its cache otherwise. Beams other than 1 keep a cache
+  // per beam, which kvplan does not plan.
+  if (name == "--backend" && value != "pytorch")
+    throw Error(kField,
+                name + " " + value + ": kvplan models TensorRT-LLM's PyTorch backend only (its default)");
+  if (name == "--max_beam_width" && value != "1")
+    throw Error(kField,
+                name + " " + value + ": beam search keeps a KV cache per beam, which kvplan does not plan");
 }
 
 /// What the line gave that the engines read together (each flag and its value, as typed).

@@ -155,6 +155,22 @@ kvplan_cli_same("launch: trtllm-serve"
   "\"context\": 8192,"
   size --from-launch "trtllm-serve serve llama-3.1-8b --tp_size 2 --pp_size 1 --max_seq_len 8192 --port 8000" --json
   SAME_AS size llama-3.1-8b --engine trtllm --tp 2 --pp 1 --context 8192 --json)
+# trtllm-serve's budget flags: --kv_cache_free_gpu_memory_fraction is --gpu-util (TensorRT-LLM's
+# free_gpu_memory_fraction), --max_num_tokens is --max-num-batched-tokens (the profile's forward pass),
+# --max_batch_size the users; --tensor_parallel_size and --ep_size (expert parallel within tp) as serve.py
+# names them; the PyTorch backend only.
+kvplan_cli_same("launch: trtllm-serve budget flags"
+  "\"users\": 16,"
+  size --from-launch "trtllm-serve llama-3.1-8b --tensor_parallel_size 2 --max_seq_len 8192 --max_batch_size 16 --kv_cache_free_gpu_memory_fraction 0.8 --max_num_tokens 4096 --ep_size 2 --backend pytorch"
+    --gpu h100-sxm --json
+  SAME_AS size llama-3.1-8b --engine trtllm --tp 2 --context 8192 --users 16 --gpu-util 0.8
+    --max-num-batched-tokens 4096 --gpu h100-sxm --json)
+kvplan_cli_bad("launch: trtllm-serve's TensorRT engine backend"
+  "--backend tensorrt: kvplan models TensorRT-LLM's PyTorch backend only"
+  size --from-launch "trtllm-serve llama-3.1-8b --max_seq_len 8192 --backend tensorrt")
+kvplan_cli_bad("launch: trtllm-serve's YAML options"
+  "--extra_llm_api_options.*YAML file of LLM API options.*--kv-dtype, --max-tokens and --block-size"
+  size --from-launch "trtllm-serve llama-3.1-8b --max_seq_len 8192 --extra_llm_api_options extra.yaml")
 kvplan_cli_bad("launch: a flag kvplan does not model"
   "^kvplan: error: --from-launch: --quantization \\(vllm serve\\): not modelled by kvplan; remove it to plan without it\n$"
   size --from-launch "vllm serve llama-3.1-8b --quantization awq")
