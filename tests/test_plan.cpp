@@ -506,4 +506,13 @@ TEST_CASE("the exact layout's sums have one path: an overflow is named by its fi
     CHECK(p.bytes_per_token.value == 131072);
     CHECK(p.full_bytes_per_token.value == 65536);
   }
+  // At 3 x 2^45 tokens one sequence is 2^17 x 3 x 2^45 = 3 x 2^62 B, within 64 bits; two would not be. One
+  // user plans (the users divide evenly over the one replica: no replica holds a second sequence).
+  in.context = Tokens{3 * (len / 4)};
+  const Plan one = make_plan(pm, in, false, PlanDetail::full);
+  CHECK(one.kv_bytes_per_sequence.value == 3 * (std::uint64_t{1} << 62));
+  CHECK(one.kv_bytes_total.value == 3 * (std::uint64_t{1} << 62));
+  // Two users do overflow, named by the users.
+  in.users = 2;
+  CHECK_THROWS_WITH(make_plan(pm, in, false, PlanDetail::full), Catch::Matchers::StartsWith("users"));
 }

@@ -491,7 +491,9 @@ void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, co
   if (!per_gpu) throw overflow(policy.gpu_bytes(1, in.context) ? "users" : "context");
   p.per_gpu.kv_bytes_total = *per_gpu;
   const std::uint64_t q = in.users / par.dp, r = in.users % par.dp;
-  const auto fuller = policy.replica_bytes(q + 1, in.context);
+  // The replicas that take one user more: none when the users divide evenly (asking for q + 1 sequences
+  // there refused one sequence whose double passes 2^64 B as a users overflow).
+  const auto fuller = r == 0 ? std::optional<Bytes>(Bytes{0}) : policy.replica_bytes(q + 1, in.context);
   const auto rest = q == 0 ? std::optional<Bytes>(Bytes{0}) : policy.replica_bytes(q, in.context);
   if (!fuller || !rest) throw overflow(policy.replica_bytes(1, in.context) ? "users" : "context");
   p.kv_bytes_total = figure("users", [&] { return *fuller * r + *rest * (par.dp - r); });
