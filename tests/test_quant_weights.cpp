@@ -206,3 +206,42 @@ TEST_CASE("DeepSeek-V3's fp8 experts carry their 128x128 block scales, by hand",
   CHECK(routed_expert_weight_bytes(ds).value == 654068416512ULL);
   CHECK(weight_dtype_label(ds) == "fp8_e4m3 128x128 blocks, bf16 embeddings");
 }
+
+#include "kvplan/plan.hpp"
+
+TEST_CASE("awq and gptq under tp: a row-parallel layer's rows per GPU must hold whole groups (vLLM)",
+          "[weights][quant][plan]") {
+  // Qwen2.5-72B with AWQ int4 g128: intermediate_size 29,568 = 128 x 231, 231 odd, so at tp 2 each GPU's
+  // down_proj has 14,784 input values, 115.5 groups: vLLM's AWQLinearMethod refuses it. Qwen's AWQ
+  // checkpoint pads intermediate_size to 29,696 = 128 x 232: 3,712 = 29 x 128 per GPU at tp 8.
+  PlanInputs in;
+  in.model = presets::find_model("qwen2.5-72b");
+  in.model.quant.method = WeightQuant::Method::awq;
+  in.model.quant.bits = 4;
+  in.model.quant.group_size = 128;
+  in.model.quant.stored = in.model.weight_dtype;
+  REQUIRE(quant_applies(in.model));
+  in.context = Tokens{4096};
+  in.engine.engine = Engine::vllm;
+  in.deployment.parallel.tp = 2;
+  CHECK_THROWS_WITH(make_plan(in),
+                    Catch::Contains("tp: 2: a dense MLP's down_proj gets 29,568 / 2 = 14,784") &&
+                        Catch::Contains("group_size 128"));
+  // SGLang loads them with the same linear methods; the exact layout and llama.cpp do not load AWQ.
+  in.engine.engine = Engine::sglang;
+  CHECK_THROWS_WITH(make_plan(in), Catch::Contains("group_size 128"));
+  in.engine.engine = Engine::ideal;
+  CHECK_NOTHROW(make_plan(in));
+  // tp 1: the reader's check (the whole width); the padded checkpoint at tp 8: attention's o_proj has 64 x
+  // 128 / 8 = 1,024 values per GPU and the MLP 3,712, both whole groups.
+  in.engine.engine = Engine::vllm;
+  in.deployment.parallel.tp = 1;
+  CHECK_NOTHROW(make_plan(in));
+  for (auto& g : in.model.layers) g.mlp.intermediate_size = 29696;
+  in.deployment.parallel.tp = 8;
+  CHECK_NOTHROW(make_plan(in));
+  // GPTQ g128 with o_proj rows 8,192 / 16 = 512 per GPU passes; at 29,696 / 16 = 1,856 = 14.5 groups not.
+  in.model.quant.method = WeightQuant::Method::gptq;
+  in.deployment.parallel.tp = 16;
+  CHECK_THROWS_WITH(make_plan(in), Catch::Contains("1,856") && Catch::Contains("GPTQ group_size 128"));
+}

@@ -245,6 +245,45 @@ struct Units {
   }
 };
 
+/// AWQ and GPTQ weights under tensor parallel, as vLLM loads them (and SGLang, with vLLM's linear methods):
+/// a row-parallel layer (attention's o_proj, a dense MLP's or the shared experts' down_proj) holds
+/// input / tp rows on each rank, and `input_size_per_partition % group_size != 0` is refused: "The input
+/// size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel
+/// size." (vllm/model_executor/layers/quantization/awq.py AWQLinearMethod.create_weights, gptq.py
+/// GPTQLinearMethod.create_weights). The readers check tp 1 (presets check_quantized_widths); this is the
+/// same rule at the plan's tp. Routed experts are built by the fused-MoE methods, not checked here.
+void check_quantized_tp(const ModelSpec& m, std::uint64_t tp) {
+  const WeightQuant& q = m.quant;
+  if (tp <= 1 || !quant_applies(m) || q.group_size == 0 ||
+      (q.method != WeightQuant::Method::awq && q.method != WeightQuant::Method::gptq))
+    return;
+  const auto check = [&](std::uint64_t width, const char* what) {
+    if (width == 0) return;
+    const std::string method = q.method == WeightQuant::Method::awq ? "AWQ" : "GPTQ";
+    if (width % tp != 0)
+      throw Error("tp", format_count(tp) + ": the " + method + " weights of " + what +
+                            " have an input width of " + format_count(width) +
+                            ", which tp does not divide (vLLM's RowParallelLinear)");
+    if ((width / tp) % q.group_size != 0)
+      throw Error("tp", format_count(tp) + ": " + what + " gets " + format_count(width) + " / " +
+                            format_count(tp) + " = " + format_count(width / tp) +
+                            " input values per GPU, not a multiple of the " + method + " group_size " +
+                            format_count(q.group_size) +
+                            ": vLLM refuses it (the input size is not aligned with the quantized weight "
+                            "shape; a smaller tp, or a checkpoint padded for this tp)");
+  };
+  for (const auto& g : m.layers) {
+    const AttentionLayer& a = g.attention;
+    if (q.attention && has_attention(a.kind))
+      check(checked_mul(a.num_attention_heads, a.head_dim_v, "weights"), "attention's o_proj");
+    const MlpSpec& e = g.mlp;
+    if (q.mlp && e.num_experts == 0) check(e.intermediate_size, "a dense MLP's down_proj");
+    if (q.shared_experts && e.num_experts > 0 && e.num_shared_experts > 0)
+      check(checked_mul(e.num_shared_experts, e.shared_intermediate_size, "weights"),
+            "the shared experts' down_proj");
+  }
+}
+
 /// The checks before any figure: the parallelism against the model, DP attention's conditions (an
 /// engine that has it, a MoE model), a positive context and user count. Returns the KV cache's
 /// parallelism (attention_parallelism).
@@ -261,6 +300,7 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   const Units units{pm};
   for (std::size_t i = 0; i < units.size(); ++i) validate_tp(units.attention(i), par.tp);
   check_pipeline_stages(pm.layers(), par.pp, m.draft_layers);
+  if (in.engine.engine == Engine::vllm || in.engine.engine == Engine::sglang) check_quantized_tp(m, par.tp);
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
