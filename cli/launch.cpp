@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 #include <span>
 
@@ -306,7 +307,18 @@ std::string engine_number(Num num, const std::string& name, const std::string& v
       if ((name == "-ngl" || name == "--gpu-layers" || name == "--n-gpu-layers") &&
           (value == "auto" || value == "all"))
         return value;
-      if (plain_integer(value)) return value;
+      if (plain_integer(value)) {
+        // std::stoi throws std::out_of_range past int's range, and llama-server refuses the line.
+        const std::string_view digits =
+            std::string_view(value).substr(value.front() == '-' || value.front() == '+');
+        const std::size_t first = digits.find_first_not_of('0');
+        const std::string_view significant = first == std::string_view::npos ? "0" : digits.substr(first);
+        if (significant.size() > 10 || (significant.size() == 10 && significant > "2147483647"))
+          throw Error(name, shown +
+                                ": llama-server reads it with std::stoi (common/arg.cpp), which refuses a "
+                                "number past 2,147,483,647 (out of range)");
+        return value;
+      }
       const auto read = stoi_prefix(value);
       throw Error(name, shown + ": llama-server reads it with std::stoi (common/arg.cpp), " +
                             (read ? "which stops at the first other character and takes " + *read
@@ -317,6 +329,13 @@ std::string engine_number(Num num, const std::string& name, const std::string& v
       // human_readable_int's regex and int() take no thousands separator, which kvplan's own flags do.
       if (value.find(',') != std::string::npos)
         throw Error(name, shown + ": vLLM's human_readable_int refuses a thousands separator");
+      // Its suffixes are one letter (k m g t decimal, K M G T binary): "32Ki" matches none.
+      if (value.size() >= 2 && value.back() == 'i' &&
+          std::isalpha(static_cast<unsigned char>(value[value.size() - 2])))
+        throw Error(name, shown +
+                              ": vLLM's human_readable_int takes one-letter suffixes (k, m, g, t: x 1000; "
+                              "K, M, G, T: x 1024), not '" +
+                              value.substr(value.size() - 2) + "'");
       // --kv-cache-memory-bytes is bytes by the token rule (40G = 40 x 2^30); kvplan's --kv-memory reads
       // units, so it gets the number.
       if (name == "--kv-cache-memory-bytes") return std::to_string(parse_tokens(value, name).value);

@@ -418,7 +418,10 @@ std::string plan_text(const Plan& p, UnitSystem u) {
                      : "requested (runtime total x utilisation)",
                  format_bytes(g.usable_bytes, u));
     }
-    if (in.kv_memory && g.available_kv_bytes != *in.kv_memory) {  // vLLM with pp: rank 0's figure given
+    if (in.kv_memory && p.limit.kind == Limit::Kind::weights) {  // the pool given and the weights overflow
+      out += row("KV memory (given, past what the weights leave)", both(*in.kv_memory, u));
+    } else if (in.kv_memory &&
+               g.available_kv_bytes != *in.kv_memory) {  // vLLM with pp: rank 0's figure given
       out += row("KV memory (given, rank 0's)", both(*in.kv_memory, u));
       out += row("  every stage's pool (the last's)", both(g.available_kv_bytes, u));
     } else {

@@ -184,6 +184,9 @@ kvplan_cli_bad("user presets: a bad config is reported by models" "presets-bad-c
   --presets ${KVPLAN_FIXTURES}/presets-bad-config models)
 kvplan_cli_bad("user presets: a bad GPU" "presets-bad-gpu/gpus/bad.json: /memory_bytes: must be a positive integer"
   --presets ${KVPLAN_FIXTURES}/presets-bad-gpu size llama-3.1-8b --gpu h100-sxm)
+# 0 is not "unknown" (null or absent is): a runtime total of 0 was taken as none, silently.
+kvplan_cli_bad("user presets: a GPU figure of 0" "presets-gpu-zero/gpus/zero.json: /runtime_memory_bytes: must be a positive integer or null"
+  --presets ${KVPLAN_FIXTURES}/presets-gpu-zero size llama-3.1-8b --gpu zero-runtime)
 # A misspelt key in a GPU preset would drop its figure silently (presets/README.md lists the keys; no
 # extension keys are promised), and an id with a comma can never be asked for with --gpu a,b.
 kvplan_cli_bad("user presets: a GPU key misspelt" "presets-gpu-typo/gpus/typo.json: /memory_bandwdith_bytes_per_s: unknown key"
@@ -468,6 +471,37 @@ kvplan_cli_ok("budget: TensorRT-LLM's pool in json"
 kvplan_cli_ok("fit trtllm launch line: the fraction applied and max_num_tokens"
   "trtllm-serve meta-llama/Llama-3.1-8B --tp_size 1 --pp_size 1 --max_seq_len 8192 --max_batch_size 8 --kv_cache_free_gpu_memory_fraction 0.90 --max_num_tokens 16384"
   fit llama-3.1-8b --context 8192 --users 8 --gpu h100-sxm --engine trtllm --max-num-batched-tokens 16384)
+# TensorRT-LLM runs on NVIDIA GPUs only: an AMD preset is refused under trtllm, and fit leaves it out.
+kvplan_cli_bad("trtllm on an AMD GPU" "--gpu: AMD Instinct MI300X 192GB: TensorRT-LLM runs on NVIDIA GPUs only"
+  size llama-3.1-8b --gpu mi300x --engine trtllm)
+kvplan_cli_ok("fit trtllm leaves AMD GPUs out"
+  "Not searched: 2 layouts skipped, refused: --gpu: AMD Instinct MI300X 192GB: TensorRT-LLM runs on NVIDIA GPUs only"
+  fit llama-3.1-70b --context 8192 --users 4 --engine trtllm --max-gpus 1)
+# With --overhead the reserve stands for TensorRT-LLM's profile peak: the line's fraction is the plan's KV memory
+# over (runtime total - weights - reserve), cut to 4 decimals. Llama-3.1-8B, 12 x 32,768 bf16 on one H100,
+# --overhead 6 GiB: KV memory floor(85,520,809,984 x 0.9) - 16,060,522,496 - 6,442,450,944 = 54,465,755,545 B;
+# rest 85,029,027,840 - 16,060,522,496 - 6,442,450,944 = 62,526,054,400 B; 0.87108... -> 0.8710, which holds
+# 54,460,193,382 B >= the 51,539,607,552 B of 12 users. A context past max_num_tokens (8,192) needs chunked prefill.
+kvplan_cli_ok("fit trtllm with --overhead: the fraction of what the profile leaves"
+  "--max_batch_size 12 --kv_cache_free_gpu_memory_fraction 0.8710 --enable_chunked_prefill\n"
+  fit llama-3.1-8b --engine trtllm --gpu h100-sxm --tp 1 --pp 1 --context 32768 --users 12 --overhead 6GiB
+  --kv-dtype bf16 --max-gpus 1)
+# Replicas of an engine without a data-parallel flag: each its own server.
+kvplan_cli_ok("fit trtllm replicas: each its own server"
+  "trtllm-serve .* --max_batch_size 13 .*# one of 8 replicas: start each as its own server on its own GPU\n"
+  fit llama-3.1-8b --context 32768 --users 100 --gpu h100-sxm --engine trtllm --tp 1 --pp 1 --kv-dtype bf16)
+# A KV pool given with the weights past the GPU cannot be allocated (vLLM's --kv-cache-memory-bytes skips
+# its profile): 70 GiB + 15.0 GiB of Llama-3.1-8B's weights > the H100's 79.6 GiB.
+kvplan_cli_ok("kv memory given past what the weights leave"
+  "KV memory \\(given, past what the weights leave\\) +70.0 GiB.*fits +NO\n.*weights \\(15.0 GiB\\) and the KV memory given \\(70.0 GiB\\) exceed the GPU's memory \\(79.6 GiB\\) per GPU: the engine cannot allocate that pool"
+  size --gpu h100-sxm --users 17 --from-launch "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --kv-cache-memory-bytes 70G")
+# Numbers as the engines read them: std::stoi refuses past int's range; vLLM's suffixes are one letter.
+kvplan_cli_bad("launch: llama-server -c past int"
+  "-c: '100000000000': llama-server reads it with std::stoi \\(common/arg.cpp\\), which refuses a number past 2,147,483,647"
+  size --from-launch "llama-server -m llama-3.1-8b -c 100000000000 -np 4")
+kvplan_cli_bad("launch: vLLM's 32Ki"
+  "--max-model-len: '32Ki': vLLM's human_readable_int takes one-letter suffixes"
+  size --from-launch "vllm serve llama-3.1-8b --max-model-len 32Ki")
 # --from-log: the log's 58.11 GiB is 62,395,137,393 B; a block of 16 tokens x 131,072 B = 2,097,152 B:
 # 29,752 blocks, 476,032 tokens (the log's own 476,016 came from the unrounded memory).
 kvplan_cli_ok("from-log: a vLLM start-up's KV memory under vLLM's rules"

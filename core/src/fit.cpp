@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kvplan/budget.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
@@ -463,10 +464,17 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   if (line.front() == '(') return line;  // no line for this engine and dtype
   line += options + more;
   const auto& par = p.inputs.deployment.parallel;
+  const Engine engine = p.inputs.engine.engine;
   if (p.inputs.deployment.dp_attention > 1 && par.dp > 1)
     comment = "one of " + std::to_string(par.dp) +
               " replicas: start each as its own server (a wider data-parallel group would widen expert "
               "parallel)" +
+              (comment.empty() ? "" : "; " + comment);
+  else if (par.dp > 1 && (engine == Engine::trtllm || engine == Engine::llamacpp))
+    // These lines have no data-parallel flag: each replica is its own server on its own GPUs.
+    comment = "one of " + std::to_string(par.dp) + " replicas: start each as its own server on its own " +
+              (par.tp * par.pp == 1 ? std::string("GPU") : std::to_string(par.tp * par.pp) + " GPUs") +
+              (engine == Engine::llamacpp ? " (CUDA_VISIBLE_DEVICES)" : "") +
               (comment.empty() ? "" : "; " + comment);
   const ModelSpec& m = p.inputs.model;
   // ideal's line is vLLM's: vLLM's limit decides.
@@ -550,17 +558,27 @@ std::string layout_line(const Plan& p) {
       // kv_cache_free_gpu_memory_fraction is a share of the memory left after the weights and the profile:
       // under the modelled budget (trtllm_budget) the fraction it applied; under a flat reserve the share
       // of the memory after the weights that the plan's KV memory is.
+      // With a reserve given (--overhead) the reserve stands for the profile's peak: the fraction of
+      // (runtime total - weights - reserve) that is the plan's KV memory, cut to 4 decimals so the engine
+      // holds no more than the row.
       std::string f = util;
       if (!p.budget.modelled) {
-        const double free_after_weights = static_cast<double>(in.gpu ? in.gpu->memory.value : 0) -
-                                          static_cast<double>(p.per_gpu.weights_bytes.value);
-        f = fraction2(free_after_weights > 0
-                          ? static_cast<double>(p.per_gpu.available_kv_bytes.value) / free_after_weights
-                          : 0.0);
+        const Bytes total = in.gpu ? in.gpu->runtime_memory.value_or(in.gpu->memory) : Bytes{0};
+        const Bytes held = p.per_gpu.weights_bytes + p.per_gpu.reserve_bytes;
+        const double rest = total > held ? static_cast<double>((total - held).value) : 0.0;
+        const double share =
+            rest > 0 ? std::min(1.0, static_cast<double>(p.per_gpu.available_kv_bytes.value) / rest) : 0.0;
+        f = format_fixed(std::floor(share * 1e4) / 1e4, 4);
       }
       s = "trtllm-serve " + repo + " --tp_size " + std::to_string(par.tp) + " --pp_size " +
           std::to_string(par.pp) + " --max_seq_len " + ctx + " --max_batch_size " + std::to_string(seqs) +
           " --kv_cache_free_gpu_memory_fraction " + f;
+      // A prompt past max_num_tokens is refused without chunked prefill (the PyTorch backend's default is
+      // off: "should not exceed max_num_tokens", NVIDIA/TensorRT-LLM issue #9277).
+      const std::uint64_t max_num_tokens = in.engine.max_num_batched_tokens != 0
+                                               ? in.engine.max_num_batched_tokens
+                                               : kTrtllmDefaultMaxNumTokens;
+      if (in.context.value > max_num_tokens) s += " --enable_chunked_prefill";
       return s;
     }
     case Engine::ideal:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -86,6 +87,10 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
   switch (l.kind) {
     case Limit::Kind::no_capacity: return "no GPU given: capacity not computed";
     case Limit::Kind::weights:
+      if (l.kv_memory_given)  // the pool given is what the weights must share the GPU with
+        return "weights (" + format_bytes(l.weights, u) + ") and the KV memory given (" +
+               format_bytes(l.reserve, u) + ") exceed the GPU's memory (" + format_bytes(l.usable, u) +
+               ") per GPU: the engine cannot allocate that pool; add GPUs (tp/pp) or give less KV memory";
       return "weights (" + format_bytes(l.weights, u) + ") and reserve (" + format_bytes(l.reserve, u) +
              ") exceed the usable memory (" + format_bytes(l.usable, u) +
              ") per GPU: add GPUs (tp/pp) or use a smaller weight dtype";
@@ -245,6 +250,17 @@ struct Units {
   }
 };
 
+/// Whether a GPU preset is not another vendor's: its name does not start with AMD, Intel, Apple, Google
+/// or Huawei (the presets name the vendor first: "AMD Instinct MI300X 192GB"). A preset named otherwise
+/// counts as NVIDIA's.
+bool nvidia_gpu(const Gpu& gpu) {
+  std::string first = gpu.name.substr(0, gpu.name.find(' '));
+  for (char& c : first) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* other : {"amd", "intel", "apple", "google", "huawei"})
+    if (first == other) return false;
+  return true;
+}
+
 /// AWQ and GPTQ weights under tensor parallel, as vLLM loads them (and SGLang, with vLLM's linear methods):
 /// a row-parallel layer (attention's o_proj, a dense MLP's or the shared experts' down_proj) holds
 /// input / tp rows on each rank, and `input_size_per_partition % group_size != 0` is refused: "The input
@@ -301,6 +317,10 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
   for (std::size_t i = 0; i < units.size(); ++i) validate_tp(units.attention(i), par.tp);
   check_pipeline_stages(pm.layers(), par.pp, m.draft_layers);
   if (in.engine.engine == Engine::vllm || in.engine.engine == Engine::sglang) check_quantized_tp(m, par.tp);
+  // TensorRT-LLM runs on NVIDIA GPUs only (CUDA and its TensorRT kernels); a preset named by another
+  // vendor (AMD Instinct, Intel Gaudi) is refused, so fit leaves it out of a trtllm search.
+  if (in.engine.engine == Engine::trtllm && in.gpu && !nvidia_gpu(*in.gpu))
+    throw Error("gpu", in.gpu->name + ": TensorRT-LLM runs on NVIDIA GPUs only");
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
       throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
@@ -640,7 +660,25 @@ Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
 std::optional<Bytes> kv_memory(Plan& p, const PlanInputs& in, bool full) {
   PerGpu& g = p.per_gpu;
   p.has_gpu = true;
-  if (in.kv_memory) return g.available_kv_bytes = given_kv_pool(p, in, full);  // weights and reserve out
+  if (in.kv_memory) {  // weights and reserve out
+    // The pool given and the weights must both be on the GPU: a pool the engine was told to allocate
+    // (vLLM's --kv-cache-memory-bytes skips its profile) past what the weights leave runs out of memory.
+    // Nothing fits then (limit weights, the pool given in the reserve's place).
+    if (in.gpu && (!engine_detail::add(g.weights_bytes.value, in.kv_memory->value) ||
+                   g.weights_bytes + *in.kv_memory > in.gpu->memory)) {
+      g.available_kv_bytes = Bytes{0};
+      p.fits = false;
+      p.max_users = 0;
+      p.max_context = Tokens{0};
+      p.limit.kind = Limit::Kind::weights;
+      p.limit.kv_memory_given = true;
+      p.limit.weights = g.weights_bytes;
+      p.limit.reserve = *in.kv_memory;
+      p.limit.usable = in.gpu->memory;
+      return std::nullopt;
+    }
+    return g.available_kv_bytes = given_kv_pool(p, in, full);
+  }
   memory_budget(p, in, full);
   const Bytes fixed = figure("per_gpu.weights_bytes", [&] { return g.weights_bytes + g.reserve_bytes; });
   if (fixed > g.usable_bytes) {

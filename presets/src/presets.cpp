@@ -139,7 +139,9 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
   const auto opt = [&](const char* key) -> std::uint64_t {
     const auto it = g.find(key);
     if (it == g.end() || it->is_null()) return 0;
-    if (!it->is_number_unsigned()) throw Error(where(key), "must be a positive integer or null");
+    // 0 is not "unknown" (null or absent is): a 0 bandwidth or runtime total would be taken as none.
+    if (!it->is_number_unsigned() || it->get<std::uint64_t>() == 0)
+      throw Error(where(key), "must be a positive integer or null");
     return it->get<std::uint64_t>();
   };
   gpu.memory_bandwidth_bytes_per_s = opt("memory_bandwidth_bytes_per_s");
