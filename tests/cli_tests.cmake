@@ -117,13 +117,17 @@ kvplan_cli_ok("pp stages: TensorRT-LLM's split, gemma-3-4b over 11"
 # gemma-3-27b over 4 under vLLM: 15, 16, 16, 15 layers (get_pp_indices); the second (15-30) holds 3 full
 # (17, 23, 29) and 13 sliding: vLLM's hybrid groups of 3 layers, 1 full + 5 sliding = 6 groups. A block is
 # 16 tokens x 8,192 B x 3 layers = 393,216 B. vLLM's budget (budget.cpp): torch's 85,029,027,840 B x 0.9 =
-# 76,526,125,056; weights 13,504,673,152 (a quarter of the architecture's) + the SigLIP tower and projector,
-# 423,060,336 x 2 B = 846,120,672, + the RoPE caches, (131,072 x 8 + 131,072) x 128 x 2 B = 301,989,888:
-# 14,652,783,712; the last stage's sampler 14 x 1,024 x 262,208 = 3,758,751,744 + hidden states 8,192 x
-# 5,376 x 2 = 88,080,384 + 134,217,728 = 3,981,049,856; non-torch at pp 4, tp 1: 75,497,472. Left:
-# 57,816,794,016 B, 147,035 blocks, 147,035 // 6 = 24,505 per group x 16 = 392,080 tokens.
+# 76,526,125,056; weights of the heaviest stage (the first: 15 layers and the embedding, or the last: 15 layers
+# and the tied LM head's copy, vLLM's PPMissingLayer): the tables 262,208 x 5,376 x 2 B = 2,819,260,416, the
+# layers the rest of 27,009,346,304 x 2 B, 51,199,432,192, split by parameters (every layer alike):
+# floor(51,199,432,192 x 15 / 62) = 12,386,959,401, + 2,819,260,416 = 15,206,219,817; + the SigLIP tower and
+# projector, 423,060,336 x 2 B = 846,120,672, + the RoPE caches, (131,072 x 8 + 131,072) x 128 x 2 B =
+# 301,989,888: 16,354,330,377; the last stage's sampler 14 x 1,024 x 262,208 = 3,759,013,888 + hidden states
+# 8,192 x 5,376 x 2 = 88,080,384 + 134,217,728 = 3,981,312,000; non-torch at pp 4, tp 1: 75,497,472. Left:
+# 56,114,985,207 B, 142,707 blocks, 142,707 // 6 = 23,784 per group x 16 = 380,544 tokens. (An even quarter of
+# the weights gave 392,080: 1.5 GB per GPU less than the first and last stages hold.)
 kvplan_cli_ok("pp stages: vLLM's split, gemma-3-27b over 4"
-  "GPU KV cache size: 392,080 tokens"
+  "GPU KV cache size: 380,544 tokens"
   size gemma-3-27b --engine vllm --pp 4 --tp 1 --gpus 4 --gpu h100-sxm --context 8192 --users 1)
 # llama.cpp, gpt-oss-20b at 131,072 tokens: 3072 MiB full cache and a 768-cell SWA cache of 18 MiB.
 kvplan_cli_ok("engine llamacpp iswa lines"

@@ -516,3 +516,34 @@ TEST_CASE("the exact layout's sums have one path: an overflow is named by its fi
   in.users = 2;
   CHECK_THROWS_WITH(make_plan(pm, in, false, PlanDetail::full), Catch::Matchers::StartsWith("users"));
 }
+
+TEST_CASE("pipeline stages hold their layers' weights, the embedding on the first and the LM head on the last",
+          "[plan][weights]") {
+  // Llama-3.1-70B, bf16: 70,553,706,496 parameters x 2 B = 141,107,412,992 B; untied tables of 128,256 x 8,192
+  // x 2 B = 2,101,346,304 B each; the 80 alike layers share the rest, 136,904,720,384 B. TensorRT-LLM splits
+  // 80 layers over 3 stages as 27, 27, 26 (the first stages take the remainder): the first holds
+  // floor(136,904,720,384 x 27 / 80) = 46,205,343,129 + 2,101,346,304 = 48,306,689,433 B, the last
+  // floor(136,904,720,384 x 26 / 80) = 44,494,034,124 + 2,101,346,304 = 46,595,380,428 B. An even third was
+  // 47,035,804,331 B: 1.27 GB per GPU too few on the first stage.
+  PlanInputs in;
+  in.model = presets::find_model("llama-3.1-70b");
+  in.context = Tokens{32768};
+  in.gpu = presets::find_gpu("h100-sxm");
+  in.engine.engine = Engine::trtllm;
+  in.deployment.parallel.pp = 3;
+  CHECK(make_plan(in).weights_bytes.value == 141107412992ULL);
+  CHECK(make_plan(in).per_gpu.weights_bytes.value == 48306689433ULL);
+  // tp 2 halves the stage's share: ceil(48,306,689,433 / 2).
+  in.deployment.parallel.tp = 2;
+  CHECK(make_plan(in).per_gpu.weights_bytes.value == 24153344717ULL);
+  // Llama-3.1-8B at pp 2 (vLLM's 16 + 16): the 1,050,673,152 B tables are alike, so each stage holds half,
+  // 8,030,261,248 B, as vLLM 0.19.0 logged ("model weights take 7.51GiB" with its RoPE cache).
+  in.model = presets::find_model("llama-3.1-8b");
+  in.engine.engine = Engine::ideal;
+  in.deployment.parallel.tp = 1;
+  in.deployment.parallel.pp = 2;
+  CHECK(make_plan(in).per_gpu.weights_bytes.value == 8030261248ULL);
+  // pp 1: the whole.
+  in.deployment.parallel.pp = 1;
+  CHECK(make_plan(in).per_gpu.weights_bytes.value == 16060522496ULL);
+}

@@ -513,6 +513,54 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, Plan
   }
 }
 
+/// The weights the heaviest pipeline stage holds, of `weights` for the whole model: its layers' share of
+/// the layer weights, the input embedding on the first stage and the LM head on the last, a copy of the
+/// embedding when tied (vLLM's PPMissingLayer places embed_tokens on the first rank and lm_head on the
+/// last, vllm/model_executor/models/llama.py LlamaModel and LlamaForCausalLM; SGLang and TensorRT-LLM
+/// alike). The tables are counted at the embedding dtype and the rest split over the layers by parameters
+/// (a checkpoint's exact bytes are split the same way). pp 1, or weights that do not cover the tables:
+/// weights / pp.
+Bytes heaviest_stage_weights(const ModelSpec& m, Bytes weights, std::uint64_t pp, PipelineSplit split) {
+  const Bytes even{ceil_div(weights.value, pp)};
+  if (pp <= 1 || m.hidden_size == 0) return even;
+  const std::uint64_t h = m.hidden_size;
+  const Bytes input =
+      weight_bytes(checked_add(checked_mul(m.vocab_size, h, "weights"),
+                               checked_mul(m.learned_position_embeddings, h, "weights"), "weights"),
+                   m.embedding_dtype);
+  const Bytes head = weight_bytes(checked_mul(m.vocab_size, h, "weights"), m.embedding_dtype);
+  const Bytes tables = m.tie_word_embeddings ? input : input + head;
+  if (tables.value == 0 || tables >= weights) return even;
+  const Bytes rest = weights - tables;
+  std::uint64_t total_layer_params = 0;
+  for (const auto& g : m.layers)
+    total_layer_params = checked_add(
+        total_layer_params,
+        checked_mul(checked_add(mixer_parameters(g.attention, h), mlp_parameters(g.mlp, h), "weights"),
+                    g.count, "weights"),
+        "weights");
+  if (total_layer_params == 0) return even;
+  Bytes most{0};
+  const std::vector<StageView> views = stage_views(m, pp, split);
+  for (std::size_t s = 0; s < views.size(); ++s) {
+    std::uint64_t params = 0;
+    for (const StageGroup& g : views[s].layers)
+      params = checked_add(
+          params,
+          checked_mul(checked_add(mixer_parameters(g.attention, h), mlp_parameters(g.mlp, h), "weights"),
+                      g.count, "weights"),
+          "weights");
+    // rest x params / total, exact in 128 bits.
+    __extension__ typedef unsigned __int128 U128;
+    const U128 share = static_cast<U128>(rest.value) * params / total_layer_params;
+    Bytes stage{static_cast<std::uint64_t>(share)};
+    if (s == 0) stage = stage + input;
+    if (s + 1 == views.size()) stage = stage + head;
+    most = std::max(most, stage);
+  }
+  return std::max(most, even);
+}
+
 /// One GPU's share: its sequences (ceil(users / dp)), the exact layout's bytes for them (fullest
 /// stage), its weights (DP attention: dp_attention_weight_bytes) and reserve; warns when the context
 /// passes the model's max_position_embeddings.
@@ -524,7 +572,8 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   g.bytes_per_sequence = fullest_stage(p.stages);
   p.ideal_per_gpu_kv_bytes_total = figure("users", [&] { return g.bytes_per_sequence * g.users; });
   if (in.deployment.dp_attention <= 1) {
-    g.weights_bytes = Bytes{ceil_div(p.weights_bytes.value, checked_mul(par.tp, par.pp, "gpus"))};
+    g.weights_bytes =
+        Bytes{ceil_div(heaviest_stage_weights(m, p.weights_bytes, par.pp, par.split).value, par.tp)};
   } else {
     // Given weights (--weights, a checkpoint's bytes) keep the architecture's routed-expert bytes.
     if (!m.weights_unknown.empty())
