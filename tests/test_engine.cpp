@@ -922,7 +922,8 @@ TEST_CASE("SGLang's hybrid SWA pool: the users take full tokens plus the ratio's
   CHECK(p.per_gpu.kv_bytes_total.value == 90194313216ULL);
   CHECK_FALSE(p.fits);
   REQUIRE(!p.engine.log_lines.empty());
-  CHECK(p.engine.log_lines.front() == "Disable hybrid SWA memory for gemma3_text as it is not yet supported.");
+  CHECK(p.engine.log_lines.front() ==
+        "Disable hybrid SWA memory for gemma3_text as it is not yet supported.");
   // Were the pool hybrid, the same users would take 524,288 full-layer tokens x 24,576 B and
   // ceil(524,288 x 0.3) = 157,287 sliding-layer tokens x 147,456 B: 36,077,813,760 B. gpt-oss keeps it
   // (below).

@@ -534,7 +534,8 @@ namespace {
 FitRequest deepseek_job(Engine engine) {
   FitRequest r;
   r.model = presets::find_model("deepseek-v3");
-  r.model.quant = {};  // plain fp8 weights, as worked below (the checkpoint's block scales add 131.1 MB a GPU)
+  r.model
+      .quant = {};  // plain fp8 weights, as worked below (the checkpoint's block scales add 131.1 MB a GPU)
   r.context = Tokens{65536};
   r.users = 32;
   r.gpus = {presets::find_gpu("h200")};

@@ -517,11 +517,12 @@ TEST_CASE("the exact layout's sums have one path: an overflow is named by its fi
   CHECK_THROWS_WITH(make_plan(pm, in, false, PlanDetail::full), Catch::Matchers::StartsWith("users"));
 }
 
-TEST_CASE("pipeline stages hold their layers' weights, the embedding on the first and the LM head on the last",
-          "[plan][weights]") {
-  // Llama-3.1-70B, bf16: 70,553,706,496 parameters x 2 B = 141,107,412,992 B; untied tables of 128,256 x 8,192
-  // x 2 B = 2,101,346,304 B each; the 80 alike layers share the rest, 136,904,720,384 B. TensorRT-LLM splits
-  // 80 layers over 3 stages as 27, 27, 26 (the first stages take the remainder): the first holds
+TEST_CASE(
+    "pipeline stages hold their layers' weights, the embedding on the first and the LM head on the last",
+    "[plan][weights]") {
+  // Llama-3.1-70B, bf16: 70,553,706,496 parameters x 2 B = 141,107,412,992 B; untied tables of 128,256 x
+  // 8,192 x 2 B = 2,101,346,304 B each; the 80 alike layers share the rest, 136,904,720,384 B. TensorRT-LLM
+  // splits 80 layers over 3 stages as 27, 27, 26 (the first stages take the remainder): the first holds
   // floor(136,904,720,384 x 27 / 80) = 46,205,343,129 + 2,101,346,304 = 48,306,689,433 B, the last
   // floor(136,904,720,384 x 26 / 80) = 44,494,034,124 + 2,101,346,304 = 46,595,380,428 B. An even third was
   // 47,035,804,331 B: 1.27 GB per GPU too few on the first stage.
