@@ -2,6 +2,7 @@
 // (GGUFWriter) writes them, the tensor data a sparse tail of zeros; expected figures are worked by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -147,6 +148,30 @@ std::vector<GgufWriter> llama31_8b_split() {
   return w;
 }
 }  // namespace
+
+TEST_CASE("GGUF: an architecture kvplan does not follow is read generically, with a warning naming it",
+          "[gguf]") {
+  // The same Llama-3.1-8B keys under a made-up architecture name: llama.cpp refuses it ("unknown model
+  // architecture"); kvplan reads the generic decoder's keys and says so.
+  GgufWriter w;
+  w.kv_str("general.architecture", "zzz")
+      .kv_u32("zzz.block_count", 32)
+      .kv_u32("zzz.context_length", 131072)
+      .kv_u32("zzz.embedding_length", 4096)
+      .kv_u32("zzz.feed_forward_length", 14336)
+      .kv_u32("zzz.attention.head_count", 32)
+      .kv_u32("zzz.attention.head_count_kv", 8)
+      .tokens(128256);
+  const ModelSpec odd = presets::find_model(w.write("zzz.gguf").string());
+  CHECK(std::any_of(odd.warnings.begin(), odd.warnings.end(), [](const std::string& s) {
+    return s.find("general.architecture 'zzz' is not one kvplan follows") != std::string::npos;
+  }));
+  // Llama's own name: no such warning.
+  const ModelSpec llama = presets::find_model(llama31_8b().write("llama-arch.gguf").string());
+  CHECK(std::none_of(llama.warnings.begin(), llama.warnings.end(), [](const std::string& s) {
+    return s.find("is not one kvplan follows") != std::string::npos;
+  }));
+}
 
 TEST_CASE("GGUF split (gguf-split): the first shard's metadata, every shard's tensors", "[gguf]") {
   const auto w = llama31_8b_split();

@@ -731,6 +731,20 @@ ModelSpec model_from_gguf(const GgufHeader& h, std::string_view origin_view) {
   const Keys k(h, origin, arch_it->second.str);
   ModelSpec m;
   m.dtype = DType::fp16;  // llama.cpp's default cache type (type_k / type_v = f16)
+  // The architectures whose load_hparams (llama.cpp src/llama-model.cpp) kvplan follows: the live suite's
+  // 18 (tests/live/models.mjs, checked against the real llama.cpp) and those this reader reads specially.
+  // Another name is read with the generic decoder's keys, which llama.cpp may read otherwise, or refuse
+  // ("unknown model architecture") when it is not one of its own: said in a warning, never silently.
+  static constexpr std::array<std::string_view, 35> kFollowed{
+      "llama",  "qwen2",     "qwen3",     "qwen3moe",   "qwen2moe",      "gemma2",      "gemma3",
+      "gemma4", "gpt-oss",   "deepseek2", "glm4moe",    "granitehybrid", "nemotron_h",  "nemotron_h_moe",
+      "jamba",  "qwen3next", "qwen35",    "qwen35moe",  "lfm2",          "lfm2moe",     "falcon-h1",
+      "mamba",  "mamba2",    "llama4",    "cohere2",    "exaone4",       "bailingmoe3", "step35",
+      "hy_v3",  "glm-dsa",   "mimo2",     "deepseek32", "deepseek4",     "qwen4exp",    "gemma-embedding"};
+  if (std::find(kFollowed.begin(), kFollowed.end(), k.arch()) == kFollowed.end())
+    m.warnings.push_back("GGUF: general.architecture '" + printable(std::string(k.arch())) +
+                         "' is not one kvplan follows llama.cpp's load_hparams for: its keys are read as a "
+                         "generic decoder's (llama.cpp refuses an architecture it does not know)");
   // src/llama-arch.cpp llm_arch_supports_rs_rollback (llama.cpp v0.4.0): the architectures whose recurrent
   // state keeps n_rs_seq snapshots for speculative decoding's rollback.
   for (const std::string_view a : {"qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h",
