@@ -171,6 +171,13 @@ kvplan_cli_bad("launch: trtllm-serve's TensorRT engine backend"
 kvplan_cli_bad("launch: trtllm-serve's YAML options"
   "--extra_llm_api_options.*YAML file of LLM API options.*--kv-dtype, --max-tokens and --block-size"
   size --from-launch "trtllm-serve llama-3.1-8b --max_seq_len 8192 --extra_llm_api_options extra.yaml")
+# An engine's name typed under another engine takes the chosen engine's meaning, said in a warning: SGLang's
+# --mem-fraction-static is a share of the free memory before the load, TensorRT-LLM's fraction of what its
+# profile leaves. A launch line's own flags (trtllm-serve's --tp_size) are no such name.
+kvplan_cli_warns("alias: another engine's name under trtllm"
+  "Memory budget per GPU \\(TensorRT-LLM"
+  "warning: --mem-fraction-static \\(a name from vLLM, SGLang\\) under --engine trtllm is read as --gpu-util, with TensorRT-LLM's meaning"
+  size llama-3.1-8b --engine trtllm --mem-fraction-static 0.8 --gpu h100-sxm)
 kvplan_cli_bad("launch: a flag kvplan does not model"
   "^kvplan: error: --from-launch: --quantization \\(vllm serve\\): not modelled by kvplan; remove it to plan without it\n$"
   size --from-launch "vllm serve llama-3.1-8b --quantization awq")
