@@ -78,6 +78,28 @@ std::string read_argument(const std::string& arg) {
 }
 }  // namespace
 
+std::vector<std::string> other_engines_names(Engine engine) {
+  std::vector<std::string> out;
+  if (engine == Engine::ideal) return out;
+  const std::string_view chosen = engine == Engine::vllm       ? "vLLM"
+                                  : engine == Engine::sglang   ? "SGLang"
+                                  : engine == Engine::llamacpp ? "llama.cpp"
+                                                               : "TensorRT-LLM";
+  for (const auto& a : kAliases) {
+    if (a.engines.find(chosen) != std::string_view::npos) continue;
+    const auto it = typed_names().find(a.flag);
+    if (it == typed_names().end()) continue;
+    for (const std::string& one : it->second)
+      if (listed(a.names, one, ',') || listed(a.dash_names, one, ' ')) {
+        out.push_back(one + " (a name from " + std::string(a.engines) + ") under --engine " +
+                      std::string(name(engine)) + " is read as " + std::string(a.flag) + ", with " +
+                      std::string(chosen) + "'s meaning");
+        break;
+      }
+  }
+  return out;
+}
+
 std::span<const FlagAlias> flag_aliases() { return kAliases; }
 
 std::string option_names(std::string_view flag) {

@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "kvplan/engine.hpp"
+
 namespace kvplan::cli {
 
 /// One kvplan flag and the engines' names for it, each with the engine's meaning.
@@ -47,6 +49,12 @@ std::string typed_flag(std::string_view flag);
 /// Whether `args` give kvplan's `flag` by any of its names ("--max-model-len 8192", "-tp=4" and
 /// "--context" all give "--context" / "--tp").
 bool given(const std::vector<std::string>& args, std::string_view flag);
+
+/// Warnings for the engines' names typed in the last parse_command_line under another engine than theirs
+/// (SGLang's --mem-fraction-static under --engine trtllm): kvplan reads the name as its own flag, with the
+/// chosen engine's meaning, and says so. None under the exact layout (ideal), which takes any name, nor for
+/// a launch line's own flags (trtllm-serve's --tp_size is no alias).
+std::vector<std::string> other_engines_names(Engine engine);
 
 /// Notes that `typed` was given for kvplan's `flag` (parse_command_line and the launch-line reader).
 void note_typed(std::string_view flag, std::string_view typed);

@@ -421,44 +421,6 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 bool is_overflow(const Error& e) { return e.reason() == "overflows 64-bit arithmetic"; }
 
 namespace {
-/// An engine's name for a kvplan flag typed under another engine (SGLang's --mem-fraction-static under
-/// --engine trtllm) takes kvplan's meaning, which is the chosen engine's: said in a warning, since the
-/// engines mean different things by their fractions and sizes. The exact layout (ideal) takes any name.
-void warn_other_engines_names(Engine engine, std::vector<std::string>& warnings) {
-  if (engine == Engine::ideal) return;
-  const std::string_view chosen = engine == Engine::vllm       ? "vLLM"
-                                  : engine == Engine::sglang   ? "SGLang"
-                                  : engine == Engine::llamacpp ? "llama.cpp"
-                                                               : "TensorRT-LLM";
-  // Whether `word` is one of the `sep`-separated names in `list`.
-  const auto listed = [](std::string_view list, std::string_view word, char sep) {
-    while (!list.empty()) {
-      const std::size_t end = std::min(list.find(sep), list.size());
-      if (list.substr(0, end) == word) return true;
-      list.remove_prefix(std::min(end + 1, list.size()));
-    }
-    return false;
-  };
-  for (const FlagAlias& a : flag_aliases()) {
-    if (a.engines.find(chosen) != std::string_view::npos) continue;
-    // typed_flag joins the spellings typed with '/'; a launch line's own flag (trtllm-serve's --tp_size)
-    // is that engine's and not an alias.
-    const std::string all = typed_flag(a.flag);
-    std::string_view typed = all;
-    while (!typed.empty()) {
-      const std::size_t end = std::min(typed.find('/'), typed.size());
-      const std::string_view one = typed.substr(0, end);
-      if (listed(a.names, one, ',') || listed(a.dash_names, one, ' ')) {
-        warnings.push_back(std::string(one) + " (a name from " + std::string(a.engines) +
-                           ") under --engine " + std::string(name(engine)) + " is read as " +
-                           std::string(a.flag) + ", with " + std::string(chosen) + "'s meaning");
-        break;
-      }
-      typed.remove_prefix(std::min(end + 1, typed.size()));
-    }
-  }
-}
-
 /// llama.cpp's -c N with n slots: each slot's context, N / n (src/llama-context.cpp: n_ctx_seq = n_ctx /
 /// n_seq_max). N must be a multiple of n: kvplan plans n x (N / n) cells, the engine N, and the two differ
 /// after llama.cpp's padding to 256 when N is not. Throws kvplan::Error("--ctx-size", ...).
@@ -500,7 +462,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     }
   }
   in.engine = resolve_engine(engine);
-  warn_other_engines_names(in.engine.engine, in.model.warnings);
+  for (auto& w : other_engines_names(in.engine.engine)) in.model.warnings.push_back(std::move(w));
   apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   // "auto" (given, or the default) on an fp32 checkpoint: where the GPU picks the type, say which.

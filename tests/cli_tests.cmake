@@ -475,7 +475,9 @@ kvplan_cli_ok("budget: TensorRT-LLM's pool in json"
 kvplan_cli_ok("fit trtllm launch line: the fraction applied and max_num_tokens"
   "trtllm-serve meta-llama/Llama-3.1-8B --tp_size 1 --pp_size 1 --max_seq_len 8192 --max_batch_size 8 --kv_cache_free_gpu_memory_fraction 0.90 --max_num_tokens 16384"
   fit llama-3.1-8b --context 8192 --users 8 --gpu h100-sxm --engine trtllm --max-num-batched-tokens 16384)
-# TensorRT-LLM runs on NVIDIA GPUs only: an AMD preset is refused under trtllm, and fit leaves it out.
+# TensorRT-LLM runs on NVIDIA GPUs only: an AMD preset is refused under trtllm, and fit leaves it out. With
+# --max-gpus 1 the MI300X has one layout (tp 1, pp 1) per KV dtype fit tries on it, bf16 and fp8_e4m3 (its
+# preset's fp8 is true): 2 layouts skipped.
 kvplan_cli_bad("trtllm on an AMD GPU" "--gpu: AMD Instinct MI300X 192GB: TensorRT-LLM runs on NVIDIA GPUs only"
   size llama-3.1-8b --gpu mi300x --engine trtllm)
 kvplan_cli_ok("fit trtllm leaves AMD GPUs out"
@@ -490,7 +492,10 @@ kvplan_cli_ok("fit trtllm with --overhead: the fraction of what the profile leav
   "--max_batch_size 12 --kv_cache_free_gpu_memory_fraction 0.8710 --enable_chunked_prefill\n"
   fit llama-3.1-8b --engine trtllm --gpu h100-sxm --tp 1 --pp 1 --context 32768 --users 12 --overhead 6GiB
   --kv-dtype bf16 --max-gpus 1)
-# Replicas of an engine without a data-parallel flag: each its own server.
+# Replicas of an engine without a data-parallel flag: each its own server. Llama-3.1-8B bf16 on one H100 under
+# TensorRT-LLM's budget: 59,987,924,582 B (tests/test_budget.cpp) // 131,072 B a token = 457,671 tokens, ceil to
+# blocks of 32 = 14,303 blocks; one request of 32,768 tokens is 1,024 blocks, so 13 per GPU; 100 users need
+# ceil(100 / 13) = 8 replicas of ceil(100 / 8) = 13 users each.
 kvplan_cli_ok("fit trtllm replicas: each its own server"
   "trtllm-serve .* --max_batch_size 13 .*# one of 8 replicas: start each as its own server on its own GPU\n"
   fit llama-3.1-8b --context 32768 --users 100 --gpu h100-sxm --engine trtllm --tp 1 --pp 1 --kv-dtype bf16)
