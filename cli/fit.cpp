@@ -12,6 +12,7 @@
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/speed.hpp"
 #include "kvplan/weights.hpp"
 #include "render.hpp"
@@ -102,6 +103,10 @@ json row_json(const FitRow& r) {
          {"ep", p.inputs.deployment.dp_attention > 1 ? par.tp : 1},
          {"kv_dtype", kv_name(p.inputs.kv)},
          {"weight_dtype", std::string(name(p.inputs.model.weight_dtype))},
+         // What the weights are (weight_dtype_label), and whether the row asks the engine for that type
+         // (the weight search) rather than taking the model as given.
+         {"weights", weight_dtype_label(p.inputs.model)},
+         {"weight_dtype_searched", r.weight_dtype.has_value()},
          {"fits", p.fits},
          {"users_per_replica", p.per_gpu.users},
          {"max_users", p.max_users},
@@ -131,16 +136,19 @@ json row_json(const FitRow& r) {
   return j;
 }
 
-/// The weight dtype column: the dtype, or "ckpt" where the checkpoint mixes types (the line under the
-/// table names them: weight_dtype_label).
-std::string weight_cell(const ModelSpec& m) {
+/// The weight dtype column: the type a searched row asks the engine for (FitRow::weight_dtype); else the
+/// model's, or "ckpt" where the checkpoint mixes types (the line under the table names them:
+/// weight_dtype_label).
+std::string weight_cell(const FitRow& r) {
+  if (r.weight_dtype) return std::string(name(*r.weight_dtype));
+  const ModelSpec& m = r.plan.inputs.model;
   const std::string label = weight_dtype_label(m);
   return label == name(m.weight_dtype) ? label : std::string("ckpt");
 }
 
 /// One row of the table: the headers and every layout.
 constexpr const char* kRow =
-    "  {:>2}  {:<10} {:>4}  {:<18} {:<9} {:<6} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
+    "  {:>2}  {:<10} {:>4}  {:<18} {:<9} {:<9} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>7} {:>8} {:>8}{}\n";
 
 std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
   std::string out = fmt::format(fmt::runtime(kRow), "#", "GPU", "GPUs", "tp x pp x dp", "KV", "wts",
@@ -159,7 +167,7 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
                     p.inputs.deployment.dp_attention > 1
                         ? fmt::format(" dpa{}", p.inputs.deployment.dp_attention)
                         : std::string()),
-        kv_name(p.inputs.kv), weight_cell(p.inputs.model), format_bytes(g.weights_bytes, u),
+        kv_name(p.inputs.kv), weight_cell(r), format_bytes(g.weights_bytes, u),
         format_bytes(g.kv_bytes_total, u), format_bytes(g.free_bytes, u), format_count(p.max_users),
         context_cell(p), r.speed ? format_seconds(r.speed->tpot_s) : "?",
         r.speed ? rate(r.speed->tokens_per_s_per_user, 1) : "?",
@@ -178,7 +186,21 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
     out +=
         "  dpaN: DP attention, N ranks of tp/N GPUs each holding only its own users' KV, the routed experts "
         "split over all tp GPUs (expert parallel); speed not modelled (?)\n";
-  if (weight_cell(m) == "ckpt") out += "  wts ckpt: as in the checkpoint (" + weight_dtype_label(m) + ")\n";
+  for (const auto& r : rows)
+    if (weight_cell(r) == "ckpt") {
+      out += "  wts ckpt: as in the checkpoint (" + weight_dtype_label(r.plan.inputs.model) + ")\n";
+      break;
+    }
+  std::vector<DType> noted;  // each searched weight type once
+  for (const auto& r : rows)
+    if (r.weight_dtype && std::find(noted.begin(), noted.end(), *r.weight_dtype) == noted.end()) {
+      noted.push_back(*r.weight_dtype);
+      const ModelSpec& q = r.plan.inputs.model;
+      out += online_quantization(engine, *r.weight_dtype)
+                 ? fmt::format("  wts {}: the engine quantises the checkpoint at load ({})\n",
+                               name(*r.weight_dtype), weight_dtype_label(q))
+                 : fmt::format("  wts {}: needs a checkpoint quantised so\n", name(*r.weight_dtype));
+    }
   if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
         return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
       })) {
@@ -214,7 +236,11 @@ void add_fit_options(CLI::App& app, FitOptions& o) {
   app.add_option(
       "--kv-dtype", o.kv_dtype,
       "KV dtypes, comma-separated (default: bf16, plus fp8_e4m3 on GPUs with fp8; llamacpp: fp16,q8_0)");
-  app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the model's)");
+  app.add_option(
+      "--weight-dtype", o.weight_dtype,
+      "weight types, comma-separated: the first (or ckpt, the model as given) is the model's and is "
+      "preferred on as many GPUs, the others are searched too; one type searches no other (default: "
+      "ckpt, plus fp8_e4m3 quantised at load under vllm and ideal on GPUs with fp8)");
   app.add_option("--price-per-gpu-hour", o.price,
                  "rank by cost per million output tokens at this price, in USD per GPU-hour (more than 0, at "
                  "most 1,000,000)");
@@ -235,13 +261,30 @@ FitRequest build_fit_request(const FitOptions& o) {
   r.engine = resolve_engine(o.engine);
   // As `size` does: the cap on the model's full-attention layers, refused under an engine's rules.
   r.attention_sinks = apply_streaming(o.streaming, r.engine.engine, r.model);
+  // --weight-dtype: none, the model as given and the default weight search (default_weight_dtypes); one
+  // type, or ckpt, the model at it and no search; a list, the first as the model and the rest searched.
+  std::vector<std::string> weight_items;
+  if (!o.weight_dtype.empty())
+    for (const auto& part : split(o.weight_dtype)) {
+      if (part.empty()) throw Error("--weight-dtype", "has an empty item");
+      weight_items.push_back(part);
+    }
+  const auto is_ckpt = [](const std::string& t) { return lowercase(t) == "ckpt"; };
   DtypeOptions d;
-  d.weight_dtype = o.weight_dtype;
+  if (!weight_items.empty() && !is_ckpt(weight_items.front())) d.weight_dtype = weight_items.front();
   const DType checkpoint_weights = r.model.weight_dtype;
   apply_weight_dtype(d, r.model, r.engine.engine);
   // The launch line carries what was applied to the model: the engine must be told too.
-  if (!o.weight_dtype.empty() && r.model.weight_dtype != checkpoint_weights)
+  if (!d.weight_dtype.empty() && r.model.weight_dtype != checkpoint_weights)
     r.launch.weight_dtype = r.model.weight_dtype;
+  r.search_weight_dtypes = weight_items.size() != 1;
+  for (std::size_t i = 1; i < weight_items.size(); ++i) {
+    if (is_ckpt(weight_items[i]))
+      throw Error("--weight-dtype", "ckpt (the model as given) can only be the first item");
+    r.weight_dtypes.push_back(parse_dtype(weight_items[i], "--weight-dtype"));
+  }
+  // A list that names only the model's own type searches nothing more (not the default search).
+  if (weight_items.size() > 1 && r.weight_dtypes.empty()) r.search_weight_dtypes = false;
   std::string drafter_note;
   r.launch.speculative_config = speculative_config_for_launch(o.engine.speculative_config, drafter_note);
   r.launch.note = drafter_note;
@@ -356,7 +399,9 @@ int run_fit(const FitOptions& o) {
                      r.gpus.size() == 1 ? "" : "s", format_count(r.max_gpus), format_count(res.fitting),
                      r.max_ttft_s || r.max_tpot_s ? " within the SLA" : "",
                      r.price_per_gpu_hour ? "cost per million output tokens"
-                                          : "fewest GPUs, then most free KV memory per GPU");
+                     : res.weights_searched
+                         ? "fewest GPUs, then the weights as given, then most free KV memory per GPU"
+                         : "fewest GPUs, then most free KV memory per GPU");
   out += "Searched: " + res.searched + ".\n";
   // Layouts the model or the engine refuses: left out, and said so, never offered.
   for (const auto& line : res.refused) out += "Not searched: " + printable(line) + "\n";

@@ -8,6 +8,7 @@
 
 #include "aliases.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/units.hpp"
@@ -610,6 +611,10 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
   const Program p = program(w);
   std::vector<std::string> out{"--engine", std::string(p.engine)};
   note_typed("--engine", kField);
+  // NAME=value words before the command: the engine's long-context setting is the one that changes a plan
+  // (the context warning); the others change no memory kvplan models.
+  for (std::size_t i = 0; i < w.size() && assignment(w[i]); ++i)
+    if (long_context_env_on(parse_engine(p.engine, kField), w[i])) checks().long_context_allowed = true;
   std::optional<std::string> model = p.model;
   LineState st;
   bool dp_attention = false;

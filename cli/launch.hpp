@@ -38,6 +38,8 @@ struct LaunchChecks {
   std::string gpu_layers_flag;        ///< llama.cpp's -ngl as typed; "" when the line gives none
   std::string gpu_layers;             ///< its value: a count, "auto" or "all"
   std::vector<std::string> warnings;  ///< what the engine does with the line that kvplan plans as it does
+  /// The line's environment turns on the engine's long-context setting (long_context_env_on).
+  bool long_context_allowed = false;
 };
 
 /// The last launch_arguments call's checks (cleared by clear_launch_checks and each launch_arguments).

@@ -354,9 +354,7 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine) {
     serve_fp32_weights(m, engine);
     return;
   }
-  m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = parse_dtype(o.weight_dtype, "--weight-dtype");
-  m.quant = {};             // the architecture at that precision, not the checkpoint's quantised layout
-  m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
+  kvplan::apply_weight_dtype(m, parse_dtype(o.weight_dtype, "--weight-dtype"), engine);
 }
 
 UnitSystem resolve_units(const std::string& units) {
@@ -443,6 +441,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   PlanInputs in;
   in.model = apply_speculative_config(o.engine.speculative_config, resolve_model(o.model));
   apply_launch_checks(in.model);  // the launch line's -ngl against the model, and its warnings
+  const bool long_context_allowed = launch_checks().long_context_allowed;
   EngineCliOptions engine = o.engine;
   std::optional<presets::EngineLogFigures> figures;
   if (!o.engine.from_log.empty()) {
@@ -462,6 +461,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     }
   }
   in.engine = resolve_engine(engine);
+  in.engine.long_context_allowed = long_context_allowed;
   for (auto& w : other_engines_names(in.engine.engine)) in.model.warnings.push_back(std::move(w));
   apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);

@@ -1,16 +1,18 @@
 # CLI tests of `kvplan fit` and of the speed figures `size` adds (the functions are cli_tests.cmake's).
 
 # The README's job (figures worked in tests/test_fit.cpp): bf16 KV needs 8 H100s at tp 8 (tp 4 holds 15 of 16 users).
+# --weight-dtype ckpt in the tests of other dimensions: the checkpoint's bf16 weights alone (the default also
+# searches them quantised to fp8 at load, which holds the users on 4 GPUs: tested below).
 kvplan_cli_ok("fit llama-3.1-70b bf16: 8 GPUs at tp 8 first"
   "\n +1  h100-sxm +8  8 x 1 x 1 +bf16 +bf16 .*\n +vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8 --pipeline-parallel-size 1 --max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype auto --gpu-memory-utilization 0.90\n"
-  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16)
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --weight-dtype ckpt)
 # fp8_e4m3 KV: 4 GPUs at tp 4, free 19,143,297,433 B per GPU.
 kvplan_cli_ok("fit llama-3.1-70b fp8 json: 4 GPUs at tp 4 first"
   "\"configurations\": \\[\n +[{][^}]*\"free_bytes_per_gpu\": 19143297433,[^}]*\"gpu\": \"h100-sxm\",\n +\"gpus\": 4,[^}]*\"kv_dtype\": \"fp8_e4m3\",[^}]*\"tp\": 4,"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --json)
 kvplan_cli_ok("fit nothing fits: nearest and by how much, exit 0"
   "nothing fits within 4 GPUs; nearest: 4 x h100-sxm \\(tp 4 x pp 1 x 1 replica, KV bf16\\): 15 of 16 users fit at 32,768 tokens \\(KV per GPU 40.0 GiB needed, 37.8 GiB available: short by 2.17 GiB\\); 16 users fit up to 30,989 tokens"
-  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4)
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4 --weight-dtype ckpt)
 kvplan_cli_ok("fit every preset, price ranking" "Ranked by cost per million output tokens.*\\$/Mtok"
   fit llama-3.1-8b --context 8192 --users 32 --price-per-gpu-hour 2.5 --top 3)
 kvplan_cli_ok("fit sglang launch line" "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 8"
@@ -79,13 +81,13 @@ kvplan_cli_bad("attention sinks under an engine, compare" "^kvplan: error: --sin
 # (worked in tests/test_fit.cpp: tp 8 decodes in 10.8 ms, tp 4 in 21.4 ms).
 kvplan_cli_ok("fit: nothing meets the SLA, nearest is the fastest"
   "\nnothing within 8 GPUs meets the SLA \\(TPOT <= 5.0 ms\\): 2 layouts hold the 16 users, none fast enough; nearest: 8 x h100-sxm \\(tp 8 x pp 1 x 1 replica, KV fp8_e4m3\\): TPOT 10.8 ms against 5.0 ms \\(\\+116%\\)\n\n.* 8  8 x 1 x 1 +fp8_e4m3 "
-  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005)
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005 --weight-dtype ckpt)
 kvplan_cli_ok("fit json: nothing meets the SLA"
   "\"holding\": 2,.*\"nearest\": [{][^}]*\"tp\": 8,.*\"nearest_misses\": \"sla\",\n +\"note\": \"nothing within 8 GPUs meets the SLA"
-  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005 --json)
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --tp 4,8 --kv-dtype fp8_e4m3 --max-gpus 8 --tpot 0.005 --json --weight-dtype ckpt)
 kvplan_cli_ok("fit json: nothing holds the users, nearest by memory"
   "\"nearest_misses\": \"memory\",\n +\"note\": \"nothing fits within 4 GPUs; nearest: "
-  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4 --json)
+  fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --pp 1 --kv-dtype bf16 --max-gpus 4 --json --weight-dtype ckpt)
 
 # Plurals and time units: one user is "1 user"; 2^32 users of 4,096 tokens on one H100 read 2^32 x 4,096 x
 # 131,072 B = 2^61 B of KV plus 16,060,522,496 B of weights a step: 2,305,843,025,274,216,448 B / (3.35e12 x 0.8)
@@ -133,6 +135,28 @@ kvplan_cli_warns("size warns past vLLM's derived max_model_len" "tokens"
   size gemma-3-27b --context 200000 --engine vllm)
 kvplan_cli_warns("size under SGLang takes Gemma 3's scaled context" "tokens" "^$"
   size gemma-3-27b --context 200000 --engine sglang)
+# A launch line that sets the engine's long-context variable (vllm/envs.py: stripped, lower case, 1 or true)
+# is taken at its length: the warning says so instead of "refuses it without".
+kvplan_cli_warns("from-launch with VLLM_ALLOW_LONG_MAX_MODEL_LEN: taken" "tokens"
+  "kvplan: warning: context 200,000 passes vLLM's derived max_model_len 131,072 \\(max_position_embeddings 131,072; no rope_scaling factor for gemma3\\): VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set: the engine takes it, past the length the config gives\n"
+  size --from-launch "VLLM_ALLOW_LONG_MAX_MODEL_LEN=True vllm serve gemma-3-27b --max-model-len 200000")
+kvplan_cli_warns("from-launch with VLLM_ALLOW_LONG_MAX_MODEL_LEN=0: refused" "tokens"
+  "vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n"
+  size --from-launch "VLLM_ALLOW_LONG_MAX_MODEL_LEN=0 vllm serve gemma-3-27b --max-model-len 200000")
+
+# The weight search: under vllm on an H100, Llama-3.1-8B's bf16 checkpoint and the same quantised to fp8 at
+# load (vLLM's --quantization fp8). One GPU holds one user either way; the model as given ranks first.
+kvplan_cli_ok("fit searches fp8 weights quantised at load"
+  "Searched: .*weights as given, fp8_e4m3 \\(quantised at load\\).*\n +1  h100-sxm +1  1 x 1 x 1 +bf16 +bf16 .*\n +vllm serve meta-llama/Llama-3.1-8B [^\n]*--gpu-memory-utilization 0.90[^\n]*\n +2  h100-sxm +1  1 x 1 x 1 +bf16 +fp8_e4m3 .*\n +vllm serve meta-llama/Llama-3.1-8B [^\n]* --quantization fp8\n.*  wts fp8_e4m3: the engine quantises the checkpoint at load \\(fp8_e4m3 per-tensor \\(quantised at load\\), bf16 embeddings\\)"
+  fit llama-3.1-8b --context 8192 --gpu h100-sxm --engine vllm --tp 1 --pp 1 --kv-dtype bf16)
+kvplan_cli_ok("fit --weight-dtype ckpt: no weight search" "Searched: tp 1 \\(within a node of 8 GPUs\\), pp 1, replicas\\.\n"
+  fit llama-3.1-8b --context 8192 --gpu h100-sxm --engine vllm --tp 1 --pp 1 --kv-dtype bf16 --weight-dtype ckpt)
+kvplan_cli_ok("fit json: a searched weight type" "\"weight_dtype\": \"fp8_e4m3\",\n +\"weight_dtype_searched\": true,"
+  fit llama-3.1-8b --context 8192 --gpu h100-sxm --engine vllm --tp 1 --pp 1 --kv-dtype bf16 --json)
+kvplan_cli_bad("fit --weight-dtype: ckpt after the first" "^kvplan: error: --weight-dtype: ckpt \\(the model as given\\) can only be the first item\n$"
+  fit llama-3.1-8b --weight-dtype fp8_e4m3,ckpt)
+kvplan_cli_bad("fit --weight-dtype: an empty item" "^kvplan: error: --weight-dtype: has an empty item\n$"
+  fit llama-3.1-8b --weight-dtype ckpt,)
 # --price-per-gpu-hour: one text for every miss, the range with its units (it said "must be a positive
 # number" for 'inf', which a user does not read as "finite"; "at most 1,000,000 per GPU-hour" without a
 # lower bound or a currency). Costs print in a bounded width, with thousands separators.

@@ -263,9 +263,14 @@ kvplan_cli_bad("weights with weight-dtype" "^kvplan: error: --weight-dtype: give
   size llama-3.1-8b --weights 16GB --weight-dtype fp8)
 kvplan_cli_bad("fit weights with weight-dtype" "^kvplan: error: --weight-dtype: give --weight-dtype or --weights SIZE, not both"
   fit llama-3.1-8b --gpu h100-sxm --weights 16GB --weight-dtype fp8)
-# --weights auto is the architecture at the weight type: 8,030,261,248 params x 1 B (fp8) = 8,030,261,248 B.
-kvplan_cli_ok("weights auto with weight-dtype" "\"weights_bytes\": 8030261248"
+# --weights auto is the architecture at the weight type. fp8 under ideal (vLLM's rules) is quantised at load:
+# the 6,979,321,856 linear weights at 1 B with 224 fp32 per-tensor scales (896 B), the embeddings, LM head and
+# norms (1,050,673,152 + 266,240) at bf16 (2,101,878,784 B): 9,081,201,536 B. Under trtllm (a checkpoint
+# quantised so) every one of the 8,030,261,248 parameters is 1 B.
+kvplan_cli_ok("weights auto with weight-dtype" "\"weights_bytes\": 9081201536"
   size llama-3.1-8b --weights AUTO --weight-dtype fp8 --json)
+kvplan_cli_ok("weight-dtype fp8 under trtllm: every weight 1 B" "\"weights_bytes\": 8030261248"
+  size llama-3.1-8b --weight-dtype fp8 --engine trtllm --json)
 # The recurrent state's type on a model without recurrent layers would change nothing: refused.
 kvplan_cli_bad("mamba-cache-dtype on a model without recurrent layers"
   "^kvplan: error: --mamba-cache-dtype: applies to a model with recurrent \\(Mamba, linear-attention, conv\\) layers; Llama 3.1 8B has none\n$"
@@ -294,7 +299,7 @@ kvplan_cli_bad("gguf without the magic" "^kvplan: error: random-bytes.gguf: magi
 # and 8, and rows 1 and 2 were the same layout.
 kvplan_cli_ok("fit a value given twice is searched once" "\"fitting\": 1,.*\"layouts_judged\": 2,"
   fit llama-3.1-70b --context 32768 --users 16 --gpu h100-sxm --gpu h100-sxm --tp 4,4 --pp 1
-  --kv-dtype bf16,bf16 --top 2 --json)
+  --kv-dtype bf16,bf16 --top 2 --json --weight-dtype ckpt)
 # A label as wide as the column keeps two spaces before its value.
 kvplan_cli_ok("size: a wide label keeps its value apart" "total \\(16 users, all GPUs, engine rules\\)  [0-9]"
   size llama-3.1-70b --engine vllm --gpu h100-sxm --tp 4 --context 32768 --users 16)

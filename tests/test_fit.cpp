@@ -8,6 +8,7 @@
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/streaming.hpp"
+#include "kvplan/weights.hpp"
 
 using namespace kvplan;
 
@@ -702,4 +703,78 @@ TEST_CASE("fit: a Hub repo's launch line names the repo and its revision, not th
   CHECK_THAT(
       fit(r).rows.at(0).launch,
       Catch::StartsWith("python -m sglang.launch_server --model-path org/llama --revision v2 --tp 8 "));
+}
+
+// The weight search (FitRequest::search_weight_dtypes). Llama-3.1-70B quantised to fp8 at load, as vLLM's
+// Fp8Config does it: q, k, v, o, gate, up and down of 80 layers at 1 B, 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024
+// + 3 x 8,192 x 28,672) = 68,451,041,280 B, one fp32 scale each, 7 x 80 x 4 = 2,240 B; the embeddings, LM
+// head and norms stay bf16: (2 x 128,256 x 8,192 + 161 x 8,192) x 2 B = 4,205,330,432 B. 72,656,373,952 B.
+TEST_CASE("fit: weights quantised at load are searched beside the model as given", "[fit][weights]") {
+  FitRequest r = readme_job(DType::fp8_e4m3);
+  r.search_weight_dtypes = true;  // under ideal (vLLM's lines) on H100s: fp8_e4m3 by default
+  const FitResult res = fit(r);
+  CHECK(res.searched.find("weights as given, fp8_e4m3 (quantised at load)") != std::string::npos);
+  REQUIRE(res.rows.size() >= 3);
+  // On 4 GPUs the model as given comes first (free 19,143,297,433 B, the case above), then fp8 weights by
+  // free memory. tp 4: 72,656,373,952 / 4 = 18,164,093,488 B of weights; available 76,968,728,985 -
+  // 18,164,093,488 - 1,073,741,824 = 57,730,893,673 B; KV 21,474,836,480 B (above); free 36,256,057,193 B.
+  // tp 2: 36,328,186,976 B of weights, available 39,566,800,185 B, a user 32,768 x 80 x 2 x 4 x 128 x 1 B =
+  // 2,684,354,560 B: 14 users, so 2 replicas of 8, free 39,566,800,185 - 8 x 2,684,354,560 = 18,091,963,705
+  // B.
+  const FitRow& given = res.rows[0];
+  CHECK_FALSE(given.weight_dtype.has_value());
+  CHECK(given.plan.inputs.deployment.parallel == Parallelism{4, 1, 1});
+  CHECK(given.plan.per_gpu.free_bytes == Bytes{19'143'297'433});
+  CHECK(given.launch.find("--quantization") == std::string::npos);
+  const FitRow& tp4 = res.rows[1];
+  REQUIRE(tp4.weight_dtype == DType::fp8_e4m3);
+  CHECK(tp4.plan.inputs.deployment.parallel == Parallelism{4, 1, 1});
+  CHECK(model_weight_bytes(tp4.plan.inputs.model) == Bytes{72'656'373'952});
+  CHECK(tp4.plan.per_gpu.weights_bytes == Bytes{18'164'093'488});
+  CHECK(tp4.plan.per_gpu.free_bytes == Bytes{36'256'057'193});
+  CHECK(tp4.launch ==
+        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --pipeline-parallel-size 1 "
+        "--max-model-len 32768 --max-num-seqs 16 --kv-cache-dtype fp8_e4m3 --gpu-memory-utilization 0.90 "
+        "--quantization fp8");
+  const FitRow& tp2 = res.rows[2];
+  REQUIRE(tp2.weight_dtype == DType::fp8_e4m3);
+  CHECK(tp2.plan.inputs.deployment.parallel == Parallelism{2, 1, 2});
+  CHECK(tp2.plan.per_gpu.free_bytes == Bytes{18'091'963'705});
+  // Off (the default for front ends whose rows lack the weight type): the model as given only.
+  r.search_weight_dtypes = false;
+  for (const FitRow& row : fit(r).rows) CHECK_FALSE(row.weight_dtype.has_value());
+}
+
+TEST_CASE("fit: weight types tried by default, and those asked for", "[fit][weights]") {
+  const ModelSpec llama = presets::find_model("llama-3.1-8b");
+  const Gpu h100 = presets::find_gpu("h100-sxm"), a100 = presets::find_gpu("a100-80gb");
+  CHECK(default_weight_dtypes(llama, h100, Engine::vllm) == std::vector<DType>{DType::fp8_e4m3});
+  CHECK(default_weight_dtypes(llama, h100, Engine::ideal) == std::vector<DType>{DType::fp8_e4m3});
+  CHECK(default_weight_dtypes(llama, a100, Engine::vllm).empty());    // no fp8 tensor cores
+  CHECK(default_weight_dtypes(llama, h100, Engine::sglang).empty());  // loads at bf16 first
+  CHECK(default_weight_dtypes(llama, h100, Engine::trtllm).empty());
+  CHECK(default_weight_dtypes(llama, h100, Engine::llamacpp).empty());
+  // A checkpoint quantised already (gpt-oss's MXFP4 experts, DeepSeek-V3's fp8 blocks) is not requantised.
+  CHECK(default_weight_dtypes(presets::find_model("gpt-oss-20b"), h100, Engine::vllm).empty());
+  CHECK(default_weight_dtypes(presets::find_model("deepseek-v3"), h100, Engine::vllm).empty());
+
+  // Asked for under TensorRT-LLM, which quantises nothing at load: int4 is a checkpoint quantised so, and
+  // its line says so. Llama-3.1-8B at int4: 8,030,261,248 parameters x 0.5 B = 4,015,130,624 B.
+  FitRequest r;
+  r.model = llama;
+  r.context = Tokens{8192};
+  r.gpus = {h100};
+  r.tp = {1};
+  r.pp = {1};
+  r.kv_dtypes = {both(DType::bf16)};
+  r.engine.engine = Engine::trtllm;
+  r.search_weight_dtypes = true;
+  r.weight_dtypes = {DType::int4, DType::bf16};  // bf16 is the model's own: tried once, as given
+  const FitResult res = fit(r);
+  CHECK(res.searched.find("weights as given, int4 (a checkpoint so)") != std::string::npos);
+  REQUIRE(res.rows.size() == 2);
+  CHECK_FALSE(res.rows[0].weight_dtype.has_value());
+  REQUIRE(res.rows[1].weight_dtype == DType::int4);
+  CHECK(res.rows[1].plan.per_gpu.weights_bytes == Bytes{4'015'130'624});
+  CHECK(res.rows[1].launch.find("weights as int4: give a checkpoint quantised so") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "kvplan/presets.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/weights.hpp"
 
 using namespace kvplan;
@@ -91,4 +92,30 @@ TEST_CASE("weight_dtype_label names each part of a mixed checkpoint", "[weights]
   ModelSpec m = presets::find_model("llama-3.1-8b");
   m.weight_dtype = DType::fp8_e4m3;  // an fp8 checkpoint keeps bf16 embeddings and LM head
   CHECK(weight_dtype_label(m) == "fp8_e4m3, bf16 embeddings");
+}
+
+// apply_weight_dtype: Llama-3.1-8B's 8,030,261,248 parameters are 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x
+// 4,096 x 14,336) = 6,979,321,856 in q, k, v, o, gate, up and down; 2 x 128,256 x 4,096 = 1,050,673,152 in
+// the embeddings and LM head (untied); 65 x 4,096 = 266,240 in the norms.
+TEST_CASE("apply_weight_dtype: fp8 quantised at load keeps the embeddings; other types are a checkpoint",
+          "[weights]") {
+  const ModelSpec llama = presets::find_model("llama-3.1-8b");
+  ModelSpec m = llama;
+  apply_weight_dtype(m, DType::fp8_e4m3, Engine::vllm);
+  // 6,979,321,856 x 1 B + 224 per-tensor fp32 scales x 4 B + (1,050,673,152 + 266,240) x 2 B.
+  CHECK(model_weight_bytes(m) == Bytes{6'979'321'856ULL + 896 + 2'101'878'784ULL});
+  CHECK(m.embedding_dtype == DType::bf16);
+  CHECK(weight_dtype_label(m) == "fp8_e4m3 per-tensor (quantised at load), bf16 embeddings");
+  m = llama;
+  apply_weight_dtype(m, DType::fp8_e4m3, Engine::sglang);  // SGLang's fp8.py: the same port
+  CHECK(model_weight_bytes(m) == Bytes{6'979'321'856ULL + 896 + 2'101'878'784ULL});
+  m = llama;
+  apply_weight_dtype(m, DType::fp8_e4m3, Engine::trtllm);  // a checkpoint quantised so: every weight 1 B
+  CHECK(model_weight_bytes(m) == Bytes{8'030'261'248ULL});
+  m = llama;
+  apply_weight_dtype(m, DType::int4, Engine::vllm);  // no online int4: a checkpoint, 0.5 B a parameter
+  CHECK(model_weight_bytes(m) == Bytes{4'015'130'624ULL});
+  CHECK(online_quantization(Engine::vllm, DType::fp8_e4m3));
+  CHECK_FALSE(online_quantization(Engine::vllm, DType::int4));
+  CHECK_FALSE(online_quantization(Engine::llamacpp, DType::fp8_e4m3));
 }

@@ -1,10 +1,12 @@
 #include "kvplan/fit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -12,6 +14,7 @@
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
 
 namespace kvplan {
@@ -162,6 +165,7 @@ struct Near {
   KvDtypes kv;
   Parallelism parallel;
   std::uint64_t dp_attention = 1;
+  std::size_t variant = 0;  ///< index of the weight variant (0: the model as given)
   std::uint64_t served = 0;
   double slack = -std::numeric_limits<double>::infinity();  ///< available KV - KV needed, per GPU
   std::uint64_t gpus = 0;
@@ -274,7 +278,7 @@ std::string describe_sla_miss(const FitRow& n, const FitRequest& r, std::uint64_
 }
 
 /// The launch line of a row: the engine's, or why there is none.
-std::string row_launch(const Plan& p, const FitRequest& r) {
+std::string row_launch(const Plan& p, const FitRequest& r, const LaunchExtras& extras) {
   if (r.attention_sinks)
     return "(no launch line: no serving engine keeps an attention-sink cache; the row is kvplan's exact "
            "layout with full-attention layers capped by --sink-tokens/--recent-window)";
@@ -290,7 +294,7 @@ std::string row_launch(const Plan& p, const FitRequest& r) {
         return "(no vllm line: vLLM refuses this layout: " + e.reason() + ")";
     }
   }
-  std::string line = launch_command(p, r.launch);
+  std::string line = launch_command(p, extras);
   // A replica over several nodes (DP attention past a node, tp_sizes): started on each node.
   const auto& par = p.inputs.deployment.parallel;
   const std::uint64_t n = p.inputs.deployment.dp_attention;
@@ -327,6 +331,14 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine) {
   std::vector<KvDtypes> out{both(DType::bf16)};
   if (gpu.fp8) out.push_back(both(DType::fp8_e4m3));
   return out;
+}
+
+std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, Engine engine) {
+  const auto wide = [](DType t) { return t == DType::bf16 || t == DType::fp16 || t == DType::fp32; };
+  if (!(engine == Engine::vllm || engine == Engine::ideal) || !gpu.fp8) return {};
+  if (m.quant.method != WeightQuant::Method::none || !wide(m.weight_dtype) || !wide(m.expert_weight_dtype))
+    return {};
+  return {DType::fp8_e4m3};
 }
 
 namespace {
@@ -387,11 +399,15 @@ bool sglang_pins_pool(const Plan& p) {
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
 std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
   std::string line;
-  const bool online_quant = engine == Engine::vllm || engine == Engine::ideal || engine == Engine::sglang;
   if (x.weight_dtype) {
-    if (online_quant && *x.weight_dtype == DType::fp8_e4m3)
+    if (online_quantization(engine, *x.weight_dtype)) {
       line += " --quantization fp8";
-    else if (engine != Engine::llamacpp)
+      // SGLang quantises once every weight is loaded at the checkpoint's precision (sgl-project/sglang
+      // #2895): the GPUs must hold that first.
+      if (engine == Engine::sglang)
+        comment += std::string(comment.empty() ? "" : "; ") +
+                   "SGLang loads the checkpoint at its own precision before quantising: it must fit first";
+    } else if (engine != Engine::llamacpp)
       comment += std::string(comment.empty() ? "" : "; ") + "weights as " +
                  std::string(name(*x.weight_dtype)) + ": give a checkpoint quantised so";
   }
@@ -430,6 +446,26 @@ std::string_view long_context_env(Engine engine) {
     case Engine::vllm:
     default: return "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1";
   }
+}
+
+bool long_context_env_on(Engine engine, std::string_view assignment) {
+  const std::string_view env = long_context_env(engine);
+  const std::size_t eq = assignment.find('=');
+  if (env.empty() || eq == std::string_view::npos || assignment.substr(0, eq) != env.substr(0, env.find('=')))
+    return false;
+  std::string value(assignment.substr(eq + 1));
+  if (engine == Engine::trtllm) return value == "1";
+  if (engine != Engine::sglang) {  // vLLM: os.environ.get(...).strip().lower()
+    const auto blank = [](char c) {
+      return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    };
+    while (!value.empty() && blank(value.back())) value.pop_back();
+    std::size_t b = 0;
+    while (b < value.size() && blank(value[b])) ++b;
+    value.erase(0, b);
+  }
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return value == "1" || value == "true";
 }
 
 std::string launch_command(const Plan& p, const LaunchExtras& extras) {
@@ -642,6 +678,7 @@ FitResult fit(const FitRequest& request) {
   keep_first(r.pp);
   keep_first(r.dp_attention);
   keep_first(r.kv_dtypes);
+  keep_first(r.weight_dtypes);
   if (r.gpus.empty()) throw Error("gpu", "no GPU to search");
   if (r.max_gpus == 0) throw Error("max_gpus", "must be positive");
   // Every GPU count up to the limit is searched: past real clusters the search would only take minutes.
@@ -659,10 +696,37 @@ FitResult fit(const FitRequest& request) {
   FitResult out;
   const std::vector<std::uint64_t> tps = tp_sizes(r, out.refused);
   (void)pp_sizes(r, 1);  // a bad --pp is an error even when no tp pairs with it
-  // Every layout plans the same model: its per-model figures once (in.model is not reassigned below).
-  PlanInputs in;
-  in.model = r.model;
-  const PreparedModel prepared(in.model);
+  // The model as given and each weight type searched (FitRequest::weight_dtypes): each its inputs and its
+  // per-model figures once (a variant's in.model is not reassigned below: its PreparedModel refers to it).
+  struct Variant {
+    PlanInputs in;
+    std::unique_ptr<PreparedModel> prepared;
+    std::optional<DType> weight_dtype;  // nullopt: the model as given
+  };
+  std::vector<std::unique_ptr<Variant>> variants;
+  const auto variant_of = [&](std::optional<DType> t) -> std::size_t {
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      if (variants[i]->weight_dtype == t) return i;
+    auto v = std::make_unique<Variant>();
+    v->in.model = r.model;
+    if (t) apply_weight_dtype(v->in.model, *t, r.engine.engine);
+    v->weight_dtype = t;
+    v->prepared = std::make_unique<PreparedModel>(v->in.model);
+    variants.push_back(std::move(v));
+    return variants.size() - 1;
+  };
+  (void)variant_of(std::nullopt);
+  PlanInputs& in = variants.front()->in;
+  const PreparedModel& prepared = *variants.front()->prepared;
+  // The weight types searched on `gpu`, the model as given first; a type equal to the model's once.
+  const auto weight_variants = [&](const Gpu& gpu) {
+    std::vector<std::size_t> out{0};
+    if (!r.search_weight_dtypes) return out;
+    for (const DType t :
+         r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine.engine) : r.weight_dtypes)
+      if (t != r.model.weight_dtype) out.push_back(variant_of(t));
+    return out;
+  };
   // DP attention with expert parallel: for MoE models, where the engine has it.
   const Engine engine = r.engine.engine;
   const bool dpa_engine = dp_attention_engine(engine);
@@ -704,12 +768,28 @@ FitResult fit(const FitRequest& request) {
     for (const std::uint64_t tp : tps)
       for (const std::uint64_t n : dp_attention_sizes(r, dpa_searched, tp, 1)) dpa = dpa || n > 1;
     if (dpa) out.searched += ", DP attention with expert parallel (at pp 1)";
+    std::vector<DType> weights;
+    if (r.search_weight_dtypes)
+      for (const Gpu& gpu : r.gpus)
+        for (const DType t :
+             r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine.engine) : r.weight_dtypes)
+          if (t != r.model.weight_dtype && std::find(weights.begin(), weights.end(), t) == weights.end())
+            weights.push_back(t);
+    out.weights_searched = !weights.empty();
+    if (!weights.empty()) {
+      out.searched += ", weights as given";
+      for (const DType t : weights)
+        out.searched +=
+            std::string(", ") + std::string(name(t)) +
+            (online_quantization(r.engine.engine, t) ? " (quantised at load)" : " (a checkpoint so)");
+    }
   }
 
   // What ranking needs of a fitting layout; its Plan is made again for the rows returned, so thousands of
   // layouts never hold thousands of plans.
   struct Candidate {
-    PlanInputs in;  // the model is shared: set from r.model when the row is planned again
+    PlanInputs in;  // the model is shared: set from its variant's when the row is planned again
+    std::size_t variant = 0;
     std::uint64_t gpus = 0;
     Bytes free;
     std::optional<SpeedFigures> speed;
@@ -738,86 +818,97 @@ FitResult fit(const FitRequest& request) {
   // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
   std::vector<std::pair<std::string, std::uint64_t>> refusals;
   for (const Gpu& gpu : r.gpus) {
-    in.gpu = gpu;
     const std::vector<KvDtypes> dtypes =
         r.kv_dtypes.empty() ? default_kv_dtypes(gpu, r.engine.engine) : r.kv_dtypes;
-    for (const KvDtypes& kv : dtypes)
-      for (const std::uint64_t tp : tps)
-        for (const std::uint64_t pp : pp_sizes(r, tp))
-          for (const std::uint64_t dpa : dp_attention_sizes(r, dpa_searched, tp, pp)) {
-            in.kv = kv;
-            in.deployment.parallel = Parallelism{tp, pp, 1};
-            in.deployment.dp_attention = dpa;
-            const std::uint64_t per_replica = tp * pp;
-            const std::uint64_t most_replicas = r.max_gpus / per_replica;
-            Plan one;
-            try {
-              one = make_plan(prepared, in, false, PlanDetail::figures);
-            } catch (const Error& e) {
-              if (!refused) refused = e;
-              std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
-              auto it = std::find_if(refusals.begin(), refusals.end(),
-                                     [&](const auto& x) { return x.first == why; });
-              if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});
-              ++it->second;
-              continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
-            }
-            ++out.candidates;
-            // Replicas each serve their share of the users: the fewest that hold them all.
-            std::uint64_t dp = one.fits ? 1 : one.max_users == 0 ? 0 : ceil_div(r.users, one.max_users);
-            std::optional<Bytes> free;
-            if (one.fits) free = one.per_gpu.free_bytes;
-            while (!free && dp != 0 && dp <= most_replicas) {
-              in.deployment.parallel.dp = dp;
-              const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
+    for (const std::size_t variant : weight_variants(gpu))
+      for (const KvDtypes& kv : dtypes)
+        for (const std::uint64_t tp : tps)
+          for (const std::uint64_t pp : pp_sizes(r, tp))
+            for (const std::uint64_t dpa : dp_attention_sizes(r, dpa_searched, tp, pp)) {
+              PlanInputs& in = variants[variant]->in;
+              const PreparedModel& prepared = *variants[variant]->prepared;
+              const ModelSpec& model = in.model;
+              in.context = r.context;
+              in.users = r.users;
+              in.deployment = r.deployment;
+              in.engine = r.engine;
+              in.gpu = gpu;
+              in.kv = kv;
+              in.deployment.parallel = Parallelism{tp, pp, 1};
+              in.deployment.dp_attention = dpa;
+              const std::uint64_t per_replica = tp * pp;
+              const std::uint64_t most_replicas = r.max_gpus / per_replica;
+              Plan one;
+              try {
+                one = make_plan(prepared, in, false, PlanDetail::figures);
+              } catch (const Error& e) {
+                if (!refused) refused = e;
+                std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
+                auto it = std::find_if(refusals.begin(), refusals.end(),
+                                       [&](const auto& x) { return x.first == why; });
+                if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});
+                ++it->second;
+                continue;  // the engine refuses this layout (tp under llama.cpp, a dtype it lacks)
+              }
               ++out.candidates;
-              if (p.fits)
-                free = p.per_gpu.free_bytes;
-              else
-                ++dp;
+              // Replicas each serve their share of the users: the fewest that hold them all.
+              std::uint64_t dp = one.fits ? 1 : one.max_users == 0 ? 0 : ceil_div(r.users, one.max_users);
+              std::optional<Bytes> free;
+              if (one.fits) free = one.per_gpu.free_bytes;
+              while (!free && dp != 0 && dp <= most_replicas) {
+                in.deployment.parallel.dp = dp;
+                const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
+                ++out.candidates;
+                if (p.fits)
+                  free = p.per_gpu.free_bytes;
+                else
+                  ++dp;
+              }
+              if (!free) {
+                Near n;
+                n.gpu = &gpu;
+                n.kv = kv;
+                n.parallel = Parallelism{tp, pp, std::max<std::uint64_t>(most_replicas, 1)};
+                n.dp_attention = in.deployment.dp_attention;
+                n.variant = variant;
+                n.gpus = per_replica * n.parallel.dp;
+                n.served = std::min(r.users, checked_mul(one.max_users, most_replicas, "max_users"));
+                const PerGpu& g = one.per_gpu;
+                n.slack =
+                    static_cast<double>(g.available_kv_bytes.value) -
+                    static_cast<double>(g.kv_bytes_total.value) -
+                    (g.weights_bytes + g.reserve_bytes > g.usable_bytes
+                         ? static_cast<double>((g.weights_bytes + g.reserve_bytes - g.usable_bytes).value)
+                         : 0.0);
+                if (!nearest || better_near(n, *nearest)) nearest = std::move(n);
+                continue;
+              }
+              Candidate c;
+              c.variant = variant;
+              c.in.kv = kv;
+              c.in.deployment.parallel = in.deployment.parallel;
+              c.in.deployment.dp_attention = dpa;
+              c.in.gpu = gpu;
+              c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
+              c.free = *free;
+              // The roofline assumes tensor parallel over every GPU: no speed under DP attention.
+              if (dpa == 1 && speed_known(gpu, tp) && model.weights_unknown.empty())
+                c.speed = estimate_speed(in, r.efficiency);
+              ++out.holding;
+              const double miss = sla_ratio(c.speed, r);
+              if (miss > 1.0) {
+                // Held, but too slow: the fastest such layout is what comes nearest if none is fast enough.
+                if (c.speed && (!slow || miss < slow->ratio ||
+                                (miss == slow->ratio && (c.gpus < slow->c.gpus ||
+                                                         (c.gpus == slow->c.gpus && c.free > slow->c.free)))))
+                  slow = SlowCandidate{c, miss};
+                continue;
+              }
+              if (r.price_per_gpu_hour && c.speed)
+                c.cost = *r.price_per_gpu_hour * static_cast<double>(c.gpus) /
+                         (c.speed->tokens_per_s * 3600.0) * 1e6;
+              rows.push_back(std::move(c));
             }
-            if (!free) {
-              Near n;
-              n.gpu = &gpu;
-              n.kv = kv;
-              n.parallel = Parallelism{tp, pp, std::max<std::uint64_t>(most_replicas, 1)};
-              n.dp_attention = in.deployment.dp_attention;
-              n.gpus = per_replica * n.parallel.dp;
-              n.served = std::min(r.users, checked_mul(one.max_users, most_replicas, "max_users"));
-              const PerGpu& g = one.per_gpu;
-              n.slack = static_cast<double>(g.available_kv_bytes.value) -
-                        static_cast<double>(g.kv_bytes_total.value) -
-                        (g.weights_bytes + g.reserve_bytes > g.usable_bytes
-                             ? static_cast<double>((g.weights_bytes + g.reserve_bytes - g.usable_bytes).value)
-                             : 0.0);
-              if (!nearest || better_near(n, *nearest)) nearest = std::move(n);
-              continue;
-            }
-            Candidate c;
-            c.in.kv = kv;
-            c.in.deployment.parallel = in.deployment.parallel;
-            c.in.deployment.dp_attention = dpa;
-            c.in.gpu = gpu;
-            c.gpus = checked_mul(per_replica, in.deployment.parallel.dp, "gpus");
-            c.free = *free;
-            // The roofline assumes tensor parallel over every GPU: no speed under DP attention.
-            if (dpa == 1 && speed_known(gpu, tp) && r.model.weights_unknown.empty())
-              c.speed = estimate_speed(in, r.efficiency);
-            ++out.holding;
-            const double miss = sla_ratio(c.speed, r);
-            if (miss > 1.0) {
-              // Held, but too slow: the fastest such layout is what comes nearest if none is fast enough.
-              if (c.speed && (!slow || miss < slow->ratio ||
-                              (miss == slow->ratio &&
-                               (c.gpus < slow->c.gpus || (c.gpus == slow->c.gpus && c.free > slow->c.free)))))
-                slow = SlowCandidate{c, miss};
-              continue;
-            }
-            if (r.price_per_gpu_hour && c.speed)
-              c.cost = *r.price_per_gpu_hour * static_cast<double>(c.gpus) /
-                       (c.speed->tokens_per_s * 3600.0) * 1e6;
-            rows.push_back(std::move(c));
-          }
   }
   out.fitting = rows.size();
   if (out.candidates != 0)
@@ -829,15 +920,23 @@ FitResult fit(const FitRequest& request) {
     if (r.price_per_gpu_hour && a.cost.value_or(inf) != b.cost.value_or(inf))
       return a.cost.value_or(inf) < b.cost.value_or(inf);
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    // On as many GPUs, the weights as given before a type the engine or another checkpoint quantises.
+    if ((a.variant == 0) != (b.variant == 0)) return a.variant == 0;
     if (a.free != b.free) return a.free > b.free;
     if (tpot(a) != tpot(b)) return tpot(a) < tpot(b);
     return a.in.deployment.parallel.pp < b.in.deployment.parallel.pp;
   });
   if (rows.size() > r.top) rows.resize(r.top);
+  // The launch extras of a variant's rows: the weight type the engine must be told.
+  const auto extras_of = [&](std::size_t variant) {
+    LaunchExtras x = r.launch;
+    if (variants[variant]->weight_dtype) x.weight_dtype = variants[variant]->weight_dtype;
+    return x;
+  };
   // A candidate's row: planned again with the request's inputs and the max-context search.
   const auto row_of = [&](Candidate& c) {
     FitRow row;
-    c.in.model = r.model;
+    c.in.model = variants[c.variant]->in.model;
     c.in.context = r.context;
     c.in.users = r.users;
     c.in.engine = r.engine;
@@ -849,7 +948,8 @@ FitResult fit(const FitRequest& request) {
     row.plan = make_plan(c.in, true);  // its own model copy: PreparedModel refers to `in.model`
     row.speed = c.speed;
     row.cost_per_million_tokens = c.cost;
-    row.launch = row_launch(row.plan, r);
+    row.weight_dtype = variants[c.variant]->weight_dtype;
+    row.launch = row_launch(row.plan, r, extras_of(c.variant));
     return row;
   };
   for (auto& c : rows) out.rows.push_back(row_of(c));
@@ -866,6 +966,8 @@ FitResult fit(const FitRequest& request) {
                        " the users, but their GPUs lack a memory bandwidth, bf16 peak or link figure";
   } else if (out.fitting == 0 && nearest) {
     FitRow n;
+    PlanInputs& in = variants[nearest->variant]->in;
+    const PreparedModel& prepared = *variants[nearest->variant]->prepared;
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
     in.deployment.parallel = nearest->parallel;
@@ -873,9 +975,10 @@ FitResult fit(const FitRequest& request) {
     n.plan = make_plan(prepared, in, true);
     // No speed for a layout that holds no user at all: there is no batch to time.
     if (n.plan.max_users > 0 && nearest->dp_attention == 1 &&
-        speed_known(*nearest->gpu, nearest->parallel.tp) && r.model.weights_unknown.empty())
+        speed_known(*nearest->gpu, nearest->parallel.tp) && in.model.weights_unknown.empty())
       n.speed = estimate_speed(n.plan.inputs, r.efficiency);
-    n.launch = row_launch(n.plan, r);
+    n.weight_dtype = variants[nearest->variant]->weight_dtype;
+    n.launch = row_launch(n.plan, r, extras_of(nearest->variant));
     out.nearest_note = describe_nearest(n.plan, r);
     out.nearest = std::move(n);
   } else if (out.fitting == 0) {

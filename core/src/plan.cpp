@@ -208,12 +208,16 @@ Bytes PreparedModel::routed_expert_weight_bytes() const {
   return experts_;
 }
 
-std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine) {
+std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine,
+                                           bool long_context_allowed) {
   const auto l = context_limit(m, engine);
   if (!l || context <= l->tokens) return std::nullopt;
   if (engine == Engine::ideal)
     return "context " + format_count(context.value) + " exceeds the model's max_position_embeddings " +
            format_count(l->tokens.value);
+  if (long_context_allowed && !l->env.empty())
+    return "context " + format_count(context.value) + " passes " + l->text + ": " + l->env +
+           " is set: the engine takes it, past the length the config gives";
   return "context " + format_count(context.value) + " passes " + l->text + ": " + l->effect;
 }
 
@@ -588,7 +592,8 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   }
   g.reserve_bytes = in.deployment.reserve.value_or(kDefaultReserve);
   if (detail == PlanDetail::full)
-    if (auto w = context_warning(m, in.context, in.engine.engine)) p.warnings.push_back(std::move(*w));
+    if (auto w = context_warning(m, in.context, in.engine.engine, in.engine.long_context_allowed))
+      p.warnings.push_back(std::move(*w));
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)

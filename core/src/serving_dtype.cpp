@@ -53,4 +53,30 @@ void serve_fp32_weights(ModelSpec& m, Engine engine) {
                        "--weight-dtype fp32 counts 4 B");
 }
 
+bool online_quantization(Engine engine, DType t) {
+  return t == DType::fp8_e4m3 &&
+         (engine == Engine::vllm || engine == Engine::ideal || engine == Engine::sglang);
+}
+
+void apply_weight_dtype(ModelSpec& m, DType t, Engine engine) {
+  m.quant = {};             // the architecture at that precision, not the checkpoint's quantised layout
+  m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
+  if (!online_quantization(engine, t)) {
+    m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = t;
+    return;
+  }
+  // What is not quantised stays at the dtype the engine serves the checkpoint in.
+  const DType served = auto_serving_dtype(m, engine);
+  if (m.embedding_dtype == DType::fp32) m.embedding_dtype = served;
+  WeightQuant q;
+  q.method = WeightQuant::Method::fp8;
+  q.bits = 8;
+  q.stored = DType::fp8_e4m3;
+  q.scale_dtype = DType::fp32;
+  q.tensor_scale = true;
+  q.label = "fp8_e4m3 per-tensor (quantised at load)";
+  m.quant = q;
+  m.weight_dtype = m.expert_weight_dtype = DType::fp8_e4m3;
+}
+
 }  // namespace kvplan

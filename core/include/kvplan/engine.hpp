@@ -65,6 +65,9 @@ struct EngineOptions {
   /// (model_runner.py init_memory_pool: min(profiled, max_total_tokens), read in engine_sglang.cpp).
   std::uint64_t max_tokens = 0;
   double swa_full_tokens_ratio = 0.8;  ///< SGLang --swa-full-tokens-ratio
+  /// The engine's setting for a context past its derived limit is on (long_context_env: a launch line's
+  /// VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): context_warning says the engine takes it rather than refusing it.
+  bool long_context_allowed = false;
   bool operator==(const EngineOptions&) const = default;
 };
 

@@ -68,7 +68,14 @@ struct FitRequest {
   /// expert-parallel group, stays within one node; pp stages and replicas span nodes.
   std::uint64_t gpus_per_node = kDefaultGpusPerNode;
   std::vector<KvDtypes> kv_dtypes;  ///< empty: default_kv_dtypes per GPU
-  Deployment deployment;            ///< utilisation, reserve, weights override (parallel ignored)
+  /// Weight types tried besides the model as given, each as the engine loads it (apply_weight_dtype: fp8
+  /// quantised at load under vLLM and SGLang, else a checkpoint quantised so); empty: with
+  /// search_weight_dtypes, default_weight_dtypes per GPU. A type equal to the model's is tried once.
+  std::vector<DType> weight_dtypes;
+  /// Search weight types (weight_dtypes, or their default). Off by default for front ends whose rows do
+  /// not carry FitRow::weight_dtype yet (the GUI's fit view loads a row's tp, pp and dp only).
+  bool search_weight_dtypes = false;
+  Deployment deployment;  ///< utilisation, reserve, weights override (parallel ignored)
   EngineOptions engine;
   SpeedEfficiency efficiency;
   std::optional<double> price_per_gpu_hour;  ///< rank by cost per million output tokens
@@ -88,6 +95,8 @@ struct FitRow {
   std::optional<SpeedFigures> speed;              ///< nullopt: the GPU lacks a bandwidth, peak or link figure
   std::optional<double> cost_per_million_tokens;  ///< price x GPUs / (tokens/s x 3600) x 10^6
   std::string launch;                             ///< the engine's command line for this layout
+  /// The weight type the row asks the engine for (FitRequest::weight_dtypes), nullopt: the model as given.
+  std::optional<DType> weight_dtype;
 };
 
 /// The search's answer.
@@ -114,11 +123,23 @@ struct FitResult {
   /// The dimensions searched, in words: "tp 1-8 (within a node of 8 GPUs), pp 1-61, replicas, DP attention
   /// with expert parallel, KV bf16, fp8_e4m3".
   std::string searched;
+  /// Weight types were searched besides the model as given (ranked after it on as many GPUs).
+  bool weights_searched = false;
 };
 
 /// KV dtypes fit tries on `gpu` by default: bf16, plus fp8_e4m3 when the GPU has fp8 tensor cores
 /// (Gpu::fp8); under llama.cpp rules f16 and q8_0 (its cache types; it has no fp8 cache).
 std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
+
+/// Weight types fit tries by default besides the model as given: fp8_e4m3 quantised at load where the
+/// engine does it by default without holding the checkpoint whole first, and the GPU has fp8 tensor cores
+/// (Gpu::fp8), for an unquantised 16- or 32-bit checkpoint whose weights come from its architecture or
+/// files: vLLM (and ideal, whose line is vLLM's). vLLM creates such weights on the meta device and
+/// quantises each as it loads (vllm PR #31914, 2026-01), so the checkpoint's precision never has to fit;
+/// SGLang's `--quantization fp8` loads every weight at its own precision first (sgl-project/sglang #2895),
+/// so it is tried there only when asked. Empty otherwise (TensorRT-LLM and llama.cpp need a checkpoint
+/// quantised so).
+std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, Engine engine);
 
 /// Whether fit searches DP attention with expert parallel under `engine`: vLLM (`--data-parallel-size N
 /// --enable-expert-parallel`, vllm/config/parallel.py ParallelConfig), SGLang (`--enable-dp-attention --dp
@@ -158,6 +179,13 @@ std::string max_context_text(const ModelSpec& m, Tokens max_context, Engine engi
 /// (_torch/pyexecutor/model_engine.py _init_max_seq_len); llama-server takes any -c (it warns past
 /// n_ctx_train).
 std::string_view long_context_env(Engine engine);
+
+/// Whether the environment word `assignment` ("NAME=value", before a launch line's command) turns on
+/// `engine`'s long_context_env: vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN with a value that, stripped and in
+/// lower case, is 1 or true (vllm/envs.py); SGLang's SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN in lower
+/// case true or 1 (srt/utils get_bool_env_var); TensorRT-LLM's TLLM_ALLOW_LONG_MAX_MODEL_LEN=1 as its line
+/// is written. False under llama.cpp (it needs none) and for any other word.
+bool long_context_env_on(Engine engine, std::string_view assignment);
 
 /// The launch command of a row under `engine` (ideal: vLLM's): vllm serve / python -m
 /// sglang.launch_server / llama-server / trtllm-serve with the layout's tp, pp, context, sequences per

@@ -253,8 +253,11 @@ class PreparedModel {
 
 /// The warning when `context` passes the context limit `engine` derives for the model (context_limit.hpp
 /// context_limit: its rule, numbers and what the engine does), or nullopt; one text for every command.
-/// ideal: "context 100,000 exceeds the model's max_position_embeddings 1,024".
-std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine);
+/// ideal: "context 100,000 exceeds the model's max_position_embeddings 1,024". With long_context_allowed
+/// (the engine's long_context_env given, EngineOptions::long_context_allowed) it says the setting lets the
+/// engine take the context instead of what the engine does without it.
+std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, Engine engine,
+                                           bool long_context_allowed = false);
 
 /// Computes a plan: the exact layout's figures, then one capacity step over the engine's EnginePolicy
 /// (gpu_bytes for the users, max_requests at the context, max_context for the users). Validates the

@@ -21,4 +21,20 @@ DType auto_serving_dtype(const ModelSpec& m, Engine engine);
 /// files, or for a checkpoint that is not fp32. For a caller whose user asked for no weight dtype.
 void serve_fp32_weights(ModelSpec& m, Engine engine);
 
+/// Whether `engine` quantises an unquantised checkpoint's weights to `t` itself while loading: fp8_e4m3
+/// under vLLM (and ideal, whose lines are vLLM's) and SGLang, `--quantization fp8` (vllm/model_executor/
+/// layers/quantization/fp8.py Fp8Config with is_checkpoint_fp8_serialized false; SGLang's fp8.py is its
+/// port). Any other type, and any type under TensorRT-LLM or llama.cpp, needs a checkpoint quantised so.
+bool online_quantization(Engine engine, DType t);
+
+/// The model as `engine` holds it when told to load its weights as `t` (size's --weight-dtype, fit's
+/// weight search). The checkpoint's quantised layout and bytes are dropped: the architecture at `t`.
+/// - Online quantisation (online_quantization): Fp8Config.get_quant_method gives Fp8LinearMethod to
+///   LinearBase layers and Fp8MoEMethod to FusedMoE experts only, so the token embeddings and the LM head
+///   (VocabParallelEmbedding) and the routers the models build unquantised keep the serving dtype
+///   (auto_serving_dtype); each quantised weight gets one fp32 scale per tensor
+///   (Fp8LinearMethod.process_weights_after_loading: ops.scaled_fp8_quant with scale None).
+/// - Otherwise every weight, embeddings included, is at `t`: a checkpoint quantised so.
+void apply_weight_dtype(ModelSpec& m, DType t, Engine engine);
+
 }  // namespace kvplan
