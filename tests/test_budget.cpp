@@ -193,25 +193,33 @@ struct ReleaseRun {
   const char* id;
   const char* release;
   const char* model;
+  std::uint64_t tp;
   double util;
   std::uint64_t max_num_seqs, max_num_batched_tokens;  // 0: vllm serve's default for the GPU
   double activation, non_torch, kv;                    // logged
 };
 
-// The Qwen3-14B runs: llm-d-incubation/llm-d-planner accuracy/accuracy_report.md, Part 2 (H100 80GB HBM3,
-// vllm serve, 0.95, max_model_len 8192). The A100 run: ilseokoh/vllm-gce README.md, vLLM 0.15.1's LLM class
-// with its defaults on an A100 40GB (0.9; max_num_batched_tokens 8,192 as logged, max_num_seqs 256: the LLM
-// class's default below 70 GiB or on an A100, vllm/engine/arg_utils.py get_batch_defaults).
+// The 0.11.0 runs: llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (H100, vllm serve
+// image v0.11.0, 0.9, max_model_len 16,000, block size 128). The Qwen3-14B runs:
+// llm-d-incubation/llm-d-planner accuracy/accuracy_report.md, Part 2 (H100 80GB HBM3, vllm serve, 0.95,
+// max_model_len 8192). The A100 run: ilseokoh/vllm-gce README.md, vLLM 0.15.1's LLM class with its defaults
+// on an A100 40GB (0.9; max_num_batched_tokens 8,192 as logged, max_num_seqs 256: the LLM class's default
+// below 70 GiB or on an A100, vllm/engine/arg_utils.py get_batch_defaults).
 const ReleaseRun kReleaseRuns[] = {
-    {"qwen3-14b-v0.15.0", "0.15.0", "qwen3-14b", 0.95, 0, 0, 5.64, 0.13, 41.94},
-    {"qwen3-14b-v0.16.0", "0.16.0", "qwen3-14b", 0.95, 0, 0, 5.64, 0.13, 41.94},
-    {"llama-3.1-8b-v0.15.1-a100-40gb", "0.15.1", "llama-3.1-8b", 0.90, 256, 8192, -1, -1, 19.28},
-    {"qwen3-14b-v0.17.0", "0.17.0", "qwen3-14b", 0.95, 0, 0, 2.23, 0.13, 45.34},
-    {"qwen3-14b-v0.18.0", "0.18.0", "qwen3-14b", 0.95, 0, 0, 2.23, 0.25, 45.23},
+    {"llama-3.1-8b-v0.11.0", "0.11.0", "llama-3.1-8b", 1, 0.90, 0, 0, 4.76, 0.13, 51.38},
+    {"qwen3-32b-v0.11.0", "0.11.0", "qwen3-32b", 1, 0.90, 0, 0, 5.64, 0.14, 4.45},
+    {"qwen3-32b-tp2-v0.11.0", "0.11.0", "qwen3-32b", 2, 0.90, 0, 0, 5.64, 0.54, 34.49},
+    {"gpt-oss-20b-v0.11.0", "0.11.0", "gpt-oss-20b", 1, 0.90, 0, 0, 7.38, 0.13, 50.28},
+    {"qwen3-14b-v0.15.0", "0.15.0", "qwen3-14b", 1, 0.95, 0, 0, 5.64, 0.13, 41.94},
+    {"qwen3-14b-v0.16.0", "0.16.0", "qwen3-14b", 1, 0.95, 0, 0, 5.64, 0.13, 41.94},
+    {"llama-3.1-8b-v0.15.1-a100-40gb", "0.15.1", "llama-3.1-8b", 1, 0.90, 256, 8192, -1, -1, 19.28},
+    {"qwen3-14b-v0.17.0", "0.17.0", "qwen3-14b", 1, 0.95, 0, 0, 2.23, 0.13, 45.34},
+    {"qwen3-14b-v0.18.0", "0.18.0", "qwen3-14b", 1, 0.95, 0, 0, 2.23, 0.25, 45.23},
 };
 
 PlanInputs release_inputs(const ReleaseRun& r) {
-  PlanInputs in = vllm_inputs(r.model, 1, 1, r.util);
+  PlanInputs in = vllm_inputs(r.model, r.tp, 1, r.util);
+  if (std::string_view(r.release) == "0.11.0") in.context = Tokens{16000};
   in.engine.release = r.release;
   in.engine.version = vllm_rules_for_release(r.release);
   in.engine.max_num_seqs = r.max_num_seqs;
@@ -227,7 +235,7 @@ PlanInputs release_inputs(const ReleaseRun& r) {
 }
 }  // namespace
 
-TEST_CASE("vLLM budget: start-ups of 0.15 to 0.18 within 0.5 GiB of the logged KV memory", "[budget][vllm]") {
+TEST_CASE("vLLM budget: start-ups of 0.11 to 0.18 within 0.5 GiB of the logged KV memory", "[budget][vllm]") {
   for (const ReleaseRun& r : kReleaseRuns) {
     INFO(r.id);
     const Plan p = make_plan(release_inputs(r));
@@ -240,7 +248,7 @@ TEST_CASE("vLLM budget: start-ups of 0.15 to 0.18 within 0.5 GiB of the logged K
       CHECK(std::abs(static_cast<double>(b.non_torch.value) / kGiB - r.non_torch) <= 0.05);
   }
   // The A100 run's tokens: 157,936 logged ("GPU KV cache size"), within the pool's error of the predicted.
-  const Plan a100 = make_plan(release_inputs(kReleaseRuns[2]));
+  const Plan a100 = make_plan(release_inputs(kReleaseRuns[6]));
   REQUIRE(a100.engine.kv_cache_tokens.has_value());
   const double per_token =
       static_cast<double>(a100.budget.kv.value) / static_cast<double>(*a100.engine.kv_cache_tokens);
@@ -255,7 +263,7 @@ TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
   o.version = "0.26";
   CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
   o.version = "v1";
-  for (const char* r : {"0.11.0", "0.14.1", "0.16.0"}) {
+  for (const char* r : {"0.11.0", "0.12.0", "0.14.1", "0.16.0"}) {
     o.release = r;
     INFO(r);
     // Up to 0.16 the sampler's top-k/top-p sorts the vocabulary: Qwen3-14B's 5.64 GiB at 1,024 x 151,936
@@ -263,6 +271,11 @@ TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
     CHECK(vllm_budget_release(o).sampler_bytes_per_logit == 38);
     CHECK(vllm_budget_release(o).non_torch_single_gpu == 133ULL << 20);  // 0.13 GiB logged
   }
+  // With tp: 0.55 GiB under 0.11.0 (0.54 and 0.55 logged), 0.19's 2,150 MiB from 0.12 (not known between).
+  o.release = "0.11.0";
+  CHECK(vllm_budget_release(o).non_torch_tensor_parallel == 560ULL << 20);
+  o.release = "0.12.0";
+  CHECK(vllm_budget_release(o).non_torch_tensor_parallel == 2150ULL << 20);
   o.release = "0.17.0";
   CHECK(vllm_budget_release(o).sampler_bytes_per_logit == 14);
   CHECK(vllm_budget_release(o).non_torch_single_gpu == 133ULL << 20);

@@ -61,6 +61,10 @@ constexpr std::uint64_t kNonTorchSingleGpuTo017 = 133 * kMiB;
 /// Non-torch memory with tp >= 2: NCCL's and the custom all-reduce's buffers besides the context; 2.07 to
 /// 2.13 GiB in the four tp 2 and tp 4 runs of the 0.19.0 logs, whatever the model.
 constexpr std::uint64_t kNonTorchTensorParallel = 2150 * kMiB;
+/// The same under v0.11: 0.54 and 0.55 GiB in the two tp 2 runs of the 0.11.0 logs on H100 (Qwen3-32B,
+/// Llama-3.3-70B-FP8; llm-d/llm-d-benchmark config_explorer). When it grew to 0.19's 2.1 GiB is not known:
+/// 0.12 to 0.18 take 0.19's figure, which predicts the smaller pool.
+constexpr std::uint64_t kNonTorchTensorParallel011 = 560 * kMiB;
 /// Non-torch memory with pp >= 2 and tp 1 (rank 0): 0.07 GiB in the one such run of the 0.19.0 logs.
 constexpr std::uint64_t kNonTorchPipelineOnly = 72 * kMiB;
 /// CUDA graph memory as vLLM estimates it at start-up: 0.54 to 1.69 GiB over the nine 0.19.0 runs (mean
@@ -123,20 +127,23 @@ Bytes forward_pass_bytes(const ModelSpec& m, std::uint64_t tp, std::uint64_t tok
 }
 
 /// Memory outside torch's allocator at the profile (CUDA context, cuBLAS workspaces, NCCL's buffers with
-/// tp): the fitted constants by layout, `single_gpu` without tp or pp (it changed with the release).
-Bytes non_torch_bytes(const Parallelism& p, std::uint64_t single_gpu) {
-  return Bytes{p.tp >= 2 ? kNonTorchTensorParallel : p.pp >= 2 ? kNonTorchPipelineOnly : single_gpu};
+/// tp): the fitted constants by layout, `single_gpu` without tp or pp and `tensor_parallel` with tp >= 2
+/// (both changed with the release).
+Bytes non_torch_bytes(const Parallelism& p, std::uint64_t single_gpu, std::uint64_t tensor_parallel) {
+  return Bytes{p.tp >= 2 ? tensor_parallel : p.pp >= 2 ? kNonTorchPipelineOnly : single_gpu};
 }
 
 /// vLLM's budget rules by release, oldest first; each row's logs are in docs/engines/vllm-budget.md.
 constexpr VllmBudgetRelease kVllmBudgetReleases[] = {
-    {11, 16, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, false,
-     "v0.11.0 to v0.16.0: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
-    {17, 17, kSamplerBytesPerLogit, kNonTorchSingleGpuTo017, false,
+    {11, 11, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel011, false,
+     "v0.11: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
+    {12, 16, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
+     "v0.12 to v0.16: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
+    {17, 17, kSamplerBytesPerLogit, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
      "v0.17.0: vllm/v1/sample/ops/topk_topp_triton.py masks top-k/top-p in Triton (PR #33538)"},
-    {18, 20, kSamplerBytesPerLogit, kNonTorchSingleGpu, false,
+    {18, 20, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, false,
      "v0.18.0 to v0.20: as v0.17.0, 0.25 GiB outside torch on one GPU"},
-    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, true,
+    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
      "v0.21.0 to v0.26: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate"},
 };
 
@@ -291,7 +298,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   const Bytes last = std::max(forward, sampler) + moe;
   const Bytes first = p.pp > 1 ? forward + moe : last;
   b.activation = last;  // the last stage's pool is the smallest: every stage gets it
-  b.non_torch = non_torch_bytes(p, release.non_torch_single_gpu);
+  b.non_torch = non_torch_bytes(p, release.non_torch_single_gpu, release.non_torch_tensor_parallel);
   // From v0.21.0 the profile counts CUDA graph memory and subtracts it (vllm/v1/worker/gpu_worker.py,
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default).
   const bool graphs = release.subtracts_cuda_graphs;
@@ -345,10 +352,11 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back(
         "the activation and non-torch figures follow vLLM 0.19's profile run; releases from 0.20 "
         "were not checked against start-up logs");
-  else if (release.first_minor == 11)
+  else if (release.first_minor == 12)
     b.notes.push_back(
-        "vLLM 0.11 to 0.16's figures were checked against 0.15 and 0.16 start-ups only (0.11 to 0.14 "
-        "are taken as alike: the same PyTorch top-k/top-p sort)");
+        "vLLM 0.12 to 0.16's figures were checked against 0.15 and 0.16 start-ups on one GPU only (0.12 to "
+        "0.14 are taken as alike: the same PyTorch top-k/top-p sort; with tp the non-torch figure is "
+        "0.19's)");
   return b;
 }
 
@@ -386,7 +394,7 @@ MemoryBudget trtllm_budget(const BudgetInputs& in) {
   const Bytes forward = forward_pass_bytes(m, p.tp, b.max_num_batched_tokens, act);
   const Bytes moe = moe_workspace(m, p.tp, b.max_num_batched_tokens, act);
   b.activation = forward + moe;
-  b.non_torch = non_torch_bytes(p, kNonTorchSingleGpu);
+  b.non_torch = non_torch_bytes(p, kNonTorchSingleGpu, kNonTorchTensorParallel);
   // CUDA graphs are captured before the profile (the "CUDA graph warmup" lines precede the memory lines):
   // their pool is in the memory outside torch that the peak counts.
   b.cuda_graphs = Bytes{kCudaGraphEstimate};

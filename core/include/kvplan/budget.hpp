@@ -92,9 +92,10 @@ struct VllmBudgetRelease {
   unsigned last_minor = 0;   ///< last release of the range, 0.MINOR
   /// Bytes the sampler's dummy run holds per logit (max_num_seqs x vocabulary) at its peak.
   std::uint64_t sampler_bytes_per_logit = 0;
-  std::uint64_t non_torch_single_gpu = 0;  ///< memory outside torch on one GPU (tp 1, pp 1), bytes
-  bool subtracts_cuda_graphs = false;      ///< the CUDA graph estimate is taken from the KV memory
-  const char* source = "";                 ///< the tag and file the row follows
+  std::uint64_t non_torch_single_gpu = 0;       ///< memory outside torch on one GPU (tp 1, pp 1), bytes
+  std::uint64_t non_torch_tensor_parallel = 0;  ///< the same with tp >= 2 (NCCL, custom all-reduce), bytes
+  bool subtracts_cuda_graphs = false;           ///< the CUDA graph estimate is taken from the KV memory
+  const char* source = "";                      ///< the tag and file the row follows
 };
 
 /// The rules vLLM's budget applies for `o`: the row of o.release ("0.15.1") where a release number was
