@@ -313,7 +313,11 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   e.engine = parse_engine(o.engine, "--engine");
   e.version = lowercase(o.version);  // as every enum-like value: case-insensitive ("V1" is v1)
   // A vLLM release number ("0.19.0") takes the rule set kvplan models for it.
-  if (e.engine == Engine::vllm && !e.version.empty()) e.version = vllm_rules_for_release(e.version);
+  if (e.engine == Engine::vllm && !e.version.empty()) {
+    const std::string typed = e.version;
+    e.version = vllm_rules_for_release(typed);
+    if (e.version != typed) e.release = typed;  // a release number: its budget rules (vllm_budget_release)
+  }
   if (e.engine == Engine::sglang && !e.version.empty()) e.version = sglang_rules_for_release(e.version);
   if (e.engine == Engine::ideal && !o.version.empty())
     throw Error("--engine-version", "applies to an engine other than ideal");

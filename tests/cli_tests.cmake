@@ -446,6 +446,12 @@ kvplan_cli_ok("budget: per_gpu.budget in json"
 kvplan_cli_ok("budget: --engine-version takes a release number (0.21 subtracts CUDA graphs)"
   "CUDA graphs \\(subtracted\\) +1.00 GiB"
   size llama-3.1-8b --context 8192 --gpu h100-sxm --engine vllm --engine-version 0.23.1)
+# Qwen3-14B on one H100 at 0.95 under vLLM 0.16.0: logged activation 5.64 GiB, non-torch 0.13 GiB, KV 41.94 GiB
+# (llm-d-incubation/llm-d-planner accuracy/accuracy_report.md, Part 2; tests/data/vllm-logs.json). The release
+# number typed reaches the budget: 0.16's sampler sorts the vocabulary, 0.13 GiB outside torch.
+kvplan_cli_ok("budget: a release number picks that release's rules (vLLM 0.16.0, Qwen3-14B)"
+  "non_torch_memory takes 0.13GiB\n    PyTorch activation peak memory takes 5.71GiB\n    the rest of the memory reserved for KV Cache is 41.87GiB"
+  size qwen3-14b --context 8192 --gpu h100-sxm --gpu-util 0.95 --engine vllm --engine-version 0.16.0)
 kvplan_cli_bad("budget: an unknown vLLM release" "--engine-version: '0.9.2' is not a vLLM release kvplan models: releases 0.11 to 0.26"
   size llama-3.1-8b --gpu h100-sxm --engine vllm --engine-version 0.9.2)
 kvplan_cli_bad("budget: --max-num-seqs is vLLM's" "max-num-seqs.*applies to --engine vllm"

@@ -186,6 +186,122 @@ TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.21 on", "[budget][vllm]") 
   CHECK(v019.budget.kv.value - v021.budget.kv.value == 1ULL << 30);
 }
 
+namespace {
+/// A start-up of another release (tests/data/vllm-logs.json, each entry's id and URL): what the user typed
+/// and what vLLM logged (GiB, two decimals as printed; activation and non-torch negative where not logged).
+struct ReleaseRun {
+  const char* id;
+  const char* release;
+  const char* model;
+  std::uint64_t tp;
+  double util;
+  std::uint64_t max_num_seqs, max_num_batched_tokens;  // 0: vllm serve's default for the GPU
+  double activation, non_torch, kv;                    // logged
+};
+
+// The 0.11.0 runs: llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (H100, vllm serve
+// image v0.11.0, 0.9, max_model_len 16,000, block size 128). The Qwen3-14B runs:
+// llm-d-incubation/llm-d-planner accuracy/accuracy_report.md, Part 2 (H100 80GB HBM3, vllm serve, 0.95,
+// max_model_len 8192). The A100 run: ilseokoh/vllm-gce README.md, vLLM 0.15.1's LLM class with its defaults
+// on an A100 40GB (0.9; max_num_batched_tokens 8,192 as logged, max_num_seqs 256: the LLM class's default
+// below 70 GiB or on an A100, vllm/engine/arg_utils.py get_batch_defaults).
+const ReleaseRun kReleaseRuns[] = {
+    {"llama-3.1-8b-v0.11.0", "0.11.0", "llama-3.1-8b", 1, 0.90, 0, 0, 4.76, 0.13, 51.38},
+    {"qwen3-32b-v0.11.0", "0.11.0", "qwen3-32b", 1, 0.90, 0, 0, 5.64, 0.14, 4.45},
+    {"qwen3-32b-tp2-v0.11.0", "0.11.0", "qwen3-32b", 2, 0.90, 0, 0, 5.64, 0.54, 34.49},
+    {"gpt-oss-20b-v0.11.0", "0.11.0", "gpt-oss-20b", 1, 0.90, 0, 0, 7.38, 0.13, 50.28},
+    {"qwen3-14b-v0.15.0", "0.15.0", "qwen3-14b", 1, 0.95, 0, 0, 5.64, 0.13, 41.94},
+    {"qwen3-14b-v0.16.0", "0.16.0", "qwen3-14b", 1, 0.95, 0, 0, 5.64, 0.13, 41.94},
+    {"llama-3.1-8b-v0.15.1-a100-40gb", "0.15.1", "llama-3.1-8b", 1, 0.90, 256, 8192, -1, -1, 19.28},
+    {"qwen3-14b-v0.17.0", "0.17.0", "qwen3-14b", 1, 0.95, 0, 0, 2.23, 0.13, 45.34},
+    {"qwen3-14b-v0.18.0", "0.18.0", "qwen3-14b", 1, 0.95, 0, 0, 2.23, 0.25, 45.23},
+};
+
+PlanInputs release_inputs(const ReleaseRun& r) {
+  PlanInputs in = vllm_inputs(r.model, r.tp, 1, r.util);
+  if (std::string_view(r.release) == "0.11.0") in.context = Tokens{16000};
+  in.engine.release = r.release;
+  in.engine.version = vllm_rules_for_release(r.release);
+  in.engine.max_num_seqs = r.max_num_seqs;
+  in.engine.max_num_batched_tokens = r.max_num_batched_tokens;
+  if (std::string_view(r.id).find("a100") != std::string_view::npos) {
+    in.gpu = presets::find_gpu("a100-40gb");
+    // CUDA's total_memory of an A100-SXM4-40GB, 40,536 MiB ("_gpuDeviceProperties(name='A100-SXM4-40GB',
+    // major=8, minor=0, total_memory=40536MB", PaddlePaddle's get_device_properties docstring).
+    in.gpu->runtime_memory = Bytes{40536ULL << 20};
+    in.context = Tokens{131072};
+  }
+  return in;
+}
+}  // namespace
+
+TEST_CASE("vLLM budget: start-ups of 0.11 to 0.18 within 0.5 GiB of the logged KV memory", "[budget][vllm]") {
+  for (const ReleaseRun& r : kReleaseRuns) {
+    INFO(r.id);
+    const Plan p = make_plan(release_inputs(r));
+    const MemoryBudget& b = p.budget;
+    REQUIRE(b.modelled);
+    CHECK(std::abs(static_cast<double>(b.kv.value) / kGiB - r.kv) <= 0.5);
+    if (r.activation >= 0)
+      CHECK(std::abs(static_cast<double>(b.activation.value) / kGiB - r.activation) <= 0.1);
+    if (r.non_torch >= 0)
+      CHECK(std::abs(static_cast<double>(b.non_torch.value) / kGiB - r.non_torch) <= 0.05);
+  }
+  // The A100 run's tokens: 157,936 logged ("GPU KV cache size"), within the pool's error of the predicted.
+  const Plan a100 = make_plan(release_inputs(kReleaseRuns[6]));
+  REQUIRE(a100.engine.kv_cache_tokens.has_value());
+  const double per_token =
+      static_cast<double>(a100.budget.kv.value) / static_cast<double>(*a100.engine.kv_cache_tokens);
+  CHECK(std::abs(static_cast<double>(*a100.engine.kv_cache_tokens) - 157936.0) * per_token <= 0.5 * kGiB);
+}
+
+TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
+  EngineOptions o;
+  o.engine = Engine::vllm;
+  // No release typed: the rule set's row (the default v1 is calibrated on 0.19.0).
+  CHECK(vllm_budget_release(o).first_minor == 18);
+  o.version = "0.26";
+  CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
+  o.version = "v1";
+  for (const char* r : {"0.11.0", "0.12.0", "0.14.1", "0.16.0"}) {
+    o.release = r;
+    INFO(r);
+    // Up to 0.16 the sampler's top-k/top-p sorts the vocabulary: Qwen3-14B's 5.64 GiB at 1,024 x 151,936
+    // logits, less 8,192 x 5,120 x 2 B of hidden states and the 128 MiB base, is 37.5 B per logit.
+    CHECK(vllm_budget_release(o).sampler_bytes_per_logit == 38);
+    CHECK(vllm_budget_release(o).non_torch_single_gpu == 133ULL << 20);  // 0.13 GiB logged
+  }
+  // With tp: 0.55 GiB under 0.11.0 (0.54 and 0.55 logged), 0.19's 2,150 MiB from 0.12 (not known between).
+  o.release = "0.11.0";
+  CHECK(vllm_budget_release(o).non_torch_tensor_parallel == 560ULL << 20);
+  o.release = "0.12.0";
+  CHECK(vllm_budget_release(o).non_torch_tensor_parallel == 2150ULL << 20);
+  o.release = "0.17.0";
+  CHECK(vllm_budget_release(o).sampler_bytes_per_logit == 14);
+  CHECK(vllm_budget_release(o).non_torch_single_gpu == 133ULL << 20);
+  o.release = "0.18.0";
+  CHECK(vllm_budget_release(o).non_torch_single_gpu == 256ULL << 20);  // 0.25 GiB logged
+  CHECK_FALSE(vllm_budget_release(o).subtracts_cuda_graphs);
+  o.release = "0.22.1";
+  CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
+  for (const char* bad : {"0.10.2", "0.27.0", "0.x"}) {
+    o.release = bad;
+    CHECK_THROWS_WITH(vllm_budget_release(o), Catch::Contains("releases 0.11 to 0.26"));
+  }
+  // The sampler's peak moves the pool: Qwen3-14B on one H100 has 1,024 x 151,936 x (38 - 14) B =
+  // 3,733,979,136 B (3.48 GiB) less KV memory under 0.16.0 than under 0.17.0, and 0.12 GiB more non-torch
+  // under 0.18.0: (256 - 133) MiB = 128,974,848 B.
+  PlanInputs in = vllm_inputs("qwen3-14b", 1, 1, 0.95);
+  in.engine.release = "0.16.0";
+  const Plan v016 = make_plan(in);
+  in.engine.release = "0.17.0";
+  const Plan v017 = make_plan(in);
+  in.engine.release = "0.18.0";
+  const Plan v018 = make_plan(in);
+  CHECK(v017.budget.kv.value - v016.budget.kv.value == 3733979136ULL);
+  CHECK(v017.budget.kv.value - v018.budget.kv.value == 128974848ULL);
+}
+
 TEST_CASE("vLLM budget: weights as vLLM loads them", "[budget][vllm]") {
   // gpt-oss-20b at tp 2: 24 layers x 32 experts, width 2,880 / 2 = 1,440 -> 1,536 (x128), hidden 2,880 ->
   // 3,072 (x256): 3 x (1,536 x 3,072 - 1,440 x 2,880) = 3 x 571,392 = 1,714,176 values per expert;

@@ -35,21 +35,36 @@ namespace {
 constexpr std::uint64_t kMiB = 1ULL << 20;
 constexpr std::uint64_t kGiB = 1ULL << 30;
 
-/// Bytes the sampler's dummy run holds per logit (one sequence x one vocabulary entry) at its peak: the
-/// logits in the model dtype (2 B), their fp32 copy (4 B) and the int64 indices of the top-k/top-p sort
-/// (8 B). Fitted: the slope of the activation peak over vocabulary in the 0.19.0 logs is 14.1 B at 1,024
-/// sequences (Llama-3.1-8B 1.89 GiB at 128,256 entries, Qwen2.5-7B 2.21 GiB at 152,064).
+/// Bytes the sampler's dummy run holds per logit (one sequence x one vocabulary entry) at its peak from
+/// v0.17.0, where top-k/top-p masking runs in Triton at 8 sequences or more (vllm/v1/sample/ops/
+/// topk_topp_triton.py, vllm-project/vllm PR #33538): the logits in the model dtype (2 B), their fp32 copy
+/// (4 B) and 8 B more. Fitted: the slope of the activation peak over vocabulary in the 0.19.0 logs is
+/// 14.1 B at 1,024 sequences (Llama-3.1-8B 1.89 GiB at 128,256 entries, Qwen2.5-7B 2.21 GiB at 152,064);
+/// Qwen3-14B's 2.23 GiB under 0.17.0 and 0.18.0 (151,936 entries) is the same slope.
 constexpr std::uint64_t kSamplerBytesPerLogit = 14;
+/// The same up to v0.16, where top-k/top-p sorts the whole vocabulary in PyTorch
+/// (vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: the fp32 values and int64 indices of the
+/// sort, the softmax, its cumulative sum, the mask and the scattered-back logits, beside the logits).
+/// Fitted: Qwen3-14B's activation peak of 5.64 GiB under 0.15.0 and 0.16.0 on H100 (1,024 x 151,936
+/// logits) less its hidden states and kProfileRunBaseBytes is 37.5 B per logit, rounded up.
+constexpr std::uint64_t kSamplerBytesPerLogitSorted = 38;
 /// What the profile run holds beyond the logits and the hidden states: sampling metadata, the dummy
 /// run's input buffers and allocator rounding. Fitted: the mean residual of the five dense and MXFP4 runs
 /// of the 0.19.0 logs once logits and hidden states are counted (0.11 to 0.14 GiB).
 constexpr std::uint64_t kProfileRunBaseBytes = 128 * kMiB;
 /// Non-torch memory (CUDA context, cuBLAS workspaces) of one GPU without tensor or pipeline parallelism:
-/// 0.24 to 0.26 GiB in the four tp 1 pp 1 runs of the 0.19.0 logs.
+/// 0.24 to 0.26 GiB in the four tp 1 pp 1 runs of the 0.19.0 logs and Qwen3-14B's 0.25 GiB under 0.18.0.
 constexpr std::uint64_t kNonTorchSingleGpu = 256 * kMiB;
+/// The same up to v0.17: Qwen3-14B's 0.13 GiB under 0.15.0, 0.16.0 and 0.17.0 on H100 (it rose to 0.25
+/// GiB with 0.18.0, the same model and GPU).
+constexpr std::uint64_t kNonTorchSingleGpuTo017 = 133 * kMiB;
 /// Non-torch memory with tp >= 2: NCCL's and the custom all-reduce's buffers besides the context; 2.07 to
 /// 2.13 GiB in the four tp 2 and tp 4 runs of the 0.19.0 logs, whatever the model.
 constexpr std::uint64_t kNonTorchTensorParallel = 2150 * kMiB;
+/// The same under v0.11: 0.54 and 0.55 GiB in the two tp 2 runs of the 0.11.0 logs on H100 (Qwen3-32B,
+/// Llama-3.3-70B-FP8; llm-d/llm-d-benchmark config_explorer). When it grew to 0.19's 2.1 GiB is not known:
+/// 0.12 to 0.18 take 0.19's figure, which predicts the smaller pool.
+constexpr std::uint64_t kNonTorchTensorParallel011 = 560 * kMiB;
 /// Non-torch memory with pp >= 2 and tp 1 (rank 0): 0.07 GiB in the one such run of the 0.19.0 logs.
 constexpr std::uint64_t kNonTorchPipelineOnly = 72 * kMiB;
 /// CUDA graph memory as vLLM estimates it at start-up: 0.54 to 1.69 GiB over the nine 0.19.0 runs (mean
@@ -112,13 +127,25 @@ Bytes forward_pass_bytes(const ModelSpec& m, std::uint64_t tp, std::uint64_t tok
 }
 
 /// Memory outside torch's allocator at the profile (CUDA context, cuBLAS workspaces, NCCL's buffers with
-/// tp): vLLM 0.19.0's fitted constants by layout.
-Bytes non_torch_bytes(const Parallelism& p) {
-  return Bytes{p.tp >= 2 ? kNonTorchTensorParallel : p.pp >= 2 ? kNonTorchPipelineOnly : kNonTorchSingleGpu};
+/// tp): the fitted constants by layout, `single_gpu` without tp or pp and `tensor_parallel` with tp >= 2
+/// (both changed with the release).
+Bytes non_torch_bytes(const Parallelism& p, std::uint64_t single_gpu, std::uint64_t tensor_parallel) {
+  return Bytes{p.tp >= 2 ? tensor_parallel : p.pp >= 2 ? kNonTorchPipelineOnly : single_gpu};
 }
 
-/// Whether a vLLM rule set subtracts CUDA graph memory (v0.21.0 on).
-bool graphs_rule(std::string_view version) { return version == "0.21" || version == "0.26"; }
+/// vLLM's budget rules by release, oldest first; each row's logs are in docs/engines/vllm-budget.md.
+constexpr VllmBudgetRelease kVllmBudgetReleases[] = {
+    {11, 11, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel011, false,
+     "v0.11: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
+    {12, 16, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
+     "v0.12 to v0.16: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
+    {17, 17, kSamplerBytesPerLogit, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
+     "v0.17.0: vllm/v1/sample/ops/topk_topp_triton.py masks top-k/top-p in Triton (PR #33538)"},
+    {18, 20, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, false,
+     "v0.18.0 to v0.20: as v0.17.0, 0.25 GiB outside torch on one GPU"},
+    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
+     "v0.21.0 to v0.26: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate"},
+};
 
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return ceil_div(v, to) * to; }
 
@@ -232,6 +259,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   const ModelSpec& m = in.model;
   const Parallelism& p = in.parallel;
   const Bytes total = in.gpu.runtime_memory.value_or(in.gpu.memory);
+  const VllmBudgetRelease release = vllm_budget_release(in.engine);
   const Bytes padding = in.weights_given ? Bytes{0} : vllm_mxfp4_padding_bytes(m, p.tp, p.pp);
   // Activations are in the dtype vLLM serves at (an fp32 checkpoint's auto dtype is bf16 or fp16: 2 B).
   const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
@@ -241,8 +269,8 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
       flat_budget(total, utilization, in.weights_per_gpu + padding + extras.encoder + extras.rope, Bytes{0});
   b.modelled = true;
   b.runtime_total = in.gpu.runtime_memory.has_value();
-  b.rules = "vLLM V1 (" + std::string(graphs_rule(in.engine.version) ? "0.21 and later" : "0.11 to 0.20") +
-            ": vllm/v1/worker/gpu_worker.py determine_available_memory)";
+  b.rules = "vLLM V1 (" + std::string(release.source) +
+            "; vllm/v1/worker/gpu_worker.py determine_available_memory)";
 
   b.max_num_batched_tokens = in.engine.max_num_batched_tokens != 0
                                  ? in.engine.max_num_batched_tokens
@@ -263,16 +291,17 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   // (1 x width), and four hidden-size tensors (input, residual, attention and MLP outputs).
   const Bytes forward = forward_pass_bytes(m, p.tp, tokens, act);
   // The sampler's dummy run on the last stage, with the hidden states of the forward pass still held.
-  const Bytes sampler = mul(checked_mul(b.max_num_seqs, m.vocab_size, "bytes"), kSamplerBytesPerLogit) +
-                        mul(tokens, checked_mul(m.hidden_size, act, "bytes")) + Bytes{kProfileRunBaseBytes};
+  const Bytes sampler =
+      mul(checked_mul(b.max_num_seqs, m.vocab_size, "bytes"), release.sampler_bytes_per_logit) +
+      mul(tokens, checked_mul(m.hidden_size, act, "bytes")) + Bytes{kProfileRunBaseBytes};
   const Bytes moe = moe_workspace(m, p.tp, tokens, act);
   const Bytes last = std::max(forward, sampler) + moe;
   const Bytes first = p.pp > 1 ? forward + moe : last;
   b.activation = last;  // the last stage's pool is the smallest: every stage gets it
-  b.non_torch = non_torch_bytes(p);
+  b.non_torch = non_torch_bytes(p, release.non_torch_single_gpu, release.non_torch_tensor_parallel);
   // From v0.21.0 the profile counts CUDA graph memory and subtracts it (vllm/v1/worker/gpu_worker.py,
   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default).
-  const bool graphs = graphs_rule(in.engine.version);
+  const bool graphs = release.subtracts_cuda_graphs;
   b.cuda_graphs = Bytes{graphs ? kCudaGraphEstimate : 0};
   b.reserve = b.activation + b.non_torch + b.cuda_graphs;
   const Bytes fixed = b.weights + b.reserve;
@@ -300,13 +329,15 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
         "weights as loaded: the MXFP4 experts padded for vLLM's Marlin MoE kernel (width to a "
         "multiple of 128, hidden to 256) add " +
         gib_text(padding) + " per GPU (Blackwell's FlashInfer path pads otherwise: not modelled)");
-  b.notes.push_back("activation peak: the sampler over " + format_count(b.max_num_seqs) + " sequences x " +
-                    format_count(m.vocab_size) + " vocabulary (" + gib_text(sampler) +
-                    " with the held hidden states), the forward pass of " + format_count(tokens) +
-                    " tokens (" + gib_text(forward) + ")" +
-                    (moe.value != 0 ? ", the fused-MoE workspace (" + gib_text(moe) + ")" : "") +
-                    "; calibrated on vLLM 0.19.0 (earlier releases peaked higher: one model 5.6 GiB in 0.16, "
-                    "2.2 GiB in 0.17)");
+  b.notes.push_back(
+      "activation peak: the sampler over " + format_count(b.max_num_seqs) + " sequences x " +
+      format_count(m.vocab_size) + " vocabulary (" + gib_text(sampler) +
+      " with the held hidden states), the forward pass of " + format_count(tokens) + " tokens (" +
+      gib_text(forward) + ")" + (moe.value != 0 ? ", the fused-MoE workspace (" + gib_text(moe) + ")" : "") +
+      "; " + format_count(release.sampler_bytes_per_logit) + " B per logit in vLLM 0." +
+      format_count(release.first_minor) + " to 0." + format_count(release.last_minor) +
+      (release.sampler_bytes_per_logit == kSamplerBytesPerLogitSorted ? " (top-k/top-p sorts the vocabulary)"
+                                                                      : " (top-k/top-p in Triton)"));
   if (p.tp >= 2 && p.pp >= 2)
     b.notes.push_back("non-torch memory with both tp and pp is taken as tp's (" + gib_text(b.non_torch) +
                       "): no log of that layout was checked");
@@ -317,10 +348,15 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back(
         "CUDA graph memory is not subtracted (vLLM up to 0.20 prints its estimate only; "
         "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts it)");
-  if (!in.engine.version.empty() && in.engine.version != "v1")
+  if (release.first_minor >= 21 || in.engine.version == "0.20")
     b.notes.push_back(
-        "the activation and non-torch figures follow vLLM 0.19's profile run; later releases "
+        "the activation and non-torch figures follow vLLM 0.19's profile run; releases from 0.20 "
         "were not checked against start-up logs");
+  else if (release.first_minor == 12)
+    b.notes.push_back(
+        "vLLM 0.12 to 0.16's figures were checked against 0.15 and 0.16 start-ups on one GPU only (0.12 to "
+        "0.14 are taken as alike: the same PyTorch top-k/top-p sort; with tp the non-torch figure is "
+        "0.19's)");
   return b;
 }
 
@@ -358,7 +394,7 @@ MemoryBudget trtllm_budget(const BudgetInputs& in) {
   const Bytes forward = forward_pass_bytes(m, p.tp, b.max_num_batched_tokens, act);
   const Bytes moe = moe_workspace(m, p.tp, b.max_num_batched_tokens, act);
   b.activation = forward + moe;
-  b.non_torch = non_torch_bytes(p);
+  b.non_torch = non_torch_bytes(p, kNonTorchSingleGpu, kNonTorchTensorParallel);
   // CUDA graphs are captured before the profile (the "CUDA graph warmup" lines precede the memory lines):
   // their pool is in the memory outside torch that the peak counts.
   b.cuda_graphs = Bytes{kCudaGraphEstimate};
@@ -558,6 +594,27 @@ std::string sglang_rules_for_release(std::string_view release) {
               "'" + std::string(release) +
                   "' is not an SGLang release kvplan models: 0.4.x or 0.5.x (e.g. 0.5.3), or "
                   "the rule sets 0.5, 0.4");
+}
+
+VllmBudgetRelease vllm_budget_release(const EngineOptions& o) {
+  unsigned minor = 19;  // the default rule set "v1" is calibrated on 0.19.0
+  if (!o.release.empty()) {
+    vllm_rules_for_release(o.release);  // the known range, or the error naming it
+    const auto typed = release_minor(o.release);
+    if (!typed)
+      throw Error("engine_version", "'" + o.release + "' is not a vLLM release number (e.g. 0.19.0)");
+    minor = *typed;
+  } else if (o.version == "0.20") {
+    minor = 20;
+  } else if (o.version == "0.21") {
+    minor = 21;
+  } else if (o.version == "0.26") {
+    minor = 26;
+  }
+  for (const auto& row : kVllmBudgetReleases)
+    if (minor >= row.first_minor && minor <= row.last_minor) return row;
+  throw Error("engine_version",
+              "'" + o.release + "' is not a vLLM release kvplan models: releases 0.11 to 0.26");
 }
 
 std::string vllm_rules_for_release(std::string_view release) {

@@ -83,6 +83,7 @@ void validate_engine_options(const EngineOptions& o) {
   EngineOptions plain;
   plain.engine = o.engine;
   plain.version = o.version;
+  plain.release = o.release;
   if (!(o == plain)) check_option_table(o);
   if (o.fp8_ds_mla && o.engine != Engine::vllm)
     throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");

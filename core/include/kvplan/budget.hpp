@@ -85,11 +85,31 @@ std::uint64_t vllm_default_max_num_seqs(Bytes total, std::string_view name);
 /// The same function's max_num_batched_tokens: 8,192 on those GPUs, else 2,048.
 std::uint64_t vllm_default_max_num_batched_tokens(Bytes total, std::string_view name);
 
+/// The budget rules of one range of vLLM releases: what changed between them in the profile run
+/// (docs/engines/vllm-budget.md, "By release", lists each row's source and the logs that check it).
+struct VllmBudgetRelease {
+  unsigned first_minor = 0;  ///< first release of the range, 0.MINOR
+  unsigned last_minor = 0;   ///< last release of the range, 0.MINOR
+  /// Bytes the sampler's dummy run holds per logit (max_num_seqs x vocabulary) at its peak.
+  std::uint64_t sampler_bytes_per_logit = 0;
+  std::uint64_t non_torch_single_gpu = 0;       ///< memory outside torch on one GPU (tp 1, pp 1), bytes
+  std::uint64_t non_torch_tensor_parallel = 0;  ///< the same with tp >= 2 (NCCL, custom all-reduce), bytes
+  bool subtracts_cuda_graphs = false;           ///< the CUDA graph estimate is taken from the KV memory
+  const char* source = "";                      ///< the tag and file the row follows
+};
+
+/// The rules vLLM's budget applies for `o`: the row of o.release ("0.15.1") where a release number was
+/// typed, else of the rule set o.version ("v1" or empty: 0.19, "0.20", "0.21", "0.26"). Throws
+/// kvplan::Error("engine_version", ...) naming the known range on a release outside it.
+VllmBudgetRelease vllm_budget_release(const EngineOptions& o);
+
 /// vLLM V1's budget (vllm/v1/worker/gpu_worker.py determine_available_memory, vllm/utils/mem_utils.py
 /// memory_profiling): requested = total x utilisation; kv = requested - weights - torch peak increase of
 /// the profile run - non-torch increase. The activation peak is the sampler's dummy run at max_num_seqs
 /// x vocabulary on the last stage, or the forward pass at max_num_batched_tokens elsewhere, plus the
-/// fused-MoE workspace; calibrated on vLLM 0.19.0 start-ups (docs/engines/vllm-budget.md).
+/// fused-MoE workspace; the sampler's bytes per logit, the non-torch memory and whether CUDA graphs are
+/// subtracted follow the release (vllm_budget_release), calibrated on public start-up logs of 0.15 to
+/// 0.19 (docs/engines/vllm-budget.md).
 /// Throws kvplan::Error("gpu_util", ...) on a utilisation outside (0, 1].
 MemoryBudget vllm_budget(const BudgetInputs& in);
 

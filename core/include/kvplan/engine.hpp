@@ -40,6 +40,9 @@ struct EngineOptions {
   /// llamacpp: "2026" (default), "2025-11", "2025-08" (see engine_llamacpp.cpp for what changed); sglang:
   /// "0.5" (default), "0.4" (their default mem_fraction_static differs: sglang_default_mem_fraction_static).
   std::string version;
+  /// vLLM: the release number typed with --engine-version ("0.15.1"), which picks the budget's rules by
+  /// release (budget.hpp vllm_budget_release); empty when a rule-set name or nothing was typed.
+  std::string release;
   std::uint64_t block_size =
       0;  ///< vLLM block_size (16), TRT-LLM tokens_per_block (32), SGLang page_size (1)
   std::uint64_t max_num_batched_tokens = 0;  ///< vLLM sliding-window / chunk reserve (default 8192)
