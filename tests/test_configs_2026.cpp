@@ -1,7 +1,9 @@
 // The config reader on the layouts of 2025-2026 models that the corpus (tests/data/configs, checked by
 // test_corpus.cpp) first showed it misread: GLM-5.2's indexer on some layers only, Laguna's per-layer query
-// heads and MLP kinds. Small configs, each figure worked by hand beside it.
+// heads and MLP kinds, Step-3's single KV head. Small configs, each figure worked by hand beside it.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -122,4 +124,39 @@ TEST_CASE("Laguna: one KV layout, per-layer query heads and MLP kinds", "[preset
   j = laguna();
   j["mlp_layer_types"] = {"dense", "sparse", "moe", "sparse"};
   CHECK(error_of(j) == "test.json: /mlp_layer_types/2: must be \"dense\" or \"sparse\"");
+}
+
+TEST_CASE("Step-3: one K and one V head per layer, whatever num_attention_groups says",
+          "[presets][hf][configs2026]") {
+  // Step3TextConfig's keys at a small size. vLLM step3_text.py Step3TextDecoderLayer: num_kv_heads=1 with
+  // head_dim 64 on every layer: 2 x 1 x 64 x 2 B = 256 B per layer, 4 layers.
+  const json j{{"model_type", "step3_text"},
+               {"num_hidden_layers", 4},
+               {"hidden_size", 512},
+               {"num_attention_heads", 8},
+               {"num_attention_groups", 8},
+               {"head_dim", 64},
+               {"share_q_dim", 128},
+               {"intermediate_size", 1024},
+               {"vocab_size", 1000},
+               {"moe_num_experts", 4},
+               {"moe_top_k", 2},
+               {"moe_intermediate_size", 128},
+               {"share_expert_dim", 128},
+               {"moe_layers_enum", "1,2,3"}};
+  const ModelSpec m = load(j);
+  CHECK(bytes_per_token(m, KvDtypes{}).value == 4 * 256);
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[0].mlp.num_experts == 0);  // layer 0 is not in moe_layers_enum: the dense MLP
+  CHECK(m.layers[1].count == 3);
+  CHECK(m.layers[1].mlp.num_experts == 4);
+  CHECK(m.layers[1].mlp.num_shared_experts == 1);
+  CHECK_FALSE(m.layers[1].mlp.shared_expert_gate);
+  // The query path: counted hidden 512 x (8 x 64) = 262,144; the model hidden x 128 + 128 + 128 x 512 =
+  // 131,200: 130,944 too many per layer, said in a warning.
+  const bool said = std::any_of(m.warnings.begin(), m.warnings.end(), [](const std::string& w) {
+    return w.find("/share_q_dim 128") != std::string::npos &&
+           w.find("130,944 parameters per layer too many") != std::string::npos;
+  });
+  CHECK(said);
 }

@@ -30,6 +30,7 @@ const Adapter kAdapters[] = {
     {"Llama-Nemotron NAS", {"nemotron-nas"}, adapt_nemotron_nas},
     {"Ling/Ring linear", {"bailing_moe_linear"}, adapt_bailing_linear},
     {"Laguna", {"laguna"}, adapt_laguna},
+    {"Step-3", {"step3_text", "step3_vl"}, adapt_step3},
 };
 
 const std::initializer_list<std::string_view> kCacheKeys = {
