@@ -4,10 +4,42 @@
 // DeepSeek-V3.2 (deepseek_v32) adds the lightning indexer's key cache on every layer: index_head_dim fp8
 // values and one fp32 scale per 128 (vLLM deepseek_v2.py DeepseekV32IndexerCache: head_dim + head_dim //
 // quant_block_size * 4 bytes, uint8; index_n_heads and index_topk shape its compute, not its cache).
+// GLM-5.2's IndexCache (index_topk_freq, index_skip_topk_offset, index_topk_pattern) builds the indexer,
+// and so its key cache, on some layers only; the others reuse the top-k of the layer before.
 // num_nextn_predict_layers (MTP) are not loaded unless speculative decoding asks for them.
 #include "adapters.hpp"
 
 namespace kvplan::presets::hf {
+
+namespace {
+/// Which layers build the lightning indexer (and so keep its key cache), as vLLM deepseek_v2.py
+/// DeepseekV2MLAAttention.__init__ decides (vllm-project/vllm @002d6073aa03, "IndexCache config"): with
+/// index_topk_pattern null or absent, layer i skips the indexer when max(i - index_skip_topk_offset + 1, 0)
+/// % index_topk_freq != 0 (getattr defaults 1 and 2); with a pattern, layer i skips it when pattern[i] is
+/// "S", and a layer past the pattern's end keeps it. Every layer keeps it when index_topk_freq is 1.
+std::vector<bool> indexer_layers(const Reader& r, std::uint64_t n_layers) {
+  const std::uint64_t freq = r.positive_or("index_topk_freq", 1);
+  const std::uint64_t offset = r.u64("index_skip_topk_offset").value_or(2);
+  std::vector<bool> keep(n_layers, true);
+  if (const json* p = r.get("index_topk_pattern")) {
+    if (!p->is_string() && !p->is_array())
+      r.fail("index_topk_pattern", "must be a string or an array of strings, got " + a_type(*p));
+    // A string is one letter per layer (nlohmann's size() of a string is 1, not its length).
+    const std::uint64_t given = p->is_string() ? p->get<std::string>().size() : p->size();
+    for (std::uint64_t i = 0; i < n_layers && i < given; ++i) {
+      const json e = p->is_string() ? json(p->get<std::string>().substr(i, 1)) : (*p)[i];
+      if (!e.is_string())
+        r.fail("index_topk_pattern/" + std::to_string(i), "must be a string, got " + a_type(e));
+      keep[i] = e.get<std::string>() != "S";
+    }
+    r.consider("index_topk_freq");  // vLLM reads the pattern instead of the frequency
+    r.consider("index_skip_topk_offset");
+    return keep;
+  }
+  for (std::uint64_t i = 0; i < n_layers; ++i) keep[i] = (i + 1 >= offset ? i + 1 - offset : 0) % freq == 0;
+  return keep;
+}
+}  // namespace
 
 ModelSpec adapt_deepseek(const HfConfig& c) {
   const Reader& r = c.r;
@@ -20,7 +52,8 @@ ModelSpec adapt_deepseek(const HfConfig& c) {
     const std::uint64_t dim = r.positive("index_head_dim");
     r.consider("index_n_heads");
     r.consider("index_topk");
-    for (auto& a : d.layers) a.indexer_head_dim = dim;
+    const std::vector<bool> keep = indexer_layers(r, d.n_layers);
+    for (std::uint64_t i = 0; i < d.n_layers; ++i) d.layers[i].indexer_head_dim = keep[i] ? dim : 0;
   }
   return assemble(std::move(d));
 }

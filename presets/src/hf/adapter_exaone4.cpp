@@ -1,6 +1,8 @@
 // EXAONE 4 (configuration_exaone4.py Exaone4Config): sliding_window_pattern is a string such as "LLLG",
 // repeated over the layers: 'L' a local (sliding_window) layer, 'G' a global one; layer_types, when the
 // config has it, says the same per layer and wins. With no window (the 1.2B model) every layer is global.
+// EXAONE 4.5's text config (exaone4_5_text) is the same decoder: vLLM exaone4_5.py builds its language model
+// as Exaone4ForCausalLM on config.get_text_config() (vllm-project/vllm @0445b1f10562).
 #include "adapters.hpp"
 
 namespace kvplan::presets::hf {

@@ -25,10 +25,12 @@ const Adapter kAdapters[] = {
     {"Kimi Linear", {"kimi_linear"}, adapt_kimi_linear},
     {"MiniMax", {"minimax", "minimax_m1", "minimax_text_01"}, adapt_minimax},
     {"LFM2", {"lfm2", "lfm2_moe"}, adapt_lfm2},
-    {"EXAONE 4", {"exaone4"}, adapt_exaone4},
+    {"EXAONE 4", {"exaone4", "exaone4_5", "exaone4_5_text"}, adapt_exaone4},
     {"MiMo-V2", {"mimo_v2_flash", "mimo_v2"}, adapt_mimo_v2},
     {"Llama-Nemotron NAS", {"nemotron-nas"}, adapt_nemotron_nas},
     {"Ling/Ring linear", {"bailing_moe_linear"}, adapt_bailing_linear},
+    {"Laguna", {"laguna"}, adapt_laguna},
+    {"Step-3", {"step3_text", "step3_vl"}, adapt_step3},
 };
 
 const std::initializer_list<std::string_view> kCacheKeys = {
@@ -44,6 +46,11 @@ const std::initializer_list<std::string_view> kCacheKeys = {
     // Layouts no generic rule reads: per-block attention (DeciLM), compressed / sparse attention with index
     // caches (DeepSeek-V4, MiniMax-M3), cross-layer KV sharing (Hunyuan's use_cla).
     "block_configs", "compress_ratios", "sparse_attention_config", "use_cla", "cla_share_factor",
+    // The lightning indexer on some layers only (GLM-5.2's IndexCache; adapter_deepseek.cpp).
+    "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset",
+    // Phi-4-mini-flash (phi4flash, SambaY): a Mamba layer every mb_per_layer and a second half that reads
+    // one layer's K/V (YOCO cross-decoder with gated memory units; vLLM phi4flash.py): no generic reading.
+    "mb_per_layer",
 };
 // clang-format on
 }  // namespace

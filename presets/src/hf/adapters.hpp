@@ -60,6 +60,8 @@ ModelSpec adapt_exaone4(const HfConfig& c);
 ModelSpec adapt_mimo_v2(const HfConfig& c);
 ModelSpec adapt_nemotron_nas(const HfConfig& c);
 ModelSpec adapt_bailing_linear(const HfConfig& c);
+ModelSpec adapt_laguna(const HfConfig& c);
+ModelSpec adapt_step3(const HfConfig& c);
 
 /// The keys that shape the KV cache or the recurrent state in some family. After an adapter runs, any of
 /// these that the config sets (non-null) and that no rule read is an error naming it.

@@ -1,0 +1,162 @@
+// The config reader on the layouts of 2025-2026 models that the corpus (tests/data/configs, checked by
+// test_corpus.cpp) first showed it misread: GLM-5.2's indexer on some layers only, Laguna's per-layer query
+// heads and MLP kinds, Step-3's single KV head. Small configs, each figure worked by hand beside it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "hf_support.hpp"
+#include "kvplan/kv.hpp"
+
+using namespace kvplan;
+using nlohmann::json;
+using test::error_of;
+using test::load;
+
+namespace {
+/// An 8-layer latent-attention config with a lightning indexer (GlmMoeDsaConfig's keys).
+json glm_dsa() {
+  return json{{"model_type", "glm_moe_dsa"}, {"num_hidden_layers", 8},    {"num_attention_heads", 4},
+              {"hidden_size", 1024},         {"intermediate_size", 2048}, {"vocab_size", 1000},
+              {"kv_lora_rank", 512},         {"qk_rope_head_dim", 64},    {"qk_nope_head_dim", 128},
+              {"v_head_dim", 128},           {"q_lora_rank", 256},        {"index_head_dim", 128},
+              {"index_n_heads", 4},          {"index_topk", 16},          {"max_position_embeddings", 4096}};
+}
+
+/// A 4-layer Laguna config (LagunaConfig's keys as poolside/Laguna-XS.2 writes them).
+json laguna() {
+  return json{
+      {"model_type", "laguna"},
+      {"num_hidden_layers", 4},
+      {"num_attention_heads", 8},
+      {"num_key_value_heads", 2},
+      {"head_dim", 64},
+      {"hidden_size", 512},
+      {"intermediate_size", 1024},
+      {"vocab_size", 1000},
+      {"num_experts", 4},
+      {"num_experts_per_tok", 2},
+      {"moe_intermediate_size", 128},
+      {"shared_expert_intermediate_size", 128},
+      {"sliding_window", 16},
+      {"gating", true},
+      {"layer_types", {"full_attention", "sliding_attention", "sliding_attention", "sliding_attention"}},
+      {"num_attention_heads_per_layer", {8, 16, 16, 16}},
+      {"mlp_layer_types", {"dense", "sparse", "sparse", "sparse"}},
+      {"max_position_embeddings", 4096}};
+}
+}  // namespace
+
+TEST_CASE("the lightning indexer only on the layers vLLM builds it for", "[presets][hf][configs2026]") {
+  const KvDtypes bf16;
+  // Every layer: the latent (512 + 64) x 2 B = 1,152; the indexer key 128 fp8 + 128 / 128 x 4 B = 132.
+  SECTION("no IndexCache keys: the indexer on all 8 layers") {
+    CHECK(bytes_per_token(load(glm_dsa()), bf16).value == 8 * (1152 + 132));  // 10,272
+  }
+  SECTION("index_topk_freq 4, index_skip_topk_offset 3") {
+    // vLLM deepseek_v2.py: layer i keeps it iff max(i - 3 + 1, 0) % 4 == 0: max(i - 2, 0) is
+    // 0, 0, 0, 1, 2, 3, 4, 5 for layers 0..7, so layers 0, 1, 2 and 6: 4 indexers.
+    json j = glm_dsa();
+    j["index_topk_freq"] = 4;
+    j["index_skip_topk_offset"] = 3;
+    j["index_topk_pattern"] = nullptr;  // GLM-5.2 writes null: the frequency decides
+    CHECK(bytes_per_token(load(j), bf16).value == 8 * 1152 + 4 * 132);  // 9,744
+  }
+  SECTION("index_topk_freq 2, vLLM's offset default 2") {
+    // max(i - 1, 0): 0, 0, 1, 2, 3, 4, 5, 6 -> even at layers 0, 1, 3, 5, 7: 5 indexers.
+    json j = glm_dsa();
+    j["index_topk_freq"] = 2;
+    CHECK(bytes_per_token(load(j), bf16).value == 8 * 1152 + 5 * 132);  // 9,876
+  }
+  SECTION("index_topk_pattern: \"S\" skips, past its end every layer keeps it") {
+    json j = glm_dsa();
+    j["index_topk_freq"] = 4;              // read instead of the pattern only when there is none
+    j["index_topk_pattern"] = "FFSSFSSS";  // F at 0, 1, 4: 3 indexers
+    CHECK(bytes_per_token(load(j), bf16).value == 8 * 1152 + 3 * 132);  // 9,612
+    j["index_topk_pattern"] = "SS";                                     // layers 2..7 keep it: 6 indexers
+    CHECK(bytes_per_token(load(j), bf16).value == 8 * 1152 + 6 * 132);  // 10,008
+    j["index_topk_pattern"] = json::array({"F", "S", "S", "S", "F", "S", "S", "S"});  // 2 indexers
+    CHECK(bytes_per_token(load(j), bf16).value == 8 * 1152 + 2 * 132);                // 9,480
+    j["index_topk_pattern"] = 7;
+    CHECK(error_of(j) ==
+          "test.json: /index_topk_pattern: must be a string or an array of strings, got a number");
+  }
+  SECTION("IndexCache keys where no rule reads them are refused by name") {
+    json j{{"model_type", "llama"}, {"num_hidden_layers", 4}, {"num_attention_heads", 8},
+           {"hidden_size", 512},    {"vocab_size", 1000},     {"intermediate_size", 1024},
+           {"index_topk_freq", 4}};
+    CHECK(
+        error_of(j) ==
+        "test.json: /index_topk_freq: shapes the KV cache or state, and the llama-like decoder rules do not "
+        "model it: no figure rather than a wrong one");
+  }
+}
+
+TEST_CASE("Laguna: one KV layout, per-layer query heads and MLP kinds", "[presets][hf][configs2026]") {
+  const KvDtypes bf16;
+  const ModelSpec m = load(laguna());
+  // vLLM laguna.py: every layer caches num_key_value_heads 2 x head_dim 64 x (K, V) x 2 B = 512 B; the
+  // window only on layer_types' sliding layers (1, 2, 3).
+  CHECK(bytes_per_token(m, bf16).value == 4 * 512);
+  CHECK(full_bytes_per_token(m, bf16).value == 512);
+  // At 32 tokens: the full layer holds 32, each sliding layer its 16-token window: 512 x 32 + 3 x 512 x 16.
+  CHECK(kv_bytes_per_sequence(m, bf16, Tokens{32}).value == 512 * 32 + 3 * 512 * 16);
+  // Layer 0: 8 query heads and the dense MLP; layers 1-3: 16 heads and the MoE with an ungated shared expert.
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[0].count == 1);
+  CHECK(m.layers[0].attention.num_attention_heads == 8);
+  CHECK(m.layers[0].mlp.num_experts == 0);
+  CHECK(m.layers[1].count == 3);
+  CHECK(m.layers[1].attention.num_attention_heads == 16);
+  CHECK(m.layers[1].mlp.num_experts == 4);
+  CHECK(m.layers[1].mlp.num_shared_experts == 1);
+  CHECK_FALSE(m.layers[1].mlp.shared_expert_gate);
+
+  json j = laguna();
+  j["num_attention_heads_per_layer"] = {8, 16, 16};
+  CHECK(error_of(j) == "test.json: /num_attention_heads_per_layer: has 3 entries for 4 layers");
+  j["num_attention_heads_per_layer"] = {8, 16, 15, 16};
+  CHECK(error_of(j) ==
+        "test.json: /num_attention_heads_per_layer/2: 15 query heads: must be a positive multiple of "
+        "num_key_value_heads 2");
+  j = laguna();
+  j["mlp_layer_types"] = {"dense", "sparse", "moe", "sparse"};
+  CHECK(error_of(j) == "test.json: /mlp_layer_types/2: must be \"dense\" or \"sparse\"");
+}
+
+TEST_CASE("Step-3: one K and one V head per layer, whatever num_attention_groups says",
+          "[presets][hf][configs2026]") {
+  // Step3TextConfig's keys at a small size. vLLM step3_text.py Step3TextDecoderLayer: num_kv_heads=1 with
+  // head_dim 64 on every layer: 2 x 1 x 64 x 2 B = 256 B per layer, 4 layers.
+  const json j{{"model_type", "step3_text"},
+               {"num_hidden_layers", 4},
+               {"hidden_size", 512},
+               {"num_attention_heads", 8},
+               {"num_attention_groups", 8},
+               {"head_dim", 64},
+               {"share_q_dim", 128},
+               {"intermediate_size", 1024},
+               {"vocab_size", 1000},
+               {"moe_num_experts", 4},
+               {"moe_top_k", 2},
+               {"moe_intermediate_size", 128},
+               {"share_expert_dim", 128},
+               {"moe_layers_enum", "1,2,3"}};
+  const ModelSpec m = load(j);
+  CHECK(bytes_per_token(m, KvDtypes{}).value == 4 * 256);
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[0].mlp.num_experts == 0);  // layer 0 is not in moe_layers_enum: the dense MLP
+  CHECK(m.layers[1].count == 3);
+  CHECK(m.layers[1].mlp.num_experts == 4);
+  CHECK(m.layers[1].mlp.num_shared_experts == 1);
+  CHECK_FALSE(m.layers[1].mlp.shared_expert_gate);
+  // The query path: counted hidden 512 x (8 x 64) = 262,144; the model hidden x 128 + 128 + 128 x 512 =
+  // 131,200: 130,944 too many per layer, said in a warning.
+  const bool said = std::any_of(m.warnings.begin(), m.warnings.end(), [](const std::string& w) {
+    return w.find("/share_q_dim 128") != std::string::npos &&
+           w.find("130,944 parameters per layer too many") != std::string::npos;
+  });
+  CHECK(said);
+}
