@@ -284,11 +284,7 @@ QGroupBox* InputsPanel::buildDeploymentBox() {
   auto* form = new QFormLayout(deploy_box);
   gpu_ = new QComboBox;
   gpu_->setObjectName(QStringLiteral("gpu"));
-  for (const auto& g : controller_->gpuPresets())
-    gpu_->addItem(
-        QStringLiteral("%1 (%2)").arg(QString::fromStdString(g.name),
-                                      QString::fromStdString(format_bytes(g.memory, UnitSystem::iec))),
-        QString::fromStdString(g.id));
+  for (const auto& g : controller_->gpuPresets()) gpu_->addItem(QString(), QString::fromStdString(g.id));
   gpu_->addItem(QStringLiteral("custom memory"), QString());
   gpu_memory_ = new QLineEdit;
   gpu_memory_->setObjectName(QStringLiteral("gpu_memory"));
@@ -469,6 +465,15 @@ void InputsPanel::sync() {
         controller_->weightDtypeAsLoaded() ? 0 : weight_dtype_->findText(qstr(name(in.model.weight_dtype))));
   }
   set_combo(engine_, qstr(name(in.engine.engine)));
+  // The presets' memory in the unit the figures are shown in (View > Sizes in GB).
+  if (!gpu_units_ || *gpu_units_ != s.units) {
+    gpu_units_ = s.units;
+    const auto& gpus = controller_->gpuPresets();
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      gpu_->setItemText(
+          static_cast<int>(i),
+          QStringLiteral("%1 (%2)").arg(qstr(gpus[i].name), qstr(format_bytes(gpus[i].memory, s.units))));
+  }
   syncEngineOptions(in);
   {
     const QSignalBlocker block(gpu_);

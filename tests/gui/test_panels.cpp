@@ -170,6 +170,11 @@ class PanelsTest : public QObject {
     gb->trigger();
     QCOMPARE(win.c.units(), UnitSystem::si);
     QCOMPARE(win.c.undoStack()->count(), steps + 1);
+    // The GPU presets' memory too: the H100 SXM's 81,559 MiB = 85,520,809,984 B -> "85.5 GB".
+    auto* gpu = win.find<QComboBox>("gpu");
+    const int h100 = gpu->findData(QStringLiteral("h100-sxm"));
+    QVERIFY(h100 >= 0);
+    QVERIFY2(gpu->itemText(h100).endsWith(QStringLiteral(" (85.5 GB)")), qPrintable(gpu->itemText(h100)));
     // "40.0 GB (40,000,000,000 B)": the exact figure unchanged beside it.
     QCOMPARE(results->value(QStringLiteral("per_gpu.usable_bytes")),
              QStringLiteral("40.0 GB (40,000,000,000 B)"));

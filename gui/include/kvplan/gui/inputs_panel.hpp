@@ -8,6 +8,7 @@
 #include <QScrollArea>
 #include <QString>
 #include <cstdint>
+#include <optional>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -120,10 +121,11 @@ class InputsPanel : public QScrollArea {
   QSlider* context_slider_ = nullptr;
   CountBox* context_ = nullptr;
   CountBox* users_ = nullptr;
-  QComboBox* kv_dtype_ = nullptr;      ///< one type for K and V
-  QCheckBox* split_kv_ = nullptr;      ///< "K and V apart": shows the K and V rows
-  QFormLayout* dtype_form_ = nullptr;  ///< the element types group
-  QString kv_dtypes_key_;              ///< the engine and model the dtype items were checked for
+  QComboBox* kv_dtype_ = nullptr;        ///< one type for K and V
+  QCheckBox* split_kv_ = nullptr;        ///< "K and V apart": shows the K and V rows
+  QFormLayout* dtype_form_ = nullptr;    ///< the element types group
+  QString kv_dtypes_key_;                ///< the engine and model the dtype items were checked for
+  std::optional<UnitSystem> gpu_units_;  ///< the unit the GPU presets' memory is written in
 };
 
 }  // namespace kvplan::gui
