@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <utility>
 
@@ -12,8 +13,10 @@ namespace kvplan::gui {
 
 namespace {
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-QString count(std::uint64_t n) { return QString::fromStdString(format_count(n)); }
-QString human(std::uint64_t b) { return QString::fromStdString(format_bytes(Bytes{b}, UnitSystem::iec)); }
+QString grouped(std::uint64_t n) { return QString::fromStdString(format_count(n)); }
+QString human(std::uint64_t b, UnitSystem units) {
+  return QString::fromStdString(format_bytes(Bytes{b}, units));
+}
 
 /// |now - base| without overflow, and whether now is below base.
 std::pair<std::uint64_t, bool> magnitude(std::uint64_t now, std::uint64_t base) {
@@ -40,7 +43,6 @@ void widen(XYChart& c, const ChartLine& line) {
   c.y_max = y_max;
 }
 
-const QColor kBaseline(0x00, 0x9e, 0x73);  // Okabe-Ito bluish green: apart from the theme's blues
 }  // namespace
 
 QString percent_change(std::uint64_t now, std::uint64_t base) {
@@ -58,11 +60,11 @@ QString percent_change(std::uint64_t now, std::uint64_t base) {
 
 QString count_change(std::uint64_t now, std::uint64_t base) {
   const auto [diff, down] = magnitude(now, base);
-  return (down ? QLatin1Char('-') : QLatin1Char('+')) + count(diff);
+  return (down ? QLatin1Char('-') : QLatin1Char('+')) + grouped(diff);
 }
 
 QString change_text(const Quantity& now, const Quantity& base, const QString& now_text,
-                    const QString& base_text, bool with_base) {
+                    const QString& base_text, bool with_base, UnitSystem units) {
   using K = Quantity::Kind;
   const auto was = [with_base](const QString& change, const QString& before) {
     return with_base ? change + QStringLiteral(", was ") + before : change;
@@ -75,16 +77,16 @@ QString change_text(const Quantity& now, const Quantity& base, const QString& no
     case K::bytes:
       if (now.value == base.value) return QStringLiteral("same");
       if (base.value == 0) return QStringLiteral("was 0 B");
-      return was(percent_change(now.value, base.value), human(base.value));
+      return was(percent_change(now.value, base.value), human(base.value, units));
     case K::count:
       if (now.value == base.value) return QStringLiteral("same");
-      return was(count_change(now.value, base.value), count(base.value));
+      return was(count_change(now.value, base.value), grouped(base.value));
     case K::tokens:
       if (now.unbounded && base.unbounded) return QStringLiteral("same");
       if (base.unbounded) return QStringLiteral("was unbounded");
-      if (now.unbounded) return was(QStringLiteral("now unbounded"), count(base.value));
+      if (now.unbounded) return was(QStringLiteral("now unbounded"), grouped(base.value));
       if (now.value == base.value) return QStringLiteral("same");
-      return was(count_change(now.value, base.value), count(base.value));
+      return was(count_change(now.value, base.value), grouped(base.value));
     case K::ratio: {
       if (now.ratio == base.ratio) return QStringLiteral("same");
       const double d = now.ratio - base.ratio;
@@ -99,44 +101,77 @@ QString change_text(const Quantity& now, const Quantity& base, const QString& no
   return {};
 }
 
-void Baseline::pin(const Figures& figures, const QString& model_title) {
-  figures_ = figures;
-  title_ = model_title;
-  Q_EMIT changed();
+Baseline::Baseline(const Controller* controller, QObject* parent)
+    : QObject(parent), controller_(controller), shown_(controller->scenario().baselines) {
+  // Each change of the scenario checks whether its baselines changed (a pin, an undo, a file opened).
+  connect(controller_, &Controller::planChanged, this, [this] {
+    if (controller_->scenario().baselines == shown_) return;
+    shown_ = controller_->scenario().baselines;
+    Q_EMIT changed();
+  });
 }
 
-void Baseline::clear() {
-  if (!figures_) return;
-  figures_.reset();
-  title_.clear();
-  Q_EMIT changed();
+int Baseline::count() const { return static_cast<int>(controller_->baselineFigures().size()); }
+
+const Figures* Baseline::figuresAt(int index) const {
+  const auto& all = controller_->baselineFigures();
+  return index >= 0 && static_cast<std::size_t>(index) < all.size() ? &all[static_cast<std::size_t>(index)]
+                                                                    : nullptr;
 }
 
-QString Baseline::summary() const {
-  if (!figures_) return {};
-  const PlanInputs& in = figures_->plan.inputs;
+const Figures* Baseline::figures() const { return figuresAt(count() - 1); }
+
+QString Baseline::summary() const { return summaryAt(count() - 1); }
+
+QString Baseline::summaryAt(int index) const {
+  const Figures* f = figuresAt(index);
+  const auto& scenarios = controller_->scenario().baselines;
+  if (f == nullptr || static_cast<std::size_t>(index) >= scenarios.size()) return {};
+  const PlanInputs& in = f->plan.inputs;
   const QString kv =
       in.kv.k == in.kv.v ? qstr(name(in.kv.k)) : qstr(name(in.kv.k)) + QLatin1Char('/') + qstr(name(in.kv.v));
   const QString gpu =
-      in.gpu ? QString::fromStdString(in.gpu->name) + QStringLiteral(" x ") + count(figures_->plan.gpus)
+      in.gpu ? QString::fromStdString(in.gpu->name) + QStringLiteral(" x ") + grouped(f->plan.gpus)
              : QStringLiteral("no GPU");
   return QStringLiteral("%1, %2 KV, %3 tokens, %4 users, %5, %6")
-      .arg(title_, kv, count(in.context.value), count(in.users), gpu, qstr(name(in.engine.engine)));
+      .arg(Controller::modelTitleOf(scenarios[static_cast<std::size_t>(index)]), kv,
+           grouped(in.context.value), grouped(in.users), gpu, qstr(name(in.engine.engine)));
 }
 
-void add_baseline_lines(ChartsData& charts, const Figures& baseline) {
+QColor baseline_color(int index) {
+  // Hues at least 38 degrees apart (26, 85, 164, 202, 286, 327), saturated, so that a dark theme's
+  // lightening (readable_on keeps the hue) leaves them apart: Okabe and Ito's bluish green, vermillion,
+  // blue and reddish purple (https://jfly.uni-koeln.de/color/), an olive and a violet.
+  static const QColor colors[] = {QColor(0x00, 0x9e, 0x73), QColor(0xd5, 0x5e, 0x00),
+                                  QColor(0x00, 0x72, 0xb2), QColor(0xcc, 0x79, 0xa7),
+                                  QColor(0x66, 0xa6, 0x1e), QColor(0x7b, 0x32, 0x94)};
+  constexpr int n = static_cast<int>(std::size(colors));
+  return colors[((index % n) + n) % n];
+}
+
+QString baseline_name(int index) {
+  return index <= 0 ? QStringLiteral("baseline") : QStringLiteral("baseline %1").arg(index + 1);
+}
+
+void add_baseline_lines(ChartsData& charts, const Figures& baseline, UnitSystem units, int index) {
   const auto& kv = baseline.kv;
   if (!kv.curves.empty()) {
     // curves[0] is the model as configured (the others are variants).
-    ChartLine l{QStringLiteral("baseline"), {}, ChartLine::Style::dotted, kBaseline, true, 3};
+    ChartLine l{baseline_name(index), {}, ChartLine::Style::dotted, baseline_color(index), true, 3};
     for (std::size_t i = 0; i < kv.curves[0].per_gpu.size() && i < kv.contexts.size(); ++i)
       if (kv.curves[0].per_gpu[i] != Bytes{0})
-        l.points.push_back({static_cast<double>(kv.contexts[i].value), to_gib(kv.curves[0].per_gpu[i])});
+        l.points.push_back(
+            {static_cast<double>(kv.contexts[i].value), in_axis_units(kv.curves[0].per_gpu[i], units)});
     widen(charts.kv_memory, l);
     charts.kv_memory.lines.push_back(l);
   }
   const auto& u = baseline.users;
-  ChartLine users{QStringLiteral("baseline max users"), {}, ChartLine::Style::dotted, kBaseline, true, 3};
+  ChartLine users{baseline_name(index) + QStringLiteral(" max users"),
+                  {},
+                  ChartLine::Style::dotted,
+                  baseline_color(index),
+                  true,
+                  3};
   for (std::size_t i = 0; i < u.max_users.size() && i < u.contexts.size(); ++i)
     if (u.max_users[i] > 0)
       users.points.push_back({static_cast<double>(u.contexts[i].value), static_cast<double>(u.max_users[i])});

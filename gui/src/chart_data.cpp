@@ -12,7 +12,7 @@ namespace kvplan::gui {
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 QString count(std::uint64_t n) { return qstr(format_count(n)); }
-QString human(Bytes b) { return qstr(format_bytes(b, UnitSystem::iec)); }
+QString human(Bytes b, UnitSystem units) { return qstr(format_bytes(b, units)); }
 
 const QColor kAvailable(0x20, 0x20, 0x20);
 const QColor kMarker(0x90, 0x90, 0x90);
@@ -53,9 +53,21 @@ std::pair<double, double> log_range(double lo, double hi) {
   return {low, high};
 }
 
-double to_gib(Bytes b) { return static_cast<double>(b.value) / static_cast<double>(1ULL << 30); }
+double to_gib(Bytes b) { return in_axis_units(b, UnitSystem::iec); }
 
-ChartsData describe_charts(const Figures& f, const QString& model_title) {
+double in_axis_units(Bytes b, UnitSystem units) {
+  // 2^30 and 10^9: the "GiB" and "GB" of core's format_bytes (core/src/format.cpp).
+  const double unit = units == UnitSystem::iec ? static_cast<double>(1ULL << 30) : 1e9;
+  return static_cast<double>(b.value) / unit;
+}
+
+QString axis_unit_name(UnitSystem units) {
+  return units == UnitSystem::iec ? QStringLiteral("GiB") : QStringLiteral("GB");
+}
+
+ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSystem units) {
+  const auto gib = [units](Bytes b) { return in_axis_units(b, units); };
+  const QString unit = axis_unit_name(units);
   const Plan& p = f.plan;
   const PlanInputs& in = p.inputs;
   const Parallelism& par = in.deployment.parallel;
@@ -71,7 +83,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   kv.heading = QStringLiteral("KV cache per GPU vs context");
   kv.title = QStringLiteral("%1: %2, %3").arg(kv.heading, model_title, deployment);
   kv.x_title = QStringLiteral("context (tokens, log)");
-  kv.y_title = QStringLiteral("KV/GPU (GiB, log)");
+  kv.y_title = QStringLiteral("KV/GPU (%1, log)").arg(unit);
   kv.legend_right = true;
   kv.x_log_base = 16;
   // The variants first, the model as configured last so that it is drawn on top of a variant it equals.
@@ -96,7 +108,7 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
     if (model) l.color = QColor(0x10, 0x10, 0x10).lighter(150);
     for (std::size_t i = 0; i < c.per_gpu.size() && i < f.kv.contexts.size(); ++i)
       if (c.per_gpu[i] != Bytes{0})
-        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), to_gib(c.per_gpu[i])});
+        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), gib(c.per_gpu[i])});
     kv.lines.push_back(l);
   }
   // StreamingLLM's cap beside the variants, under the model's own line.
@@ -108,23 +120,23 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
     l.color = QColor(0x8e, 0x44, 0xad);
     for (std::size_t i = 0; i < f.streaming->per_gpu.size() && i < f.kv.contexts.size(); ++i)
       if (f.streaming->per_gpu[i] != Bytes{0})
-        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), to_gib(f.streaming->per_gpu[i])});
+        l.points.push_back({static_cast<double>(f.kv.contexts[i].value), gib(f.streaming->per_gpu[i])});
     kv.lines.insert(kv.lines.isEmpty() ? 0 : kv.lines.size() - 1, l);
   }
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
-    kv.lines.push_back({QStringLiteral("available (%1)").arg(human(*f.kv.available_per_gpu)),
-                        {QPointF(0, to_gib(*f.kv.available_per_gpu))},
+    kv.lines.push_back({QStringLiteral("available (%1)").arg(human(*f.kv.available_per_gpu, units)),
+                        {QPointF(0, gib(*f.kv.available_per_gpu))},
                         ChartLine::Style::dashed,
                         kAvailable,
                         true,
                         2});
   fit(kv, ctx);
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0})
-    kv.lines.back() = horizontal(kv, to_gib(*f.kv.available_per_gpu), kv.lines.back().name, kAvailable);
+    kv.lines.back() = horizontal(kv, gib(*f.kv.available_per_gpu), kv.lines.back().name, kAvailable);
   QString available;  // the caption's
   if (f.kv.available_per_gpu && *f.kv.available_per_gpu != Bytes{0}) {
     kv.screen_names.insert(kv.lines.back().name, QStringLiteral("available for KV"));
-    available = QStringLiteral("; available for KV %1").arg(human(*f.kv.available_per_gpu));
+    available = QStringLiteral("; available for KV %1").arg(human(*f.kv.available_per_gpu, units));
   }
   kv.lines.push_back(vertical(kv, ctx, QStringLiteral("this context")));
 
@@ -138,44 +150,47 @@ ChartsData describe_charts(const Figures& f, const QString& model_title) {
   if (!p.has_gpu)
     memory = QStringLiteral("no GPU chosen");
   else if (in.kv_memory || !in.gpu)  // the KV memory as the engine logs it: no usable-memory figure
-    memory = QStringLiteral("KV memory %1 (given): %2").arg(human(g.available_kv_bytes), verdict);
+    memory = QStringLiteral("KV memory %1 (given): %2").arg(human(g.available_kv_bytes, units), verdict);
   else
-    memory = QStringLiteral("usable %1 of %2: %3").arg(human(g.usable_bytes), human(in.gpu->memory), verdict);
+    memory = QStringLiteral("usable %1 of %2: %3")
+                 .arg(human(g.usable_bytes, units), human(in.gpu->memory, units), verdict);
   bar.title = p.has_gpu ? QStringLiteral("%1: %2, %3").arg(bar.heading, gpu, memory)
                         : bar.heading + QStringLiteral(" (") + memory + ')';
-  bar.value_title = QStringLiteral("memory per GPU (GiB)");
+  bar.value_title = QStringLiteral("memory per GPU (%1)").arg(unit);
   bar.category = QStringLiteral("fullest GPU");
   bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache")};
   bar.colors = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52)};
-  bar.values = {to_gib(g.weights_bytes), to_gib(g.kv_bytes_total)};
+  bar.values = {gib(g.weights_bytes), gib(g.kv_bytes_total)};
   if (p.has_gpu && !in.kv_memory && p.budget.modelled) {
     // vLLM's budget, part by part as the results table and vLLM's log name them (core/budget.hpp);
     // together they are per_gpu.reserve_bytes.
     bar.parts << QStringLiteral("activation") << QStringLiteral("non-torch") << QStringLiteral("CUDA graphs");
     bar.colors << QColor(0x8c, 0x8c, 0x8c) << QColor(0xb0, 0x7a, 0xa1) << QColor(0x93, 0x7a, 0x5f);
-    bar.values << to_gib(p.budget.activation) << to_gib(p.budget.non_torch) << to_gib(p.budget.cuda_graphs);
+    bar.values << gib(p.budget.activation) << gib(p.budget.non_torch) << gib(p.budget.cuda_graphs);
   } else {
     bar.parts << QStringLiteral("reserve");
     bar.colors << QColor(0x8c, 0x8c, 0x8c);
-    bar.values << to_gib(g.reserve_bytes);
+    bar.values << gib(g.reserve_bytes);
   }
   bar.parts << QStringLiteral("free");
   bar.colors << QColor(0x55, 0xa8, 0x68);
-  bar.values << to_gib(g.free_bytes);
+  bar.values << gib(g.free_bytes);
   // Lines for the usable memory (memory x utilisation; the reserve is a part of the bar) and the GPU's
   // capacity; with the KV memory given there is no usable-memory figure.
   if (in.gpu) {
     if (!in.kv_memory)
-      bar.marks.push_back({QStringLiteral("usable %1 GiB (x %2)")
-                               .arg(to_gib(g.usable_bytes), 0, 'f', 1)
-                               .arg(applied_gpu_utilization(p)),
-                           to_gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
-    bar.marks.push_back({QStringLiteral("GPU %1 GiB").arg(to_gib(in.gpu->memory), 0, 'f', 1),
-                         to_gib(in.gpu->memory), QColor(), false});
+      bar.marks.push_back({QStringLiteral("usable %1 %3 (x %2)")
+                               .arg(gib(g.usable_bytes), 0, 'f', 1)
+                               .arg(applied_gpu_utilization(p))
+                               .arg(unit),
+                           QStringLiteral("usable (x %1)").arg(applied_gpu_utilization(p)),
+                           gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
+    bar.marks.push_back({QStringLiteral("GPU %1 %2").arg(gib(in.gpu->memory), 0, 'f', 1).arg(unit),
+                         QStringLiteral("GPU memory"), gib(in.gpu->memory), QColor(), false});
   }
   double total = 0;
   for (const double v : bar.values) total += v;
-  bar.value_max = std::max(total, in.gpu ? to_gib(in.gpu->memory) : 0.0) * 1.05;
+  bar.value_max = std::max(total, in.gpu ? gib(in.gpu->memory) : 0.0) * 1.05;
   if (bar.value_max <= 0) bar.value_max = 1;
   // Each part's label is its value, so it is rounded for reading (one decimal, two under 10 GiB: a
   // length change of at most 0.05 GiB) and never scientific; a part too narrow for its label gets

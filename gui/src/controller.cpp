@@ -173,10 +173,59 @@ QStringList Controller::engines() {
   return out;
 }
 
-QString Controller::modelTitle() const {
-  QString t = qstr(printable(scenario_.inputs.model.name));  // as the CLI prints a name from a file
-  if (architecture_edited(scenario_)) t += QStringLiteral(" (edited)");
+QString Controller::modelTitle() const { return modelTitleOf(scenario_); }
+
+QString Controller::modelTitleOf(const Scenario& s) {
+  QString t = qstr(printable(s.inputs.model.name));  // as the CLI prints a name from a file
+  if (architecture_edited(s)) t += QStringLiteral(" (edited)");
   return t;
+}
+
+Figures Controller::figuresOfBaseline(const Scenario& b) {
+  for (const auto& [scenario, figures] : baseline_cache_)
+    if (scenario == b) return figures;
+  const auto series_key = series_key_;
+  const auto kv = kv_cache_;
+  const auto users = users_cache_;
+  const auto streaming = streaming_cache_;
+  const auto prefill_key = prefill_key_;
+  const auto prefill = prefill_cache_;
+  series_key_.reset();
+  prefill_key_.reset();
+  Figures f = compute(b, {});
+  series_key_ = series_key;
+  kv_cache_ = kv;
+  users_cache_ = users;
+  streaming_cache_ = streaming;
+  prefill_key_ = prefill_key;
+  prefill_cache_ = prefill;
+  baseline_cache_.emplace_back(b, f);
+  // Room for every baseline and for those an undo may bring back.
+  if (baseline_cache_.size() > 2 * kMaxBaselines) baseline_cache_.erase(baseline_cache_.begin());
+  return f;
+}
+
+bool Controller::pinBaseline() {
+  if (scenario_.baselines.size() >= kMaxBaselines) {
+    reject(QStringLiteral("Pin as baseline: %1 baselines pinned already, the most there can be; remove one "
+                          "first (Compare > Remove baseline)")
+               .arg(kMaxBaselines));
+    return false;
+  }
+  return apply([](Scenario& s) {
+    Scenario pinned = s;
+    pinned.baselines.clear();
+    s.baselines.push_back(std::move(pinned));
+  });
+}
+
+bool Controller::removeBaseline(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= scenario_.baselines.size()) return false;
+  return apply([index](Scenario& s) { s.baselines.erase(s.baselines.begin() + index); });
+}
+
+bool Controller::clearBaselines() {
+  return apply([](Scenario& s) { s.baselines.clear(); });
 }
 
 Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
@@ -246,6 +295,9 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
 bool Controller::commit(Scenario next, MeasuredSet measured, const QString& measured_path) {
   if (next == scenario_ && measured == figures_.measured && measured_path == measured_path_) return true;
   Figures f = compute(next, measured);
+  std::vector<Figures> baselines;
+  for (const Scenario& b : next.baselines) baselines.push_back(figuresOfBaseline(b));
+  baseline_figures_ = std::move(baselines);
   if (!restoring_ && !(next == scenario_)) undo_->push(new ScenarioStep(this, scenario_, next));
   scenario_ = std::move(next);
   figures_ = std::move(f);
@@ -699,6 +751,14 @@ bool Controller::setUsers(std::uint64_t users) {
 
 bool Controller::setUsersText(const QString& text) {
   return apply([&](Scenario& s) { s.inputs.users = parse_count(ungrouped(text, "users"), "users"); });
+}
+
+bool Controller::setUnits(UnitSystem units, bool as_edit) {
+  const bool was = restoring_;
+  restoring_ = !as_edit;
+  const bool ok = apply([&](Scenario& s) { s.units = units; });
+  restoring_ = was;
+  return ok;
 }
 
 bool Controller::loadScenario(const QString& path) {

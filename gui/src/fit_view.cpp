@@ -25,7 +25,7 @@ namespace kvplan::gui {
 
 namespace {
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-QString bytes(Bytes b) { return qstr(format_bytes(b, UnitSystem::iec)); }
+QString bytes(Bytes b, UnitSystem units) { return qstr(format_bytes(b, units)); }
 QString ms(double s) { return QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 1); }
 QString secs(double s) {
   return s < 1.0 ? QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 0) : QStringLiteral("%1 s").arg(s, 0, 'f', 2);
@@ -101,6 +101,12 @@ void FitTableModel::setRows(std::vector<FitRow> rows) {
   endResetModel();
 }
 
+void FitTableModel::setUnits(UnitSystem units) {
+  if (units == units_) return;
+  units_ = units;
+  if (!rows_.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, kColumns - 1));
+}
+
 int FitTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
@@ -125,9 +131,9 @@ QVariant FitTableModel::data(const QModelIndex& index, int role) const {
     case Layout: return QStringLiteral("%1 x %2 x %3").arg(par.tp).arg(par.pp).arg(par.dp);
     case Kv: return fit_kv_text(p.inputs.kv);
     case WeightDtype: return qstr(weight_dtype_label(p.inputs.model));  // "mxfp4 experts, bf16 rest"
-    case WeightsPerGpu: return bytes(p.per_gpu.weights_bytes);
-    case KvPerGpu: return bytes(p.per_gpu.kv_bytes_total);
-    case FreePerGpu: return bytes(p.per_gpu.free_bytes);
+    case WeightsPerGpu: return bytes(p.per_gpu.weights_bytes, units_);
+    case KvPerGpu: return bytes(p.per_gpu.kv_bytes_total, units_);
+    case FreePerGpu: return bytes(p.per_gpu.free_bytes, units_);
     case MaxUsers: return qstr(format_count(p.max_users));
     // "*" past the engine's context limit, as the CLI's fit table marks it (the status line says why).
     case MaxContext:
@@ -185,6 +191,7 @@ QString fit_notes(const PlanInputs& in, const std::vector<FitRow>& rows) {
 
 FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent), controller_(controller) {
   model_ = new FitTableModel(this);
+  model_->setUnits(controller_->units());
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   gpu_ = new QComboBox;
@@ -274,6 +281,7 @@ FitView::FitView(const Controller* controller, QWidget* parent) : QWidget(parent
   for (QDoubleSpinBox* s : {price_, max_ttft_, max_tpot_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &FitView::refresh);
   connect(controller_, &Controller::planChanged, this, [this] {
+    model_->setUnits(controller_->units());
     if (isVisible()) refresh();
   });
   const auto choose = [this](const QModelIndex& index) {

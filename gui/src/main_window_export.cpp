@@ -16,27 +16,7 @@
 
 namespace kvplan::gui {
 
-void MainWindow::buildCompareMenu() {
-  QMenu* compare = menuBar()->addMenu(QStringLiteral("C&ompare"));
-  QAction* pin = compare->addAction(QStringLiteral("&Pin as baseline"), this, &MainWindow::pinBaseline);
-  pin->setObjectName(QStringLiteral("pin_baseline"));
-  pin->setShortcut(QKeySequence(QStringLiteral("Ctrl+B")));
-  pin->setToolTip(
-      QStringLiteral("Keep this plan: every figure then shows its change against it, and the charts "
-                     "draw it dotted"));
-  QAction* clear = compare->addAction(QStringLiteral("&Clear baseline"), baseline_, &Baseline::clear);
-  clear->setObjectName(QStringLiteral("clear_baseline"));
-  clear->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+B")));
-  clear->setEnabled(false);
-  connect(baseline_, &Baseline::changed, clear, [this, clear] {
-    clear->setEnabled(baseline_->pinned());
-    statusBar()->showMessage(baseline_->pinned() ? QStringLiteral("Baseline: ") + baseline_->summary()
-                                                 : QStringLiteral("Baseline cleared"),
-                             8000);
-  });
-}
-
-void MainWindow::pinBaseline() { baseline_->pin(controller_->figures(), controller_->modelTitle()); }
+void MainWindow::pinBaseline() { controller_->pinBaseline(); }
 
 namespace {
 /// `format`, or the one `path`'s suffix names (`other` when it names neither).
@@ -61,7 +41,10 @@ bool MainWindow::exportChart(int chart, const QString& path, QSize size, const Q
 bool MainWindow::exportReport(const QString& path, QSize chart_size, const QString& format) {
   QString error = export_size_error(path, chart_size);
   if (error.isEmpty()) {
-    const Report report = make_report(*results_, *charts_, *controller_, baseline_->summary(), chart_size);
+    QStringList pinned;
+    for (int i = 0; i < baseline_->count(); ++i) pinned << baseline_->summaryAt(i);
+    const Report report =
+        make_report(*results_, *charts_, *controller_, baseline_->summary(), chart_size, pinned);
     if (write_report(report, path, format_for(format, path, QStringLiteral("pdf"), QStringLiteral("HTML")),
                      &error)) {
       statusBar()->showMessage(QStringLiteral("Saved ") + path, 5000);

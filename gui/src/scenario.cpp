@@ -562,6 +562,12 @@ json scenario_to_json(const Scenario& s) {
       std::visit([&](auto member) { options[std::string(spec.key)] = e.*member; }, spec.member);
   if (!options.empty()) j["engine_options"] = options;
   if (in.kv_memory) j["kv_memory_bytes"] = in.kv_memory->value;
+  j["byte_units"] = s.units == UnitSystem::si ? "GB" : "GiB";
+  if (!s.baselines.empty()) {
+    json baselines = json::array();
+    for (const Scenario& b : s.baselines) baselines.push_back(scenario_to_json(b));
+    j["baselines"] = baselines;
+  }
   return j;
 }
 
@@ -578,9 +584,27 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
                             const ModelResolver& resolve) {
   const Reader r(j, origin + ": ");
   if (!is_scenario(j)) throw Error(origin, "not a kvplan scenario (no /kvplan_scenario)");
-  r.only({"kvplan_scenario", "model", "k_dtype", "v_dtype", "state_dtype", "ssm_state_dtype", "weight_dtype",
-          "context", "users", "gpu", "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes",
-          "weights_bytes", "engine", "engine_options", "kv_memory_bytes"},
+  r.only({"kvplan_scenario",
+          "model",
+          "k_dtype",
+          "v_dtype",
+          "state_dtype",
+          "ssm_state_dtype",
+          "weight_dtype",
+          "context",
+          "users",
+          "gpu",
+          "gpus",
+          "tp",
+          "pp",
+          "gpu_memory_utilization",
+          "reserve_bytes",
+          "weights_bytes",
+          "engine",
+          "engine_options",
+          "kv_memory_bytes",
+          "byte_units",
+          "baselines"},
          {"weights_bytes", "reserve_bytes", "gpu_memory_utilization"});
   const std::uint64_t version = r.positive("kvplan_scenario", 1);
   if (version > static_cast<std::uint64_t>(kScenarioVersion))
@@ -711,6 +735,22 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
     }
   }
   if (r.get("kv_memory_bytes") != nullptr) in.kv_memory = Bytes{r.positive("kv_memory_bytes", 1)};
+  const std::string units = r.str("byte_units", "GiB");
+  if (units != "GiB" && units != "GB")
+    throw Error(r.at("byte_units"), "must be \"GiB\" or \"GB\", got \"" + printable(units) + "\"");
+  s.units = units == "GB" ? UnitSystem::si : UnitSystem::iec;
+  if (const json* baselines = r.get("baselines")) {
+    if (!baselines->is_array()) throw Error(r.at("baselines"), "must be a list of scenarios");
+    if (baselines->size() > kMaxBaselines)
+      throw Error(r.at("baselines"),
+                  std::to_string(baselines->size()) + " baselines; at most " + std::to_string(kMaxBaselines));
+    for (std::size_t i = 0; i < baselines->size(); ++i) {
+      const std::string where = r.at("baselines") + "/" + std::to_string(i);
+      const json& b = (*baselines)[i];
+      if (b.is_object() && b.contains("baselines")) throw Error(where, "a baseline holds no baselines");
+      s.baselines.push_back(scenario_from_json(b, where, base_dir, resolve));
+    }
+  }
   return s;
 }
 

@@ -33,7 +33,7 @@ struct Shown {
   QString text;
   Quantity quantity;
 };
-Shown shown_bytes(Bytes b) { return {bytes_text(b), Quantity::of_bytes(b)}; }
+Shown shown_bytes(Bytes b, UnitSystem units) { return {bytes_text(b, units), Quantity::of_bytes(b)}; }
 Shown shown_count(std::uint64_t n) { return {count(n), Quantity::of_count(n)}; }
 
 /// One sentence for the terms of the results table (issue 16, "words"); empty for a plain row.
@@ -62,8 +62,8 @@ QString row_tooltip(const QString& key) {
 }
 }  // namespace
 
-QString bytes_text(Bytes b) {
-  return qstr(format_bytes(b, UnitSystem::iec)) + QStringLiteral(" (") + qstr(format_bytes_exact(b)) +
+QString bytes_text(Bytes b, UnitSystem units) {
+  return qstr(format_bytes(b, units)) + QStringLiteral(" (") + qstr(format_bytes_exact(b)) +
          QStringLiteral(")");
 }
 
@@ -102,10 +102,11 @@ ResultsModel::ResultsModel(const Controller* controller, QObject* parent)
   connect(controller_, &Controller::planChanged, this, &ResultsModel::refresh);
 }
 
-QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
+QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
   const PlanInputs& in = p.inputs;
   const PerGpu& g = p.per_gpu;
   QList<Row> rows;
+  const auto bytes = [units](Bytes b) { return shown_bytes(b, units); };
   // Each value with the exact figure behind it, which the "vs baseline" column compares.
   const auto add = [&rows](const char* key, const QString& label, const Shown& value,
                            std::optional<bool> good = std::nullopt) {
@@ -117,40 +118,40 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
   const QString exact = rules ? QStringLiteral("exact layout, ") : QString();
   const QString engine_rules = QStringLiteral("%1 rules").arg(qstr(std::string(name(in.engine.engine))));
   add("bytes_per_token", QStringLiteral("bytes per token (%1%2 layers)").arg(exact, count(p.layers)),
-      shown_bytes(p.bytes_per_token));
+      bytes(p.bytes_per_token));
   add("full_bytes_per_token", QStringLiteral("full bytes per token (%1never cap)").arg(exact),
-      shown_bytes(p.full_bytes_per_token));
+      bytes(p.full_bytes_per_token));
   add("kv_bytes_per_sequence",
       QStringLiteral("per sequence (%1%2 tokens)").arg(exact, count(in.context.value)),
-      shown_bytes(p.kv_bytes_per_sequence));
+      bytes(p.kv_bytes_per_sequence));
   if (p.state_bytes_per_sequence != Bytes{0})
     add("state_bytes_per_sequence", QStringLiteral("recurrent state per sequence"),
-        shown_bytes(p.state_bytes_per_sequence));
+        bytes(p.state_bytes_per_sequence));
   // The total and the per-GPU KV are the engine's (make_plan), as the CLI's size prints them; where the
   // exact layout differs, its figure follows on its own row, labelled so (cli/render.cpp).
   const QString rules_note = rules ? QStringLiteral(", ") + engine_rules : QString();
   add("kv_bytes_total",
       QStringLiteral("total (%1, all %2%3)")
           .arg(count(in.users, "user", "users"), count(p.gpus, "GPU", "GPUs"), rules_note),
-      shown_bytes(p.kv_bytes_total));
+      bytes(p.kv_bytes_total));
   if (rules && p.ideal_kv_bytes_total != p.kv_bytes_total)
     add("ideal_kv_bytes_total", QStringLiteral("  total by the exact layout (ideal)"),
-        shown_bytes(p.ideal_kv_bytes_total));
+        bytes(p.ideal_kv_bytes_total));
   add("per_gpu.kv_bytes_total",
       QStringLiteral("KV per GPU (%1 per replica%2)")
           .arg(count(g.users, "user", "users"), rules && p.has_gpu ? rules_note : QString()),
-      shown_bytes(g.kv_bytes_total));
+      bytes(g.kv_bytes_total));
   if (rules && p.ideal_per_gpu_kv_bytes_total != g.kv_bytes_total)
     add("ideal_per_gpu_kv_bytes_total", QStringLiteral("  KV per GPU by the exact layout (ideal)"),
-        shown_bytes(p.ideal_per_gpu_kv_bytes_total));
+        bytes(p.ideal_per_gpu_kv_bytes_total));
   add("per_gpu.weights_bytes",
       QStringLiteral("weights per GPU (tp %1 x pp %2)")
           .arg(in.deployment.parallel.tp)
           .arg(in.deployment.parallel.pp),
       // Weights given as a size take no dtype (the CLI refuses --weight-dtype beside --weights): the
       // row named the weight dtype box's type as if it applied.
-      Shown{qstr(format_bytes(g.weights_bytes, UnitSystem::iec)) + QStringLiteral(" of ") +
-                qstr(format_bytes(p.weights_bytes, UnitSystem::iec)) +
+      Shown{qstr(format_bytes(g.weights_bytes, units)) + QStringLiteral(" of ") +
+                qstr(format_bytes(p.weights_bytes, units)) +
                 (p.weights_from_architecture
                      ? QStringLiteral(", ") + qstr(name(in.model.weight_dtype).data()) +
                            QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
@@ -162,42 +163,41 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
       !budget  ? QStringLiteral("reserve per GPU")
       : sglang ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
                : QStringLiteral("activation + non-torch + CUDA graphs per GPU (the engine's budget)"),
-      shown_bytes(g.reserve_bytes));
+      bytes(g.reserve_bytes));
   if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
     add("per_gpu.budget.total",
         p.budget.runtime_total ? QStringLiteral("  total_gpu_memory (torch's)")
                                : QStringLiteral("  total_gpu_memory (nvidia-smi's; torch's unknown)"),
-        shown_bytes(p.budget.total));
+        bytes(p.budget.total));
     if (sglang) {
       add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
-          shown_bytes(p.budget.non_torch));
+          bytes(p.budget.non_torch));
     } else {
       add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
-          shown_bytes(p.budget.activation));
-      add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), shown_bytes(p.budget.non_torch));
+          bytes(p.budget.activation));
+      add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), bytes(p.budget.non_torch));
       add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
-          shown_bytes(p.budget.cuda_graphs));
+          bytes(p.budget.cuda_graphs));
     }
   }
   if (p.has_gpu) {
     if (in.kv_memory) {
       add("per_gpu.available_kv_bytes", QStringLiteral("KV memory per GPU (given)"),
-          shown_bytes(g.available_kv_bytes));
+          bytes(g.available_kv_bytes));
     } else {
       add("per_gpu.usable_bytes",
           (!budget  ? QStringLiteral("usable per GPU (memory x %1)")
            : sglang ? QStringLiteral("requested per GPU (free before the weights load x %1)")
                     : QStringLiteral("requested per GPU (total_gpu_memory x %1)"))
               .arg(qstr(format_shortest(applied_gpu_utilization(p)))),
-          shown_bytes(g.usable_bytes));
+          bytes(g.usable_bytes));
       add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
-          shown_bytes(g.available_kv_bytes));
+          bytes(g.available_kv_bytes));
     }
-    add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), shown_bytes(g.free_bytes));
+    add("per_gpu.free_bytes", QStringLiteral("free after KV per GPU"), bytes(g.free_bytes));
     add("fits", QStringLiteral("fits"),
         Shown{p.fits ? QStringLiteral("YES") : QStringLiteral("NO"), Quantity::of_verdict(p.fits)}, p.fits);
-    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)),
-        p.fits);
+    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, units)), p.fits);
     add("max_users", QStringLiteral("max users at %1 tokens").arg(count(in.context.value)),
         Shown{count(p.max_users), Quantity::of_count(p.max_users)}, p.max_users >= in.users);
     add("max_context", QStringLiteral("max context for %1").arg(count(in.users, "user", "users")),
@@ -207,22 +207,21 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
               Quantity::of_tokens(p.max_context)},
         !p.max_context || p.max_context->value >= in.context.value);
   } else {
-    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, kvplan::UnitSystem::iec)));
+    add("limit", QStringLiteral("limit"), qstr(kvplan::describe_limit(p.limit, units)));
   }
   if (in.engine.engine != Engine::ideal) {
     const EngineResult& e = p.engine;
     add("engine.rules", QStringLiteral("engine rules"), qstr(e.rules));
     if (e.bytes_per_token)
       add("engine.bytes_per_token", QStringLiteral("engine bytes per token per GPU"),
-          shown_bytes(*e.bytes_per_token));
+          bytes(*e.bytes_per_token));
     if (e.block_size != 0)
       add("engine.block_size", QStringLiteral("engine block"),
           e.page_bytes == Bytes{0}
               ? QStringLiteral("%1 tokens").arg(count(e.block_size))
-              : QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes)));
+              : QStringLiteral("%1 tokens, %2").arg(count(e.block_size), bytes_text(e.page_bytes, units)));
     if (!e.caches.empty())
-      add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"),
-          shown_bytes(e.kv_bytes_total));
+      add("engine.kv_bytes_total", QStringLiteral("engine KV buffers per GPU"), bytes(e.kv_bytes_total));
     if (e.num_blocks)
       add("engine.num_blocks", QStringLiteral("engine blocks per GPU"), shown_count(*e.num_blocks));
     if (e.kv_cache_tokens)
@@ -243,17 +242,19 @@ void ResultsModel::setBaseline(const Baseline* baseline) {
 }
 
 void ResultsModel::refresh() {
-  QList<Row> rows = rowsOf(controller_->plan());
+  const UnitSystem units = controller_->units();
+  QList<Row> rows = rowsOf(controller_->plan(), units);
   const Figures* base = baseline_ != nullptr ? baseline_->figures() : nullptr;
   if (base != nullptr) {
-    const QList<Row> before = rowsOf(base->plan);
+    const QList<Row> before = rowsOf(base->plan, units);
     for (Row& r : rows) {
       const auto it =
           std::find_if(before.begin(), before.end(), [&r](const Row& b) { return b.key == r.key; });
       r.change = it == before.end() ? QStringLiteral("not in baseline")
                                     : change_text(r.quantity, it->quantity, r.value, it->value);
-      r.change_detail = it == before.end() ? QStringLiteral("not in the baseline's plan")
-                                           : change_text(r.quantity, it->quantity, r.value, it->value, true);
+      r.change_detail = it == before.end()
+                            ? QStringLiteral("not in the baseline's plan")
+                            : change_text(r.quantity, it->quantity, r.value, it->value, true, units);
     }
   }
   const int columns = base != nullptr ? 3 : 2;

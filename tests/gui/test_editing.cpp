@@ -592,14 +592,15 @@ class EditingTest : public QObject {
     QCOMPARE(bar.marks[1].name, QStringLiteral("GPU 100.0 GiB"));
     QCOMPARE(bar.marks[1].value, 100.0);
     QVERIFY(bar.value_max >= 100.0);  // both lines inside the axis
-    // On screen: a legend entry for each line.
+    // On screen: a legend entry for each line, by a short name (beside the bar at 1366 x 768 the full
+    // ones were elided; the caption above the charts gives the figures).
     test::settle_charts(win.w);
     auto* view = qobject_cast<QChartView*>(win.w.charts()->chartWidget(ChartPanel::GpuMemory));
     QStringList legend;
     for (QLegendMarker* m : view->chart()->legend()->markers())
       if (m->isVisible()) legend << m->label();
-    QVERIFY2(legend.contains(QStringLiteral("usable 50.0 GiB (x 0.5)")), qPrintable(legend.join('|')));
-    QVERIFY2(legend.contains(QStringLiteral("GPU 100.0 GiB")), qPrintable(legend.join('|')));
+    QVERIFY2(legend.contains(QStringLiteral("usable (x 0.5)")), qPrintable(legend.join('|')));
+    QVERIFY2(legend.contains(QStringLiteral("GPU memory")), qPrintable(legend.join('|')));
     // The KV memory given (as the engine logs it): no usable-memory figure, the capacity stays.
     test::type_into(win.find<QLineEdit>("kv_memory"), QStringLiteral("10GiB"));
     const StackedBar given = describe_charts(win.c.figures(), win.c.modelTitle()).memory;

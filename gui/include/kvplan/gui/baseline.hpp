@@ -5,10 +5,12 @@
 /// as integers; only the percentage is a ratio), tested apart from the widgets; the results table
 /// shows their text in a "vs baseline" column, and the charts draw the baseline's curves dashed.
 
+#include <QColor>
 #include <QObject>
 #include <QString>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "kvplan/gui/controller.hpp"
 
@@ -60,41 +62,56 @@ QString count_change(std::uint64_t now, std::uint64_t base);
 /// `with_base` adds the baseline's figure, as the column's tooltip and the report show it:
 /// "-50%, was 125 GiB", "+96, was 100", "+1.50, was 2.00", "was <base_text>" for text.
 /// Kinds that differ (a row whose meaning changed) compare as text. `now_text` and `base_text` are the
-/// shown values, compared for text rows.
+/// shown values, compared for text rows. The baseline's bytes are written in `units`.
 QString change_text(const Quantity& now, const Quantity& base, const QString& now_text,
-                    const QString& base_text, bool with_base = false);
+                    const QString& base_text, bool with_base = false, UnitSystem units = UnitSystem::iec);
 
-/// The pinned plan: the figures (Plan with its inputs, and the chart series) and the model's title
-/// at the time of pinning. It survives every input change, a model change included, since comparing
-/// two models is one of its uses; only "Clear baseline" removes it.
+/// The pinned plans, the baselines (Compare > Pin as baseline), as the controller holds them in its
+/// scenario (Scenario::baselines, Controller::baselineFigures): each survives every input change, a
+/// model change included, since comparing two models is one of its uses; pinning, removing one and
+/// clearing them are edits of the scenario, undone as any other and saved with it. The results table
+/// compares with the latest pinned; the charts draw each, in its own colour (baseline_color).
 class Baseline : public QObject {
   Q_OBJECT
 
  public:
-  explicit Baseline(QObject* parent = nullptr) : QObject(parent) {}
+  /// Follows `controller`'s baselines (it must outlive this object).
+  explicit Baseline(const Controller* controller, QObject* parent = nullptr);
 
-  /// Keeps `figures` as the baseline (replacing any), and emits changed().
-  void pin(const Figures& figures, const QString& model_title);
-  /// Removes the baseline (emits changed() if there was one).
-  void clear();
-  [[nodiscard]] bool pinned() const { return figures_.has_value(); }
-  /// The pinned figures; nullptr when none.
-  [[nodiscard]] const Figures* figures() const { return figures_ ? &*figures_ : nullptr; }
-  /// "Llama 3.1 8B, bf16 KV, 8,192 tokens, 8 users, H100 SXM x 1, ideal": what was pinned, in one line.
+  [[nodiscard]] bool pinned() const { return count() > 0; }
+  /// How many baselines are pinned.
+  [[nodiscard]] int count() const;
+  /// The latest pinned baseline's figures, which the results table compares with; nullptr when none.
+  [[nodiscard]] const Figures* figures() const;
+  /// Baseline `index`'s figures (oldest first); nullptr past the last.
+  [[nodiscard]] const Figures* figuresAt(int index) const;
+  /// "Llama 3.1 8B, bf16 KV, 8,192 tokens, 8 users, H100 SXM x 1, ideal": the latest pinned, in one line.
   [[nodiscard]] QString summary() const;
+  /// The same for baseline `index`; empty past the last.
+  [[nodiscard]] QString summaryAt(int index) const;
 
  Q_SIGNALS:
+  /// The baselines changed (one pinned, removed or cleared, or a scenario with others opened).
   void changed();
 
  private:
-  std::optional<Figures> figures_;
-  QString title_;
+  const Controller* controller_;
+  std::vector<Scenario> shown_;  ///< the baselines at the last changed()
 };
 
-/// Adds the baseline's curves to `charts`, dashed, each named "baseline: ...": its KV per GPU
-/// against context on the KV chart, its max users against context on the users chart. The prefill
+/// The colour of baseline `index`'s curves: six saturated hues at least 38 degrees apart, apart from
+/// the charts' greys and from each other; a dark theme lightens them (readable_on) keeping the hue.
+QColor baseline_color(int index);
+/// The legend name of baseline `index`'s KV curve: "baseline" for the first, "baseline 2" ... after it.
+QString baseline_name(int index);
+
+/// Adds baseline `index`'s curves to `charts`, dotted, in baseline_color(index): its KV per GPU against
+/// context on the KV chart (named baseline_name(index)), its max users against context on the users
+/// chart ("baseline max users", "baseline 2 max users" ...). The prefill
 /// chart is relative to each model's own 1,024-token cost, so it gets none; the memory bar is one bar.
-/// The y ranges widen to hold the new points, and the vertical "this context" markers with them.
-void add_baseline_lines(ChartsData& charts, const Figures& baseline);
+/// The y ranges widen to hold the new points, and the vertical "this context" markers with them. Bytes
+/// in `units`' axis unit, as describe_charts draws them.
+void add_baseline_lines(ChartsData& charts, const Figures& baseline, UnitSystem units = UnitSystem::iec,
+                        int index = 0);
 
 }  // namespace kvplan::gui

@@ -64,6 +64,9 @@ struct StackedBar {
   /// capacity. Its name, with the value, is its legend entry.
   struct Mark {
     QString name;
+    /// The legend's name on screen, short enough for the legend beside the bar at 1366 x 768 (the
+    /// caption above the charts gives the figure): "usable (x 0.9)"; empty: `name`.
+    QString screen_name;
     double value = 0;  ///< GiB
     QColor color;      ///< invalid: the palette's text colour
     bool dashed = false;
@@ -90,10 +93,15 @@ std::pair<double, double> log_range(double lo, double hi);
 
 /// Bytes as GiB, for an axis (display only: every figure stays an integer in the Plan).
 double to_gib(Bytes b);
+/// Bytes in the axis unit of `units`: GiB (2^30 B) for IEC, GB (10^9 B) for SI, as core's
+/// format_bytes names them (display only).
+double in_axis_units(Bytes b, UnitSystem units);
+/// The axis unit's name: "GiB" or "GB".
+QString axis_unit_name(UnitSystem units);
 
-/// Describes the charts of `f`; `model_title` names the model in titles. Only the marker lines and
-/// points depend on the context, and their names do not, so a moving context slider redraws the
-/// markers and leaves titles and legends alone.
-ChartsData describe_charts(const Figures& f, const QString& model_title);
+/// Describes the charts of `f`; `model_title` names the model in titles; byte figures (axes, legends,
+/// captions, the memory bar) in `units`. Only the marker lines and points depend on the context, and
+/// their names do not, so a moving context slider redraws the markers and leaves titles and legends alone.
+ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSystem units = UnitSystem::iec);
 
 }  // namespace kvplan::gui

@@ -100,6 +100,18 @@ class Controller : public QObject {
   [[nodiscard]] static QStringList engines();
   /// "Llama 3.1 70B", with " (edited)" once the architecture differs from the file or preset.
   [[nodiscard]] QString modelTitle() const;
+  /// modelTitle() of scenario `s` (a baseline's).
+  [[nodiscard]] static QString modelTitleOf(const Scenario& s);
+
+  /// Pins the current scenario as a baseline (Scenario::baselines, its own baselines left out): an edit
+  /// like any other, undoable and saved with the scenario. Refused past kMaxBaselines.
+  bool pinBaseline();
+  /// Removes baseline `index` (oldest first).
+  bool removeBaseline(int index);
+  /// Removes every baseline.
+  bool clearBaselines();
+  /// Each baseline's figures, in Scenario::baselines' order (planned when pinned or loaded).
+  [[nodiscard]] const std::vector<Figures>& baselineFigures() const { return baseline_figures_; }
   /// Every applied change of the scenario, undoable (Edit > Undo): each step restores the scenario
   /// before it, figures recomputed. Clean when the scenario is as last loaded or saved.
   [[nodiscard]] QUndoStack* undoStack() const { return undo_; }
@@ -213,6 +225,12 @@ class Controller : public QObject {
   /// separators allowed ("1,024"). Anything else is an Error("users").
   bool setUsersText(const QString& text);
 
+  /// The unit byte figures are shown in (Scenario::units): GiB (IEC) or GB (SI). An edit of the
+  /// scenario like any other, undoable and saved with it; `as_edit` false (the start-up choice from the
+  /// settings) sets it without an undo step, the scenario staying unmodified.
+  bool setUnits(UnitSystem units, bool as_edit = true);
+  [[nodiscard]] UnitSystem units() const { return scenario_.units; }
+
   /// What the last applied action changed besides what was asked (a KV dtype mapped for an engine,
   /// tp moved to pp, GPUs grown to one replica), one clause each in the window's own labels; empty
   /// when it changed nothing else.
@@ -305,6 +323,11 @@ class Controller : public QObject {
   [[nodiscard]] const EngineTakes& engineTakes() const;
   std::optional<ModelSpec> prefill_key_;
   PrefillSeries prefill_cache_;
+  /// The figures of baseline `b`: from baseline_cache_, or computed (the current scenario's series
+  /// caches kept as they were, so the next context step still reuses them).
+  Figures figuresOfBaseline(const Scenario& b);
+  std::vector<Figures> baseline_figures_;
+  std::vector<std::pair<Scenario, Figures>> baseline_cache_;  ///< the last baselines planned, newest last
 };
 
 }  // namespace kvplan::gui

@@ -87,6 +87,8 @@ class FitTableModel : public QAbstractTableModel {
   /// Shows these rows (best first).
   void setRows(std::vector<FitRow> rows);
   [[nodiscard]] const std::vector<FitRow>& rows() const { return rows_; }
+  /// The unit of the byte columns (View > GB units); repaints them when it changes.
+  void setUnits(UnitSystem units);
 
   [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
@@ -96,6 +98,7 @@ class FitTableModel : public QAbstractTableModel {
 
  private:
   std::vector<FitRow> rows_;
+  UnitSystem units_ = UnitSystem::iec;
 };
 
 /// The lines `kvplan fit` prints under its table, each after a newline: the "*" of a max context past

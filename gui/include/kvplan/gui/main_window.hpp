@@ -9,21 +9,8 @@
 
 #include "kvplan/gui/controller.hpp"
 
-class QCheckBox;
-class QComboBox;
-class QFormLayout;
 class QDockWidget;
-class QDoubleSpinBox;
-class QGroupBox;
 class QLabel;
-class QLineEdit;
-class QPushButton;
-class QListView;
-class QPlainTextEdit;
-class QSlider;
-class QSortFilterProxyModel;
-class QSpinBox;
-class QTableView;
 
 namespace kvplan::gui {
 
@@ -32,12 +19,10 @@ class ChartPanel;
 class FitView;
 class HubLoader;
 struct HubOutcome;
-class CountBox;
-class EngineRows;
-class LayerGroupsModel;
-class PresetListModel;
+class InputsPanel;
 class RecentFiles;
 class ResultsModel;
+class ResultsPanel;
 
 /// The kvplan-gui window. Inputs on the left (model, architecture, dtypes, deployment), results and
 /// the equivalent command at the top right, the four charts below them. File > Open and drag and drop
@@ -100,12 +85,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  QWidget* buildInputs();
-  QWidget* buildResults();
   void buildMenus();
   void buildFitDock();
   QWidget* buildStreamingRow();
-  void syncInputs();
   /// Before the model is replaced: with unsaved edits that the change would lose, asks Save / Discard /
   /// Cancel, as quitting does. The edits lost: for a file opened (a scenario replaces everything), those
   /// made since the last model was loaded (Controller::loadedAt); for a preset, the architecture edits and
@@ -113,18 +95,6 @@ class MainWindow : public QMainWindow {
   bool mayDropEdits(bool whole_scenario);
   /// Save / Discard / Cancel about unsaved changes; true when the user discards them or they are saved.
   bool askToSave();
-  /// The engine options group: rows for the current engine's options only, showing `in`.
-  void syncEngineOptions(const PlanInputs& in);
-  /// Shows the rows of engine `o.engine` at `o.version` (the version row, the table's rows, fp8_ds_mla).
-  void showEngineRows(const EngineOptions& o);
-  /// Keeps the engine options area at least as tall as the group has been, starting with its tallest
-  /// over every engine and version (`every_engine`): an engine switch then changes rows inside the area
-  /// without resizing the inputs panel (a repaint of all of it and of its scroll bars) or its scroll range.
-  void keepEngineRowsHeight(bool every_engine);
-  /// The engine options as the widgets show them, for the current engine.
-  [[nodiscard]] EngineOptions engineOptionsShown() const;
-  /// The KV dtype controls: one type, or K and V apart; types the engine has no cache for disabled.
-  void syncKvDtypes(const PlanInputs& in);
   void showPlan();
   void showError(const QString& message);
   void openDialog();
@@ -145,64 +115,22 @@ class MainWindow : public QMainWindow {
   void measuredDialog();
   void exportDialog(int chart);
   void exportReportDialog();
-  /// The Compare menu (pin, clear baseline); in main_window_export.cpp with the export actions.
+  /// The Compare menu (pin, clear baseline); in main_window_menus.cpp with the other menus.
   void buildCompareMenu();
 
   Controller* controller_;
   ResultsModel* results_ = nullptr;
-  LayerGroupsModel* groups_ = nullptr;
-  PresetListModel* presets_ = nullptr;
-  QSortFilterProxyModel* preset_filter_ = nullptr;
-  ChartPanel* charts_ = nullptr;
+  InputsPanel* inputs_ = nullptr;          ///< the inputs, left (inputs_panel.hpp)
+  ResultsPanel* results_panel_ = nullptr;  ///< the results, top right (results_panel.hpp)
+  ChartPanel* charts_ = nullptr;           ///< the charts, below the results (charts.hpp)
   Baseline* baseline_ = nullptr;
   FitView* fit_ = nullptr;
   QDockWidget* fit_dock_ = nullptr;
 
   QLabel* error_banner_ = nullptr;
-  QLabel* fits_banner_ = nullptr;    ///< "FITS" / "DOES NOT FIT", coloured
-  QLabel* limit_ = nullptr;          ///< the plan's limit, in words
-  QLabel* warnings_ = nullptr;       ///< the plan's warnings
-  QLabel* model_title_ = nullptr;    ///< the model's name, bold (plain text: no rich-text layout)
-  QLabel* model_source_ = nullptr;   ///< where it was loaded from, small
-  QGroupBox* engine_box_ = nullptr;  ///< "Engine options"
-  QWidget* engine_area_ = nullptr;   ///< the engine box and room below it (keepEngineRowsHeight)
-  QLabel* command_ = nullptr;
-  QTableView* results_view_ = nullptr;
-  QLabel* measured_label_ = nullptr;
-  QLineEdit* search_ = nullptr;
-  QListView* preset_list_ = nullptr;
-  QTableView* groups_view_ = nullptr;
-  QComboBox* k_dtype_ = nullptr;
-  QComboBox* v_dtype_ = nullptr;
-  QComboBox* weight_dtype_ = nullptr;
-  QComboBox* gpu_ = nullptr;
-  QLineEdit* gpu_memory_ = nullptr;
-  QSpinBox* gpus_ = nullptr;
-  QSpinBox* tp_ = nullptr;
-  QSpinBox* pp_ = nullptr;
-  QDoubleSpinBox* util_ = nullptr;
-  QLineEdit* reserve_ = nullptr;
-  QLineEdit* weights_ = nullptr;
-  QComboBox* engine_ = nullptr;
-  QFormLayout* engine_form_ = nullptr;
-  Engine engine_shown_ = Engine::ideal;  ///< the engine whose options the group shows
-  QComboBox* engine_version_ = nullptr;  ///< data: the version ("" for the default)
-  EngineRows* engine_rows_ = nullptr;    ///< a row per record of core's engine option table
-  QCheckBox* fp8_ds_mla_ = nullptr;      ///< vLLM's fp8_ds_mla cache dtype (a dtype, not a table option)
-  QLineEdit* kv_memory_ = nullptr;
-  QSlider* context_slider_ = nullptr;
-  CountBox* context_ = nullptr;
-  CountBox* users_ = nullptr;
-  QComboBox* kv_dtype_ = nullptr;         ///< one type for K and V
-  QCheckBox* split_kv_ = nullptr;         ///< "K and V apart": shows the K and V rows
-  QFormLayout* dtype_form_ = nullptr;     ///< the element types group
-  QString kv_dtypes_key_;                 ///< the engine and model the dtype items were checked for
-  QLabel* notice_ = nullptr;              ///< Controller::notice(): what an action changed besides its own
-  QPlainTextEdit* engine_log_ = nullptr;  ///< the engine's own log lines (Plan::engine.log_lines)
+  QLabel* notice_ = nullptr;  ///< Controller::notice(): what an action changed besides its own
   RecentFiles* recent_ = nullptr;
   HubLoader* hub_ = nullptr;                  ///< repo ids resolved off the GUI thread
-  QPushButton* load_ = nullptr;               ///< "Load" beside the search box; disabled while fetching
-  QLabel* hub_status_ = nullptr;              ///< "Fetching ORG/NAME ..." while a fetch runs
   ModelSource hub_source_;                    ///< the model source when the fetch started
   std::optional<PreparedScenario> hub_file_;  ///< the scenario file whose repo is being fetched
   Scenario hub_scenario_;                     ///< the scenario when hub_file_'s fetch started

@@ -33,6 +33,12 @@ struct Scenario {
   PlanInputs inputs;       ///< inputs.model: `base` with the user's edits; inputs.gpu: always set;
                            ///< inputs.engine: the engine's rules with its defaults
   std::string gpu_preset;  ///< GPU preset id of inputs.gpu; empty: custom memory
+  /// The unit of every byte figure shown (View > GB units): IEC (GiB, 2^30 B) or SI (GB, 10^9 B). Shown
+  /// only; no figure depends on it.
+  UnitSystem units = UnitSystem::iec;
+  /// The pinned baselines (Compare > Pin as baseline), oldest first: each a whole scenario with no
+  /// baselines of its own, compared with this one. At most kMaxBaselines.
+  std::vector<Scenario> baselines;
   bool operator==(const Scenario&) const = default;
 };
 
@@ -46,6 +52,10 @@ bool weight_dtype_overridden(const Scenario& s);
 /// Whether the architecture differs from `base` in anything but the weight dtypes.
 bool architecture_edited(const Scenario& s);
 
+/// The most baselines pinned at once: one colour each that stays apart from the others and from the
+/// charts' own lines, in a light and a dark theme (baseline_color).
+inline constexpr std::size_t kMaxBaselines = 6;
+
 /// Version written under "kvplan_scenario"; files with a higher one are refused.
 inline constexpr int kScenarioVersion = 1;
 
@@ -57,7 +67,9 @@ inline constexpr int kScenarioVersion = 1;
 /// those away from their defaults, named as in kvplan::EngineOptions: "version", "block_size",
 /// "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified", "flash_attn_off",
 /// "n_rs_seq", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens", "swa_full_tokens_ratio"),
-/// "kv_memory_bytes" (only when given)}. Bytes are integers.
+/// "kv_memory_bytes" (only when given), "byte_units" ("GiB" or "GB": the unit figures are shown in; a
+/// file without it shows GiB), "baselines" (only when pinned: a list of scenarios as this one, without
+/// "baselines" of their own)}. Bytes are integers.
 nlohmann::json scenario_to_json(const Scenario& s);
 
 /// Whether a parsed JSON file is a scenario (an object with "kvplan_scenario").

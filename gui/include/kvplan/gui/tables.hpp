@@ -17,8 +17,9 @@
 
 namespace kvplan::gui {
 
-/// "1.25 GiB (1,342,177,280 B)": the human figure and the exact one, as the CLI prints them.
-QString bytes_text(Bytes b);
+/// "1.25 GiB (1,342,177,280 B)": the human figure in `units` (core's format_bytes; SI: "1.34 GB")
+/// and the exact one, as the CLI prints them.
+QString bytes_text(Bytes b, UnitSystem units = UnitSystem::iec);
 
 /// An input size echoed exactly, in the unit it divides, the shortest such text ("80GiB", "40GB",
 /// "81559MiB", "85520809985"), so that parse_bytes reads back the same bytes.
@@ -69,8 +70,8 @@ class ResultsModel : public QAbstractTableModel {
     QString change;            ///< against the baseline: "-50%" (change_text)
     QString change_detail;     ///< the same with the baseline's figure: "-50%, was 8.00 GiB" (tooltip)
   };
-  /// The rows of any plan (the current one, or the baseline's to compare with).
-  static QList<Row> rowsOf(const Plan& p);
+  /// The rows of any plan (the current one, or the baseline's to compare with), byte figures in `units`.
+  static QList<Row> rowsOf(const Plan& p, UnitSystem units = UnitSystem::iec);
   void refresh();
 
   const Controller* controller_;
