@@ -172,7 +172,9 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p) {
       add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
           shown_bytes(p.budget.non_torch));
     } else {
-      add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
+      add("per_gpu.budget.activation",
+          in.engine.engine == Engine::llamacpp ? QStringLiteral("  compute buffer (llama.cpp sched_reserve)")
+                                               : QStringLiteral("  PyTorch activation peak (profile run)"),
           shown_bytes(p.budget.activation));
       add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), shown_bytes(p.budget.non_torch));
       add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
