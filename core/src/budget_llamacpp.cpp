@@ -132,7 +132,7 @@ MemoryBudget llamacpp_budget(const BudgetInputs& in, const LlamacppGraph& g) {
   MemoryBudget b = flat_budget(total, in.gpu_memory_utilization.value_or(1.0), in.weights_per_gpu, c.total);
   b.modelled = true;
   b.runtime_total = in.gpu.runtime_memory.has_value();
-  b.rules = "llama.cpp (src/llama-context.cpp sched_reserve, ggml/src/ggml-alloc.c)";
+  b.rules = "llama.cpp v0.4.0: src/llama-context.cpp sched_reserve, ggml/src/ggml-alloc.c";
   // llama.cpp's own format: "%s: %12s model buffer size = %8.2f MiB" (llama-model.cpp load_tensors).
   b.lines.push_back("load_tensors: " + field("CUDA0", 12) +
                     " model buffer size = " + field(mib(b.weights), 8) + " MiB");
