@@ -46,6 +46,19 @@ export const groups = {
     c("qwen35mtp"), c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
     c("falconh1"), c("falconh1", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
+  // The compute buffer's terms one by one (docs/engines/llamacpp-budget.md): llama files of their own
+  // dimensions ("llama": n_embd, heads, n_ff; two layers) and vocabularies, so that the FFN, the scores and
+  // the logits each decide the buffer in turn.
+  compute: [
+    c("llama", { llama: { embd: 256, head: 8, head_kv: 2, ff: 8192 } }),
+    c("llama", { llama: { embd: 1024, head: 8, head_kv: 2, ff: 4096 } }),
+    c("llama", { llama: { embd: 256, head: 16, head_kv: 16, ff: 512 }, fa: false }),
+    c("llama", { llama: { embd: 1024, head: 8, head_kv: 2, ff: 512 }, fa: false, n_ctx: 8192 }),
+    c("llama", { vocab: 32000 }), c("llama", { vocab: 128000 }), c("llama", { vocab: 32000, ubatch: 128 }),
+    c("llama", { vocab: 32000, fa: false, n_ctx: 1024 }),
+    c("qwen2", { vocab: 32000 }), c("gemma3", { vocab: 32000 }), c("deepseek2", { vocab: 32000 }),
+    c("qwen3moe", { vocab: 32000 }), c("nemotronh", { vocab: 32000 }), c("mamba2", { vocab: 32000 }),
+  ],
   harness: [
     c("llama", { n_ctx: 8192, seqs: 4, kv_unified: true }), c("llama", { n_ctx: 1000, seqs: 4, kv_unified: true }),
     c("llama", { n_batch: 4096, ubatch: 128 }),

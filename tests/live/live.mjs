@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeGguf, spmVocab } from "./gguf.mjs";
-import { fullMeta } from "./models.mjs";
+import { fullMeta, llamaFile, vocabOf } from "./models.mjs";
 import { groups } from "./cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -88,7 +88,8 @@ async function viaBinding(c, path) {
   return { ok, loaded: true, lines };
 }
 
-const name = (c) => `${c.model}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
+const name = (c) => `${c.model}${c.llama ? `[${Object.entries(c.llama).map(([k, v]) => k + v).join(",")}]` : ""}` +
+  `${c.vocab ? `-v${c.vocab}` : ""}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
   (c.swa_full ? "-swafull" : "") + (c.ubatch ? `-ub${c.ubatch}` : "") + (c.n_batch ? `-b${c.n_batch}` : "") +
   (c.kv_unified ? "-unified" : "") + (c.n_rs_seq ? `-rs${c.n_rs_seq}` : "");
 
@@ -104,9 +105,18 @@ const computeErrors = [];
 let failed = 0;
 const files = {};
 for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model === process.env.LIVE_MODEL)) {
-  const path = files[c.model] ??= (() => {
-    const p = join(dir, `${c.model}.gguf`);
-    writeGguf(p, fullMeta(c.model, spmVocab()), tensors[c.model]);
+  // A "llama" case is a llama file of its own dimensions, "vocab" pads the vocabulary (the compute group).
+  const key = JSON.stringify([c.model, c.llama ?? null, c.vocab ?? null]);
+  const path = files[key] ??= (() => {
+    const p = join(dir, `f${Object.keys(files).length}-${c.model}.gguf`);
+    if (c.llama) {
+      const { meta, t } = llamaFile(c.llama, c.vocab ?? 266);
+      writeGguf(p, { ...fullMeta(c.model, vocabOf(c.vocab ?? 266)), ...meta }, t);
+    } else {
+      const t = c.vocab ? tensors[c.model].map((x) => ({ ...x, shape: x.shape.map((s) => (s === 266 ? c.vocab : s)) }))
+                        : tensors[c.model];
+      writeGguf(p, fullMeta(c.model, c.vocab ? vocabOf(c.vocab) : spmVocab()), t);
+    }
     return p;
   })();
   // llama.cpp: load, create the context, take its lines.
