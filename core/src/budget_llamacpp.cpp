@@ -143,6 +143,11 @@ MemoryBudget llamacpp_budget(const BudgetInputs& in, const LlamacppGraph& g) {
                     : ", flash attention off (KQ scores " +
                           format_bytes(c.attention - c.masks, UnitSystem::iec) + " at its widest)") +
       ", fitted on the real llama.cpp v0.4.0 CPU backend (docs/engines/llamacpp-budget.md)");
+  if (in.parallel.pp > 1)
+    b.notes.push_back("layer split over " + format_count(in.parallel.pp) +
+                      " GPUs: each is given the whole graph's compute buffer, not checked against a log (a "
+                      "device holds its layers' phases, the last one the output's; llama.cpp's pipeline "
+                      "parallelism keeps copies of the split inputs)");
   if (!in.gpu_memory_utilization)
     b.notes.push_back(
         "llama.cpp has no utilisation fraction: the whole GPU, less the model and compute buffers");
