@@ -117,10 +117,20 @@ TEST_CASE("llama.cpp graph: n_tokens, outputs and cells as llama_context reserve
   CHECK(g.swa_cells == 0);
   CHECK(g.n_tokens == 512);
   CHECK(g.flash_attn);
-  // 3 sequences: 512 rounded up to 513 (graph_reserve: a multiple of n_seq_max); outputs stay 512.
+  // llama-server's outputs: one per slot (server_output_limits): 4.
+  CHECK(g.n_outputs == 4);
+  // 3 sequences: 512 rounded up to 513 (graph_reserve: a multiple of n_seq_max); 3 outputs, 3 x (1 + 2)
+  // with two draft tokens each (--spec-draft-n-max 2, kvplan's --n-rs-seq).
   g = llamacpp_graph(m, o, 3, 4096);
   CHECK(g.n_tokens == 513);
-  CHECK(g.n_outputs == 512);
+  CHECK(g.n_outputs == 3);
+  o.n_rs_seq = 2;
+  CHECK(llamacpp_graph(m, o, 3, 4096).n_outputs == 9);
+  // Releases before n_outputs_max: every token of the ubatch an output.
+  o.version = "2025-11";
+  CHECK(llamacpp_graph(m, o, 3, 4096).n_outputs == 512);
+  o.version.clear();
+  o.n_rs_seq = 0;
   // A context under n_ubatch: n_ctx = pad(300, 256) = 512 cells, n_tokens min(512, 512).
   o.ubatch = 1024;
   g = llamacpp_graph(m, o, 1, 300);

@@ -610,12 +610,21 @@ LlamacppGraph llamacpp_graph(const ModelSpec& m, const EngineOptions& o, std::ui
   const auto n_ctx = engine_detail::mul(context, n_seq);
   if (!cells || !swa || !n_ctx) throw Error("context", "llama.cpp's context past 2^64 tokens");
   LlamacppGraph g;
-  // sched_reserve: n_tokens = min(n_ctx, n_ubatch), n_outputs = min(n_tokens, n_batch) (n_batch >= n_ubatch);
-  // graph_reserve rounds n_tokens up to a multiple of n_seq_max (src/llama-context.cpp). n_ctx is padded.
+  // sched_reserve: n_tokens = min(n_ctx, n_ubatch), n_outputs = min(n_tokens, n_outputs_max); graph_reserve
+  // rounds n_tokens up to a multiple of n_seq_max (src/llama-context.cpp). n_ctx is padded.
   const std::uint64_t padded = o.kv_unified ? *cells : *cells * n_seq;
   const std::uint64_t ubatch = o.ubatch ? o.ubatch : engine_defaults::kLlamacppUbatch;
-  g.n_outputs = std::min(padded, ubatch);
-  g.n_tokens = ceil_div(g.n_outputs, n_seq) * n_seq;
+  const std::uint64_t tokens = std::min(padded, ubatch);
+  g.n_tokens = ceil_div(tokens, n_seq) * n_seq;
+  // llama-server asks one output per slot, 1 + the draft tokens with speculative decoding (v0.4.0
+  // tools/server/server-context.cpp server_output_limits: n_outputs_max = n_parallel x (1 + n_draft), at most
+  // n_batch); the library's default, and the releases before n_outputs_max (2025-11, 2025-08), n_batch.
+  g.n_outputs = tokens;
+  if (o.version.empty() || o.version == "2026") {
+    const auto per_seq = engine_detail::add(1, o.n_rs_seq);
+    const auto wanted = per_seq ? engine_detail::mul(n_seq, *per_seq) : per_seq;
+    if (wanted) g.n_outputs = std::min(tokens, *wanted);
+  }
   g.flash_attn = !o.flash_attn_off;
   if (attends) {
     g.full_cells = d.iswa() || !d.any_swa ? *cells : 0;

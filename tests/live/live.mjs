@@ -58,8 +58,12 @@ if (group === "harness" && !harness) {
 /// llama.cpp through harness.cpp: its log lines and whether the context was created.
 function viaHarness(c, path) {
   const fa = c.fa === "auto" ? -1 : c.fa ? 1 : 0;
-  const argv = [backends, path, c.n_ctx, c.seqs, c.n_batch ?? 2048, c.ubatch ?? 512, ggmlType[c.ctk], ggmlType[c.ctv],
-                fa, c.swa_full ? 1 : 0, c.kv_unified ? 1 : 0, c.n_rs_seq ?? 0].map(String);
+  // llama-server's n_outputs_max (server_output_limits): one output per slot, 1 + the draft tokens with
+  // speculative decoding (kvplan's --n-rs-seq is --spec-draft-n-max), at most n_batch.
+  const nBatch = c.n_batch ?? 2048;  // llama-server's -b default
+  const outputs = Math.min(nBatch, c.seqs * (1 + (c.n_rs_seq ?? 0)));
+  const argv = [backends, path, c.n_ctx, c.seqs, nBatch, c.ubatch ?? 512, ggmlType[c.ctk], ggmlType[c.ctv],
+                fa, c.swa_full ? 1 : 0, c.kv_unified ? 1 : 0, c.n_rs_seq ?? 0, outputs].map(String);
   const run = spawnSync(harness, argv, { encoding: "utf8" });
   if (run.status !== 0) return { ok: false, loaded: false, lines: (run.stdout + run.stderr).split("\n") };
   const lines = run.stdout.split("\n").map((l) => l.trimEnd());
@@ -120,7 +124,9 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
     return p;
   })();
   // llama.cpp: load, create the context, take its lines.
-  const h = group === "harness" ? viaHarness(c, path) : await viaBinding(c, path);
+  // Every group through the harness when it is built (llama-server's n_outputs_max, which the binding
+  // cannot pass); the binding without it (the harness group then fails, saying so).
+  const h = harness ? viaHarness(c, path) : await viaBinding(c, path);
   if (!h.loaded) {
     console.log(`FAIL ${name(c)}: llama.cpp did not load the model: ` +
                 `${h.lines.filter((l) => /error|usage|not/.test(l)).join(" | ")}`);

@@ -151,8 +151,9 @@ MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu
 /// graph_reserve), and the KV cells its attention reads: what its compute buffer depends on besides the
 /// model.
 struct LlamacppGraph {
-  std::uint64_t n_tokens = 0;    ///< min(n_ctx, n_ubatch) rounded up to a multiple of n_seq_max
-  std::uint64_t n_outputs = 0;   ///< min(n_ctx, n_ubatch, n_batch): every token of the ubatch an output
+  std::uint64_t n_tokens = 0;  ///< min(n_ctx, n_ubatch) rounded up to a multiple of n_seq_max
+  std::uint64_t n_outputs =
+      0;  ///< llama-server's: min(n_tokens, n_seq x (1 + drafts)); the library's: n_tokens
   std::uint64_t full_cells = 0;  ///< cells per stream of the non-SWA cache (n_kv of its mask); 0: none
   std::uint64_t swa_cells = 0;   ///< cells per stream of the SWA cache; 0: none
   bool flash_attn = true;        ///< -fa on / auto (the CPU and CUDA backends have FLASH_ATTN_EXT)
