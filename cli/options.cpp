@@ -285,10 +285,11 @@ void add_size_options(CLI::App& app, SizeOptions& o) {
   app.add_option(option_names("--tp"), d.tp, alias_help("--tp", "tensor-parallel size"));
   app.add_option(option_names("--pp"), d.pp, alias_help("--pp", "pipeline-parallel stages"));
   // llama.cpp's -c is every slot's cells together, not one sequence's: its own option, read with --users.
-  app.add_option(option_names("--ctx-size"), d.ctx_size,
-                 alias_help("--ctx-size",
-                            "llama.cpp's context of all slots together (n_ctx): kvplan plans -c / --users "
-                            "tokens per slot, so -c must be a multiple of the slots"))
+  app.add_option(
+         option_names("--ctx-size"), d.ctx_size,
+         alias_help("--ctx-size",
+                    "llama.cpp's context of all slots together (n_ctx): kvplan plans ceil(-c / --users) "
+                    "tokens per slot, the cells llama.cpp pads it to"))
       ->excludes(app.get_option("--context"));
   // Data-parallel attention with expert parallel: its own block.
   app.add_option("--dp-attention", d.dp_attention,
@@ -423,16 +424,25 @@ ModelSpec apply_speculative_config(const std::string& text, ModelSpec m) {
 bool is_overflow(const Error& e) { return e.reason() == "overflows 64-bit arithmetic"; }
 
 namespace {
-/// llama.cpp's -c N with n slots: each slot's context, N / n (src/llama-context.cpp: n_ctx_seq = n_ctx /
-/// n_seq_max). N must be a multiple of n: kvplan plans n x (N / n) cells, the engine N, and the two differ
-/// after llama.cpp's padding to 256 when N is not. Throws kvplan::Error("--ctx-size", ...).
-Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots) {
+/// llama.cpp's -c N with n slots: each slot's context. llama.cpp takes any N (src/llama-context.cpp, v0.4.0:
+/// n_ctx = pad(N, 256), n_ctx_seq = pad(n_ctx / n_seq_max, 256) per stream; --kv-unified: one stream of
+/// n_ctx). kvplan plans n slots of ceil(N / n) tokens, whose cells, pad(pad(ceil(N / n) x n, 256) / n, 256),
+/// are llama.cpp's for every N and n (checked for N < 40,000, n <= 32, and live). Unified, its one stream of
+/// pad(ceil(N / n) x n, 256) cells can exceed pad(N, 256): then refused, naming the multiples that plan
+/// exactly. Throws kvplan::Error("--ctx-size", ...).
+Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots, bool unified) {
   const Tokens total = parse_tokens(ctx_size, "--ctx-size");
-  if (total.value % slots != 0)
+  const std::uint64_t per_slot = ceil_div(total.value, slots);
+  const auto pad = [](std::uint64_t v) { return ceil_div(v, 256) * 256; };
+  if (unified && total.value % slots != 0 &&
+      pad(checked_mul(per_slot, slots, "--ctx-size")) != pad(total.value))
     throw Error("--ctx-size", format_count(total.value) + " cells are not a multiple of the " +
                                   format_count(slots) + " slots (" + typed_flag("--users") +
-                                  "): give a multiple, as kvplan plans the context of one slot");
-  return Tokens{total.value / slots};
+                                  ") and, with --kv-unified, " + format_count(per_slot) +
+                                  " per slot would pad to " + "more cells than llama.cpp's " +
+                                  format_count(pad(total.value)) +
+                                  ": give a multiple, as kvplan plans the context of one slot");
+  return Tokens{per_slot};
 }
 }  // namespace
 
@@ -494,7 +504,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   (void)resolve_units(d.units);
   in.context = parse_tokens(d.context, "--context");
   in.users = parse_count(d.users, "--users");
-  if (!d.ctx_size.empty()) in.context = per_slot_context(d.ctx_size, in.users);
+  if (!d.ctx_size.empty()) in.context = per_slot_context(d.ctx_size, in.users, in.engine.kv_unified);
 
   Parallelism& p = in.deployment.parallel;
   p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");

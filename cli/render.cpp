@@ -226,6 +226,11 @@ std::string budget_text(const MemoryBudget& b, Engine engine, UnitSystem u) {
     out += row("weights", format_bytes(b.weights, u));
     out += row("KV cache", format_bytes(b.kv, u));
     out += "  as SGLang logs it:\n";
+  } else if (engine == Engine::llamacpp) {  // no fraction: the GPU less the model and compute buffers
+    out += row("weights (model buffer)", format_bytes(b.weights, u));
+    out += row("compute buffer", format_bytes(b.activation, u));
+    out += row("KV cache", format_bytes(b.kv, u));
+    out += "  as llama.cpp logs it:\n";
   } else {
     const bool trtllm = engine == Engine::trtllm;  // the fraction applies to what the profile leaves
     out += row(trtllm ? "held (profile peak + KV pool)" : "requested (x utilisation)",

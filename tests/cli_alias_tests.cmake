@@ -94,9 +94,16 @@ kvplan_cli_same("alias: llama.cpp's long names"
   size llama-3.1-8b --engine llamacpp --ctx-size 32K --parallel 4 --cache-type-k q8_0 --cache-type-v f16
     --ubatch-size 256 --json
   SAME_AS size llama-3.1-8b --engine llamacpp -c32768 -np 4 -ctk q8_0 -ctv f16 -ub 256 --json)
-kvplan_cli_bad("alias: -c not a multiple of the slots"
-  "^kvplan: error: -c: 32,768 cells are not a multiple of the 3 slots \\(-np\\): give a multiple"
+# -c not a multiple of -np: llama.cpp takes it (src/llama-context.cpp: n_ctx = pad(32768, 256) = 32768,
+# n_ctx_seq = pad(32768 / 3 = 10922, 256) = 11008 cells per stream); kvplan plans 3 slots of 10,923 tokens,
+# the same 11,008 cells. Unified, one stream of pad(10923 x 3, 256) = 33,024 cells would exceed llama.cpp's
+# 32,768: refused.
+kvplan_cli_ok("alias: -c not a multiple of the slots"
+  "llama_kv_cache: size = 4128.00 MiB \\( 11008 cells,  32 layers,  3/3 seqs\\)"
   size llama-3.1-8b --engine llamacpp -c 32768 -np 3)
+kvplan_cli_bad("alias: -c not a multiple of the slots, unified"
+  "^kvplan: error: -c: 32,768 cells are not a multiple of the 3 slots \\(-np\\) and, with --kv-unified, 10,923 per slot would pad to more cells than llama.cpp's 32,768"
+  size llama-3.1-8b --engine llamacpp -c 32768 -np 3 --kv-unified)
 kvplan_cli_bad("alias: -c with --context"
   "^kvplan: error: (-c: cannot be given with --max-model-len|--max-model-len: cannot be given with -c)\n$"
   size llama-3.1-8b -c 32768 --max-model-len 8192)

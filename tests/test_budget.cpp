@@ -142,12 +142,15 @@ TEST_CASE("vLLM budget: defaults by GPU, --max-num-seqs, overrides", "[budget][v
   // The flat budget stays on nvidia-smi's size (85,520,809,984 x 0.95, floored).
   CHECK(given.per_gpu.usable_bytes.value == 81244769484ULL);
 
-  // SGLang's and TensorRT-LLM's budgets are modelled too (below); llama.cpp keeps the flat 1 GiB reserve.
+  // SGLang's, TensorRT-LLM's and llama.cpp's budgets are modelled too (below; test_budget_llamacpp.cpp).
+  // llama.cpp's reserve is its compute buffer: 8,192 cells, n_ubatch 512, flash attention, one output (one
+  // llama-server slot): the FFN phase, the f16 mask 8192 x 512 x 2 = 8 MiB + (3 x 14336 + 4 x 4096) x 512 x 4
+  // = 116 MiB, and 4 KiB of token ids and positions (the logits, 128256 x 4 B, are small).
   in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
   in.engine.engine = Engine::llamacpp;
   const Plan llamacpp = make_plan(in);
-  CHECK_FALSE(llamacpp.budget.modelled);
-  CHECK(llamacpp.per_gpu.reserve_bytes == kDefaultReserve);
+  CHECK(llamacpp.budget.modelled);
+  CHECK(llamacpp.per_gpu.reserve_bytes.value == (124ULL << 20) + 4096);
 }
 
 TEST_CASE("vLLM budget: a model that leaves no room is refused by the budget", "[budget][vllm]") {

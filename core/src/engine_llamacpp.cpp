@@ -21,6 +21,7 @@
 
 #include "engine_common.hpp"
 #include "engine_defaults.hpp"
+#include "kvplan/budget.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/kv_spec.hpp"
 
@@ -555,6 +556,9 @@ EngineResult LlamacppPolicy::report(Tokens context, std::uint64_t users,
                       format_bytes_exact(b.r_bytes + b.s_bytes) + " for " + format_count(b.recurrent_cells) +
                       " cells)");
   }
+  // The compute buffer of the graph llama.cpp reserves for these sequences (budget_llamacpp.cpp).
+  r.log_lines.push_back(
+      llamacpp_compute_line(llamacpp_compute_buffer(m_, llamacpp_graph(m_, o_, n_seq, context.value)).total));
   // Per device with a layer split (--pp): the layers each device holds. kv_bytes_total is then the
   // fullest device's buffers (an EngineResult is per GPU); the caches and the log keep the whole model.
   if (p_.pp > 1) {
@@ -584,6 +588,51 @@ std::unique_ptr<EnginePolicy> make_llamacpp_policy(const ModelSpec& m, const KvD
   return std::make_unique<LlamacppPolicy>(m, t, with_split(p, Engine::llamacpp), o, c);
 }
 }  // namespace engine_detail
+
+LlamacppGraph llamacpp_graph(const ModelSpec& m, const EngineOptions& o, std::uint64_t n_seq,
+                             std::uint64_t context) {
+  // Which caches the model has and its widest window, as make_device finds them (is_swa(il)).
+  Device d;
+  bool attends = false;
+  for (const auto& g : m.layers) {
+    if (!has_attention(g.attention.kind) || g.attention.kv_shared) continue;
+    attends = true;
+    if (g.attention.kind == AttentionKind::sliding || g.attention.kind == AttentionKind::chunked) {
+      d.any_swa = true;
+      d.n_swa = std::max(d.n_swa, g.attention.window);
+    } else {
+      d.any_full = true;
+    }
+  }
+  const bool v2025_08 = o.version == "2025-08";
+  const auto cells = stream_cells(n_seq, context, o, v2025_08);
+  const auto swa = cells ? swa_cells(d, n_seq, *cells, o, v2025_08) : cells;
+  const auto n_ctx = engine_detail::mul(context, n_seq);
+  if (!cells || !swa || !n_ctx) throw Error("context", "llama.cpp's context past 2^64 tokens");
+  LlamacppGraph g;
+  // sched_reserve: n_tokens = min(n_ctx, n_ubatch), n_outputs = min(n_tokens, n_outputs_max); graph_reserve
+  // rounds n_tokens up to a multiple of n_seq_max (src/llama-context.cpp). n_ctx is padded.
+  const std::uint64_t padded = o.kv_unified ? *cells : *cells * n_seq;
+  const std::uint64_t ubatch = o.ubatch ? o.ubatch : engine_defaults::kLlamacppUbatch;
+  const std::uint64_t tokens = std::min(padded, ubatch);
+  g.n_tokens = ceil_div(tokens, n_seq) * n_seq;
+  // llama-server asks one output per slot, 1 + the draft tokens with speculative decoding (v0.4.0
+  // tools/server/server-context.cpp server_output_limits: n_outputs_max = n_parallel x (1 + n_draft), at most
+  // n_batch); the library's default, and the releases before n_outputs_max (2025-11, 2025-08), n_batch.
+  g.n_outputs = tokens;
+  if (o.version.empty() || o.version == "2026") {
+    const auto per_seq = engine_detail::add(1, o.n_rs_seq);
+    const auto wanted = per_seq ? engine_detail::mul(n_seq, *per_seq) : per_seq;
+    if (wanted) g.n_outputs = std::min(tokens, *wanted);
+  }
+  g.flash_attn = !o.flash_attn_off;
+  if (attends) {
+    g.full_cells = d.iswa() || !d.any_swa ? *cells : 0;
+    if (d.iswa()) g.swa_cells = *swa;
+    if (!d.any_full) g.swa_cells = *swa;  // every layer sliding: still the iSWA pair, the SWA cache read
+  }
+  return g;
+}
 
 EngineResult llamacpp_policy(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, Tokens context,
                              std::uint64_t users, const EngineOptions& o, std::optional<Bytes> kv_memory) {

@@ -618,7 +618,8 @@ void engine_totals(Plan& p, const EnginePolicy& policy, const PlanInputs& in, co
 bool modelled_budget(const PlanInputs& in) {
   if (in.deployment.reserve) return false;
   return (in.engine.engine == Engine::vllm && in.engine.version != "v0") ||
-         in.engine.engine == Engine::sglang || in.engine.engine == Engine::trtllm;
+         in.engine.engine == Engine::sglang || in.engine.engine == Engine::trtllm ||
+         in.engine.engine == Engine::llamacpp;
 }
 
 /// What a modelled budget is computed from: the plan's model, layout, GPU (with its name in full, as vLLM's
@@ -648,6 +649,8 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
       switch (in.engine.engine) {
         case Engine::sglang: return sglang_budget(b);
         case Engine::trtllm: return trtllm_budget(b);
+        case Engine::llamacpp:  // its compute buffer follows the plan's context and sequences
+          return llamacpp_budget(b, llamacpp_graph(in.model, in.engine, in.users, in.context.value));
         default: return vllm_budget(b);
       }
     });

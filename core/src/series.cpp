@@ -68,7 +68,9 @@ CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> con
     // make_plan's capacity step runs only with KV memory left after the weights (else max users is 0).
     const bool capacity = first.has_gpu && first.limit.kind != Limit::Kind::weights;
     const Bytes memory = first.per_gpu.available_kv_bytes;
-    bool whole = false;  // past the first point that needs make_plan, every later one is planned whole
+    // Past the first point that needs make_plan, every later one is planned whole; so is every point of a
+    // llama.cpp budget, whose compute buffer (its KQ masks) follows the context (budget_llamacpp.cpp).
+    bool whole = at.engine.engine == Engine::llamacpp && first.budget.modelled;
     for (std::size_t i = 1; i < contexts.size(); ++i) {
       const Tokens ctx = contexts[i];
       const auto bytes = whole ? std::nullopt : policy_point(*policy, at, par, first.per_gpu.users, ctx);

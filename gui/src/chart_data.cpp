@@ -164,7 +164,10 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
   if (p.has_gpu && !in.kv_memory && p.budget.modelled) {
     // vLLM's budget, part by part as the results table and vLLM's log name them (core/budget.hpp);
     // together they are per_gpu.reserve_bytes.
-    bar.parts << QStringLiteral("activation") << QStringLiteral("non-torch") << QStringLiteral("CUDA graphs");
+    // llama.cpp's one component is its compute buffer (budget.hpp llamacpp_budget).
+    bar.parts << (in.engine.engine == Engine::llamacpp ? QStringLiteral("compute buffer")
+                                                       : QStringLiteral("activation"))
+              << QStringLiteral("non-torch") << QStringLiteral("CUDA graphs");
     bar.colors << QColor(0x8c, 0x8c, 0x8c) << QColor(0xb0, 0x7a, 0xa1) << QColor(0x93, 0x7a, 0x5f);
     bar.values << gib(p.budget.activation) << gib(p.budget.non_torch) << gib(p.budget.cuda_graphs);
   } else {

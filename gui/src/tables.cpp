@@ -173,7 +173,9 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
       add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
           bytes(p.budget.non_torch));
     } else {
-      add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
+      add("per_gpu.budget.activation",
+          in.engine.engine == Engine::llamacpp ? QStringLiteral("  compute buffer (llama.cpp sched_reserve)")
+                                               : QStringLiteral("  PyTorch activation peak (profile run)"),
           bytes(p.budget.activation));
       add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), bytes(p.budget.non_torch));
       add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),

@@ -4,7 +4,8 @@
 // = ubatch when given: node-llama-cpp passes one batch size; else llama.cpp's 2048 / 512).
 // kv_unified, n_rs_seq, n_batch (apart from ubatch): the "harness" group only (harness.cpp).
 // server_refuses: llama-server's options refuse what the library takes; kvplan must refuse it (exit 2).
-// kvplan takes -c as a multiple of -np (it plans one slot's context), so every n_ctx here is one.
+// -c need not be a multiple of -np: llama.cpp pads n_ctx / n_seq_max (llama-context.cpp), kvplan plans
+// ceil(-c / -np) per slot (cli/options.cpp per_slot_context); the cases with n_ctx 10000 / 3 check it.
 const base = { n_ctx: 4096, seqs: 1, ctk: "f16", ctv: "f16", fa: true, swa_full: false };
 const c = (model, over = {}) => ({ model, ...base, ...over });
 
@@ -22,6 +23,7 @@ export const groups = {
     c("qwen2"), c("glm4moe"), c("glm4moe", { n_ctx: 8192, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
     c("qwen3moe"), c("qwen3moe", { n_ctx: 6144, seqs: 3, ctk: "q4_0", ctv: "q4_0" }),
     c("qwen3"), c("qwen3", { n_ctx: 12346, seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
+    c("llama", { n_ctx: 10000, seqs: 3 }), c("llama", { n_ctx: 4097, seqs: 5, fa: false }),
   ],
   iswa: [
     c("gemma3"), c("gemma3", { n_ctx: 16384, seqs: 2 }), c("gemma3", { swa_full: true }),
@@ -44,10 +46,24 @@ export const groups = {
     c("qwen35mtp"), c("qwen35"), c("qwen35", { seqs: 3, n_ctx: 6144, fa: false }), c("mamba2"), c("mamba2", { seqs: 4 }),
     c("falconh1"), c("falconh1", { seqs: 2, ctk: "q8_0", ctv: "q8_0" }),
   ],
+  // The compute buffer's terms one by one (docs/engines/llamacpp-budget.md): llama files of their own
+  // dimensions ("llama": n_embd, heads, n_ff; two layers) and vocabularies, so that the FFN, the scores and
+  // the logits each decide the buffer in turn.
+  compute: [
+    c("llama", { llama: { embd: 256, head: 8, head_kv: 2, ff: 8192 } }),
+    c("llama", { llama: { embd: 1024, head: 8, head_kv: 2, ff: 4096 } }),
+    c("llama", { llama: { embd: 256, head: 16, head_kv: 16, ff: 512 }, fa: false }),
+    c("llama", { llama: { embd: 1024, head: 8, head_kv: 2, ff: 512 }, fa: false, n_ctx: 8192 }),
+    c("llama", { vocab: 32000 }), c("llama", { vocab: 128000 }), c("llama", { vocab: 32000, ubatch: 128 }),
+    c("llama", { vocab: 32000, fa: false, n_ctx: 1024 }),
+    c("qwen2", { vocab: 32000 }), c("gemma3", { vocab: 32000 }), c("deepseek2", { vocab: 32000 }),
+    c("qwen3moe", { vocab: 32000 }), c("nemotronh", { vocab: 32000 }), c("mamba2", { vocab: 32000 }),
+  ],
   harness: [
     c("llama", { n_ctx: 8192, seqs: 4, kv_unified: true }), c("llama", { n_ctx: 1000, seqs: 4, kv_unified: true }),
     c("llama", { n_batch: 4096, ubatch: 128 }),
     c("gemma3", { n_ctx: 8192, seqs: 4, kv_unified: true, ubatch: 256 }), c("gemma3", { n_batch: 2048, ubatch: 128 }),
+    c("gemma3", { n_ctx: 10000, seqs: 3 }), c("llama", { n_ctx: 1000, seqs: 3, kv_unified: true }),
     c("gemma3", { n_ctx: 2048, seqs: 4, kv_unified: true }),
     c("gptoss", { n_ctx: 16384, seqs: 2, kv_unified: true }),
     c("jamba", { n_ctx: 6144, seqs: 3, kv_unified: true }),

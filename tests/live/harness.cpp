@@ -4,7 +4,9 @@
 // stdout, then "context: ok" or "context: refused". Exit 0 either way; 2 on bad arguments; 1 when the
 // model does not load.
 //   kvplan-live-harness BACKEND_DIR MODEL n_ctx n_seq n_batch n_ubatch type_k type_v flash(0/1/-1)
-//                       swa_full kv_unified n_rs_seq
+//                       swa_full kv_unified n_rs_seq [n_outputs_max]
+// n_outputs_max: llama-server's (tools/server/server-context.cpp server_output_limits: n_parallel x (1 +
+// draft tokens), at most n_batch); 0 or absent: the library's default, n_batch.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,10 +31,10 @@ long number(const char* text, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 13) {
+  if (argc != 13 && argc != 14) {
     std::fprintf(stderr,
                  "usage: kvplan-live-harness BACKEND_DIR MODEL n_ctx n_seq n_batch n_ubatch type_k type_v "
-                 "flash(0/1/-1) swa_full kv_unified n_rs_seq (types: ggml_type numbers)\n");
+                 "flash(0/1/-1) swa_full kv_unified n_rs_seq [n_outputs_max] (types: ggml_type numbers)\n");
     return 2;
   }
   llama_log_set(log_line, nullptr);
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   cp.swa_full = number(argv[10], "swa_full") != 0;
   cp.kv_unified = number(argv[11], "kv_unified") != 0;
   cp.n_rs_seq = static_cast<uint32_t>(number(argv[12], "n_rs_seq"));
+  if (argc == 14) cp.n_outputs_max = static_cast<uint32_t>(number(argv[13], "n_outputs_max"));
   cp.n_threads = cp.n_threads_batch = 1;
   llama_context* ctx = llama_init_from_model(model, cp);
   std::fflush(stdout);

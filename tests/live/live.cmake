@@ -32,7 +32,7 @@ else()
                  "llamacpp-live tests will fail")
 endif()
 
-foreach(group dense iswa mla hybrid harness)
+foreach(group dense iswa mla hybrid harness compute)
   add_test(NAME "llamacpp-live: ${group}"
            COMMAND ${KVPLAN_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/live/live.mjs --kvplan $<TARGET_FILE:kvplan>
                    ${live_harness_args} ${group})

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeGguf, spmVocab } from "./gguf.mjs";
-import { fullMeta } from "./models.mjs";
+import { fullMeta, llamaFile, vocabOf } from "./models.mjs";
 import { groups } from "./cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -58,8 +58,12 @@ if (group === "harness" && !harness) {
 /// llama.cpp through harness.cpp: its log lines and whether the context was created.
 function viaHarness(c, path) {
   const fa = c.fa === "auto" ? -1 : c.fa ? 1 : 0;
-  const argv = [backends, path, c.n_ctx, c.seqs, c.n_batch ?? 2048, c.ubatch ?? 512, ggmlType[c.ctk], ggmlType[c.ctv],
-                fa, c.swa_full ? 1 : 0, c.kv_unified ? 1 : 0, c.n_rs_seq ?? 0].map(String);
+  // llama-server's n_outputs_max (server_output_limits): one output per slot, 1 + the draft tokens with
+  // speculative decoding (kvplan's --n-rs-seq is --spec-draft-n-max), at most n_batch.
+  const nBatch = c.n_batch ?? 2048;  // llama-server's -b default
+  const outputs = Math.min(nBatch, c.seqs * (1 + (c.n_rs_seq ?? 0)));
+  const argv = [backends, path, c.n_ctx, c.seqs, nBatch, c.ubatch ?? 512, ggmlType[c.ctk], ggmlType[c.ctv],
+                fa, c.swa_full ? 1 : 0, c.kv_unified ? 1 : 0, c.n_rs_seq ?? 0, outputs].map(String);
   const run = spawnSync(harness, argv, { encoding: "utf8" });
   if (run.status !== 0) return { ok: false, loaded: false, lines: (run.stdout + run.stderr).split("\n") };
   const lines = run.stdout.split("\n").map((l) => l.trimEnd());
@@ -88,20 +92,41 @@ async function viaBinding(c, path) {
   return { ok, loaded: true, lines };
 }
 
-const name = (c) => `${c.model}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
+const name = (c) => `${c.model}${c.llama ? `[${Object.entries(c.llama).map(([k, v]) => k + v).join(",")}]` : ""}` +
+  `${c.vocab ? `-v${c.vocab}` : ""}/c${c.n_ctx}-s${c.seqs}-${c.ctk}-${c.ctv}-fa${c.fa === "auto" ? "auto" : c.fa ? 1 : 0}` +
   (c.swa_full ? "-swafull" : "") + (c.ubatch ? `-ub${c.ubatch}` : "") + (c.n_batch ? `-b${c.n_batch}` : "") +
   (c.kv_unified ? "-unified" : "") + (c.n_rs_seq ? `-rs${c.n_rs_seq}` : "");
+
+/// The MiB figure of a "compute buffer size = X MiB" line; null without one.
+const computeLine = /compute buffer size =/;
+const mibOf = (line) => { const m = /compute buffer size = +([0-9.]+) MiB/.exec(line ?? ""); return m ? Number(m[1]) : null; };
+/// How far kvplan's compute buffer may be from llama.cpp's: 2 MiB (ggml-alloc's placement on these
+/// models: a freed block too small for the next tensor moves it up by a few rows of n_embd x n_ubatch),
+/// or 10% of the buffer, whichever is larger. docs/engines/llamacpp-budget.md gives the measured errors.
+const computeTolerance = (real) => Math.max(2, 0.1 * (real ?? 0));
+const computeErrors = [];
 
 let failed = 0;
 const files = {};
 for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model === process.env.LIVE_MODEL)) {
-  const path = files[c.model] ??= (() => {
-    const p = join(dir, `${c.model}.gguf`);
-    writeGguf(p, fullMeta(c.model, spmVocab()), tensors[c.model]);
+  // A "llama" case is a llama file of its own dimensions, "vocab" pads the vocabulary (the compute group).
+  const key = JSON.stringify([c.model, c.llama ?? null, c.vocab ?? null]);
+  const path = files[key] ??= (() => {
+    const p = join(dir, `f${Object.keys(files).length}-${c.model}.gguf`);
+    if (c.llama) {
+      const { meta, t } = llamaFile(c.llama, c.vocab ?? 266);
+      writeGguf(p, { ...fullMeta(c.model, vocabOf(c.vocab ?? 266)), ...meta }, t);
+    } else {
+      const t = c.vocab ? tensors[c.model].map((x) => ({ ...x, shape: x.shape.map((s) => (s === 266 ? c.vocab : s)) }))
+                        : tensors[c.model];
+      writeGguf(p, fullMeta(c.model, c.vocab ? vocabOf(c.vocab) : spmVocab()), t);
+    }
     return p;
   })();
   // llama.cpp: load, create the context, take its lines.
-  const h = group === "harness" ? viaHarness(c, path) : await viaBinding(c, path);
+  // Every group through the harness when it is built (llama-server's n_outputs_max, which the binding
+  // cannot pass); the binding without it (the harness group then fails, saying so).
+  const h = harness ? viaHarness(c, path) : await viaBinding(c, path);
   if (!h.loaded) {
     console.log(`FAIL ${name(c)}: llama.cpp did not load the model: ` +
                 `${h.lines.filter((l) => /error|usage|not/.test(l)).join(" | ")}`);
@@ -121,10 +146,11 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   if (c.kv_unified) argv.push("--kv-unified");
   if (c.n_rs_seq) argv.push("--n-rs-seq", String(c.n_rs_seq));
   const run = spawnSync(kvplan, argv, { encoding: "utf8" });
-  let planned = null;
+  let planned = null, plannedCompute = null;
   if (run.status === 0) {
     const out = JSON.parse(run.stdout);
     planned = (out.engine?.log_lines ?? []).filter((l) => kvLine.test(l));
+    plannedCompute = mibOf((out.engine?.log_lines ?? []).find((l) => computeLine.test(l)));
   }
 
   const why = [];
@@ -139,12 +165,29 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   } else if (JSON.stringify(engine) !== JSON.stringify(planned)) {
     why.push("llama.cpp:\n    " + engine.join("\n    ") + "\n  kvplan:\n    " + planned.join("\n    "));
   }
+  // The compute buffer: llama.cpp's "CPU compute buffer size" against kvplan's prediction, within the
+  // tolerance docs/engines/llamacpp-budget.md states (computeTolerance).
+  let computeNote = "";
+  if (ok && run.status === 0 && !c.server_refuses) {
+    const real = mibOf(compute[0]);
+    const tol = computeTolerance(real);
+    computeNote = ` | compute predicted ${plannedCompute?.toFixed(2)} MiB (${(plannedCompute - real >= 0 ? "+" : "") + (plannedCompute - real).toFixed(2)})`;
+    computeErrors.push({ name: name(c), real, planned: plannedCompute });
+    if (real === null || plannedCompute === null || Math.abs(plannedCompute - real) > tol)
+      why.push(`compute buffer: llama.cpp ${real} MiB, kvplan ${plannedCompute} MiB (tolerance ${tol.toFixed(2)} MiB)`);
+  }
   const tag = why.length ? "FAIL" : "PASS";
   if (why.length) ++failed;
-  const said = ok ? engine.concat(compute).join(" | ") : `refused: ${run.stderr.trim()}`;
+  const said = ok ? engine.concat(compute).join(" | ") + computeNote : `refused: ${run.stderr.trim()}`;
   console.log(`${tag} ${name(c)}${why.length ? "\n  " + why.join("\n  ") : ": " + said}`);
 }
 rmSync(dir, { recursive: true, force: true });
+if (computeErrors.length) {
+  const errs = computeErrors.map((e) => Math.abs(e.planned - e.real));
+  const exact = errs.filter((e) => e < 0.005).length;
+  console.log(`compute buffer: ${exact} of ${errs.length} exact to the printed 0.01 MiB, largest error ` +
+              `${Math.max(...errs).toFixed(2)} MiB`);
+}
 console.log(`${groups[group].length - failed} of ${groups[group].length} cases match llama.cpp ${llama.llamaCppRelease.release}`);
 await llama.dispose();
 process.exit(failed ? 1 : 0);

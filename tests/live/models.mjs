@@ -1,3 +1,4 @@
+import { spmVocab } from "./gguf.mjs";
 // The live suite's tiny models: each a GGUF's metadata as convert_hf_to_gguf.py would write it for one
 // llama.cpp architecture, small enough that llama.cpp loads it in milliseconds. Their tensors (names
 // and shapes as llama.cpp's loader demands, zero weights) are in tensors.json, made by discover.mjs.
@@ -191,4 +192,36 @@ export const models = {
 export function fullMeta(name, vocab) {
   return { "general.alignment": 32, "general.file_type": 0, "general.name": `kvplan live ${name}`,
            ...models[name], ...vocab };
+}
+
+/// spmVocab padded with normal tokens to `n` entries (the logits' width).
+export function vocabOf(n) {
+  const v = spmVocab();
+  const tokens = [...v["tokenizer.ggml.tokens"]];
+  for (let i = tokens.length; i < n; ++i) tokens.push(`\u2581w${i}`);
+  return { ...v, "tokenizer.ggml.tokens": tokens,
+           "tokenizer.ggml.scores": { type: "arr", of: "f32", value: tokens.map(() => 0) },
+           "tokenizer.ggml.token_type": { type: "arr", of: "i32",
+             value: tokens.map((t, i) => (i === 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1)) } };
+}
+
+/// A llama-architecture file of any dimensions (the compute buffer's sweeps): its metadata and tensors for
+/// d = { embd, head, head_kv, ff, layers (2), head_dim (embd / head), untied } and a vocabulary of nv.
+export function llamaFile(d, nv) {
+  const hd = d.head_dim ?? d.embd / d.head;
+  const meta = { "general.architecture": "llama", "llama.context_length": 1 << 20, "llama.embedding_length": d.embd,
+    "llama.block_count": d.layers ?? 2, "llama.attention.head_count": d.head, "llama.attention.head_count_kv": d.head_kv,
+    "llama.feed_forward_length": d.ff, "llama.attention.layer_norm_rms_epsilon": 1e-5, "llama.rope.dimension_count": hd };
+  if (d.head_dim) { meta["llama.attention.key_length"] = hd; meta["llama.attention.value_length"] = hd; }
+  const t = [{ name: "token_embd.weight", shape: [d.embd, nv] }, { name: "output_norm.weight", shape: [d.embd] }];
+  for (let i = 0; i < (d.layers ?? 2); ++i) {
+    const b = `blk.${i}.`;
+    t.push({ name: b + "attn_norm.weight", shape: [d.embd] }, { name: b + "attn_q.weight", shape: [d.embd, d.head * hd] },
+           { name: b + "attn_k.weight", shape: [d.embd, d.head_kv * hd] }, { name: b + "attn_v.weight", shape: [d.embd, d.head_kv * hd] },
+           { name: b + "attn_output.weight", shape: [d.head * hd, d.embd] }, { name: b + "ffn_norm.weight", shape: [d.embd] },
+           { name: b + "ffn_gate.weight", shape: [d.embd, d.ff] }, { name: b + "ffn_down.weight", shape: [d.ff, d.embd] },
+           { name: b + "ffn_up.weight", shape: [d.embd, d.ff] });
+  }
+  if (d.untied) t.push({ name: "output.weight", shape: [d.embd, nv] });
+  return { meta, t };
 }

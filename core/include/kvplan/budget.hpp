@@ -167,6 +167,48 @@ MemoryBudget trtllm_budget(const BudgetInputs& in);
 /// floor(memory x utilisation), one reserve, kv = requested - weights - reserve.
 MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu, Bytes reserve);
 
+/// The worst-case ubatch llama.cpp reserves its compute graph for (src/llama-context.cpp sched_reserve and
+/// graph_reserve), and the KV cells its attention reads: what its compute buffer depends on besides the
+/// model.
+struct LlamacppGraph {
+  std::uint64_t n_tokens = 0;  ///< min(n_ctx, n_ubatch) rounded up to a multiple of n_seq_max
+  std::uint64_t n_outputs =
+      0;  ///< llama-server's: min(n_tokens, n_seq x (1 + drafts)); the library's: n_tokens
+  std::uint64_t full_cells = 0;  ///< cells per stream of the non-SWA cache (n_kv of its mask); 0: none
+  std::uint64_t swa_cells = 0;   ///< cells per stream of the SWA cache; 0: none
+  bool flash_attn = true;        ///< -fa on / auto (the CPU and CUDA backends have FLASH_ATTN_EXT)
+};
+
+/// llama.cpp's reserved graph for `n_seq` sequences of `context` tokens each under `o` (n_ubatch, -fa,
+/// --kv-unified, --swa-full, the cache padding of o.version), as core/src/engine_llamacpp.cpp sizes its
+/// caches. Throws kvplan::Error("context", ...) past 2^64.
+LlamacppGraph llamacpp_graph(const ModelSpec& m, const EngineOptions& o, std::uint64_t n_seq,
+                             std::uint64_t context);
+
+/// llama.cpp's compute buffer on the device that runs the whole graph (`sched_reserve: <dev> compute buffer
+/// size`), as the peak of ggml-alloc's reuse over the graph's phases (core/src/budget_llamacpp.cpp has each
+/// term and its source): the KQ masks live through the layers, plus the largest of the attention phase (the
+/// scores n_head x n_kv x n_tokens x 4 B without flash attention), the FFN or MoE phase, the recurrent
+/// phase and the output phase (logits n_vocab x n_outputs x 4 B). Checked against the real llama.cpp
+/// (tests/live) and public CUDA logs (docs/engines/llamacpp-budget.md). `phase` names the largest.
+struct LlamacppComputeBuffer {
+  Bytes total;
+  Bytes masks;  ///< the KQ masks (full and SWA), f16 with flash attention, else f32
+  Bytes attention, ffn, recurrent, output;  ///< each phase's peak, masks included where they are live
+  std::string phase;                        ///< "attention", "ffn", "moe", "recurrent" or "output"
+};
+LlamacppComputeBuffer llamacpp_compute_buffer(const ModelSpec& m, const LlamacppGraph& g);
+
+/// llama.cpp's log line for a compute buffer of `b` bytes on CUDA0: "sched_reserve:      CUDA0 compute buffer
+/// size =   258.50 MiB" (src/llama-context.cpp sched_reserve's "%s: %10s compute buffer size = %8.2f MiB").
+std::string llamacpp_compute_line(Bytes b);
+
+/// llama.cpp's budget on one GPU that holds the whole model (-ngl all): total - model buffer (the weights
+/// as loaded) - compute buffer = what is left for the KV cache. llama.cpp has no utilisation fraction: the
+/// whole GPU is requested unless the user gives a fraction. The compute buffer is `activation` (and the
+/// reserve); its line is llama.cpp's "compute buffer size = ... MiB". Throws as llamacpp_compute_buffer.
+MemoryBudget llamacpp_budget(const BudgetInputs& in, const LlamacppGraph& g);
+
 /// Maps a vLLM release number ("0.19.0", "0.11.2", "0.26") to the rule set kvplan models for it ("v1"
 /// for 0.11 to 0.19, "0.20" for 0.20 to 0.25, "0.26" for 0.26); a rule-set name (engine_versions) is
 /// returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range otherwise.
