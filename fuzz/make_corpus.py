@@ -124,3 +124,81 @@ seeds = {
 for name, data in seeds.items():
     for size_byte in (0, 92):
         (out / "gguf" / f"{name}-{size_byte}.gguf").write_bytes(bytes([size_byte]) + data)
+
+# hub: whole exchanges with the Hub stand-in (fuzz_hub.cpp): byte 0 (even: a safetensors repo, odd: a GGUF
+# repo by tag), then the answers in request order, split by "@@@\n" (status line, header lines, a blank
+# line, the body).
+import hashlib
+
+shutil.rmtree(out / "hub", ignore_errors=True)
+(out / "hub").mkdir(parents=True)
+commit = "1" * 40
+
+
+def reply(status, headers, body=b""):
+    return (status + "\n" + "".join(h + "\n" for h in headers) + "\n").encode() + body
+
+
+def exchange(kind, replies):
+    return bytes([kind]) + b"@@@\n".join(replies)
+
+
+cfg = json.dumps({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 256,
+                  "max_position_embeddings": 4096, "tie_word_embeddings": True,
+                  "torch_dtype": "bfloat16"}).encode()
+st = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [256, 64],
+                                                "data_offsets": [0, 32768]}}).encode()
+st_size = 8 + len(st) + 32768
+(out / "hub" / "safetensors-single").write_bytes(exchange(0, [
+    reply("200", ["X-Repo-Commit: " + commit, 'ETag: "' + hashlib.sha1(cfg).hexdigest() + '"'], cfg),
+    reply("404", ["X-Error-Code: EntryNotFound"], b'{"error":"x"}'),
+    reply("206", ["X-Repo-Commit: " + commit, "HTTP/1.1 206", f"Content-Range: bytes 0-7/{st_size}"],
+          struct.pack("<Q", len(st))),
+    reply("206", [f"Content-Range: bytes 8-{8 + len(st) - 1}/{st_size}"], st)]))
+(out / "hub" / "gated").write_bytes(exchange(0, [reply("401", ["X-Error-Code: GatedRepo"], b"{}")]))
+
+llama_keys = [("block_count", 1), ("embedding_length", 64), ("feed_forward_length", 128),
+              ("attention.head_count", 4), ("attention.head_count_kv", 2)]
+
+
+def shard(no, count, tensors):
+    """A GGUF shard: the metadata in the first; split.no and split.count as uint16 when count > 1."""
+    w = make_gguf.Writer()
+    if no == 0:
+        w.str("general.architecture", "llama")
+        for k, v in llama_keys:
+            w.u32("llama." + k, v)
+        w.tokens(16)
+    if count > 1:
+        for k, v in (("split.count", count), ("split.no", no)):
+            w.kv += w.s(k) + struct.pack("<IH", 2, v)
+            w.n_kv += 1
+    for t in tensors:
+        w.tensor(t, [64, 16], F32)
+    header, data = w.file()
+    return header + bytes(data)
+
+
+def listing(files):
+    return reply("200", [], json.dumps([{"type": "file", "path": n, "size": len(b)} for n, b in files]).encode())
+
+
+def header_replies(data, first):
+    """The probe (its answer carries the commit when `first`), then the whole file in one Range answer."""
+    probe_headers = (["X-Repo-Commit: " + commit] if first else []) + [f"Content-Range: bytes 0-7/{len(data)}"]
+    return [reply("206", probe_headers, data[:8]),
+            reply("206", [f"Content-Range: bytes 0-{len(data) - 1}/{len(data)}"], data)]
+
+
+single = shard(0, 1, ["token_embd.weight"])
+(out / "hub" / "gguf-single").write_bytes(exchange(1, [
+    listing([("m-Q4_K_M.gguf", single), ("README.md", b"hello")]), *header_replies(single, True)]))
+s1, s2 = shard(0, 2, ["token_embd.weight"]), shard(1, 2, ["output.weight"])
+n1, n2 = "m-Q4_K_M-00001-of-00002.gguf", "m-Q4_K_M-00002-of-00002.gguf"
+(out / "hub" / "gguf-split").write_bytes(exchange(1, [
+    listing([(n1, s1), (n2, s2)]), *header_replies(s1, True), *header_replies(s2, False)]))
+(out / "hub" / "listing-next-page").write_bytes(exchange(1, [
+    reply("200", ['Link: <http://fuzz:fuzzsecretpw@hub.fuzz/api/models/org/name/tree/main?cursor=x>; rel="next"'],
+          b"[]"),
+    reply("200", [], b"[]")]))

@@ -2,7 +2,7 @@
 # Builds kvplan's libFuzzer targets with clang (ASan + UBSan) in build-fuzz and runs each for SECONDS
 # (default 600), one after another, then prints executions and findings per target.
 #   bash scripts/fuzz.sh [SECONDS]            all targets: preset hf_config units size calibration scenario
-#                                             safetensors gguf hf_cache
+#                                             safetensors gguf hf_cache hub
 #   FUZZ_TARGETS="units size" bash scripts/fuzz.sh 60
 #   FUZZ_RUNS=1000000 bash scripts/fuzz.sh    each target for 1,000,000 executions instead of a time
 #   bash scripts/fuzz.sh 5                    a smoke pass (a few seconds each), as CI may run it
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-600}
-read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors gguf hf_cache}"
+read -r -a targets <<<"${FUZZ_TARGETS:-preset hf_config units size calibration scenario safetensors gguf hf_cache hub}"
 build=${FUZZ_BUILD:-build-fuzz}
 cxx=${FUZZ_CXX:-clang++-14}
 

@@ -53,9 +53,9 @@ kvplan_cli_ok("context past max_position_embeddings warns, still plans" "\"bytes
 kvplan_cli_ok("help" "size" --help)
 
 kvplan_cli_bad("unknown model" "^kvplan: error: model: unknown model 'no-such-model'" size no-such-model)
-# org/repo:TAG as llama.cpp's -hf takes it: not built yet, and said so naming the tag (issue 29 item 5).
-kvplan_cli_bad("a GGUF repo by quant tag is not supported yet"
-  "^kvplan: error: model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag .* is not supported yet: .*'Q4_K_M'"
+# org/repo:TAG as llama.cpp's -hf takes it (issue 29 item 5): the tests run offline with empty caches.
+kvplan_cli_bad("a GGUF repo by quant tag, offline and not cached"
+  "^kvplan: error: model: 'unsloth/Qwen3-8B-GGUF' at revision 'main' is not in kvplan's cache of GGUF headers .*HF_HUB_OFFLINE is set"
   size unsloth/Qwen3-8B-GGUF:Q4_K_M)
 kvplan_cli_bad("missing file" "no-such-dir/config.json: no such file" size no-such-dir/config.json)
 kvplan_cli_bad("malformed json" "malformed.json: malformed JSON" size ${KVPLAN_FIXTURES}/malformed.json)

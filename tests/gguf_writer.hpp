@@ -112,6 +112,8 @@ class GgufWriter {
     u64(o, n_kv_);
     return o + kv_ + ti_;
   }
+  /// The whole file's size: the header padded to 32 B, then the data region.
+  std::uint64_t file_size() const { return pad32(bytes().size()) + data_; }
   /// The whole file in memory: the header padded to 32 B, then the data region's zeros (small models).
   std::string file() const {
     std::string h = bytes();
@@ -133,5 +135,49 @@ class GgufWriter {
   std::string kv_, ti_;
   std::uint64_t n_kv_ = 0, n_tensors_ = 0, data_ = 0;
 };
+
+/// Llama-3.1-8B's metadata as convert_hf_to_gguf.py writes it.
+inline GgufWriter llama31_8b_metadata() {
+  GgufWriter w;
+  w.kv_str("general.architecture", "llama")
+      .kv_str("general.name", "Meta Llama 3.1 8B Instruct")
+      .kv_u32("llama.block_count", 32)
+      .kv_u32("llama.context_length", 131072)
+      .kv_u32("llama.embedding_length", 4096)
+      .kv_u32("llama.feed_forward_length", 14336)
+      .kv_u32("llama.attention.head_count", 32)
+      .kv_u32("llama.attention.head_count_kv", 8)
+      .kv_f32("llama.rope.freq_base", 500000.0F)
+      .kv_u32("llama.rope.dimension_count", 128)
+      .kv_u32("general.file_type", 15)
+      .tokens(128256);
+  return w;
+}
+
+/// Block il's tensors, in llama31_8b()'s types.
+inline void llama31_8b_block(GgufWriter& w, int il) {
+  const std::string b = "blk." + std::to_string(il) + ".";
+  w.tensor(b + "attn_norm.weight", {4096}, F32)
+      .tensor(b + "attn_q.weight", {4096, 4096}, Q4_K)
+      .tensor(b + "attn_k.weight", {4096, 1024}, Q4_K)
+      .tensor(b + "attn_v.weight", {4096, 1024}, Q6_K)
+      .tensor(b + "attn_output.weight", {4096, 4096}, Q4_K)
+      .tensor(b + "ffn_norm.weight", {4096}, F32)
+      .tensor(b + "ffn_gate.weight", {4096, 14336}, Q4_K)
+      .tensor(b + "ffn_up.weight", {4096, 14336}, Q4_K)
+      .tensor(b + "ffn_down.weight", {14336, 4096}, Q6_K);
+}
+
+/// Llama-3.1-8B as convert_hf_to_gguf.py writes it, with a Q4_K_M-like mix: Q4_K for most matrices, Q6_K
+/// for attn_v, ffn_down and output, F32 norms and rope_freqs.
+inline GgufWriter llama31_8b() {
+  GgufWriter w = llama31_8b_metadata();
+  w.tensor("rope_freqs.weight", {64}, F32)
+      .tensor("token_embd.weight", {4096, 128256}, Q4_K)
+      .tensor("output_norm.weight", {4096}, F32)
+      .tensor("output.weight", {4096, 128256}, Q6_K);
+  for (int il = 0; il < 32; ++il) llama31_8b_block(w, il);
+  return w;
+}
 
 }  // namespace kvplan::test

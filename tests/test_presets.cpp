@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env_scope.hpp"
 #include "hf_support.hpp"
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/hub_fetch.hpp"
@@ -23,6 +24,7 @@ using namespace kvplan;
 using nlohmann::json;
 
 namespace {
+using test::EnvScope;
 using test::error_of;
 using test::load;
 
@@ -581,14 +583,19 @@ TEST_CASE("Hugging Face revisions: names that stay inside the cache folder", "[p
   CHECK_FALSE(presets::is_commit_hash("main"));
 }
 
-TEST_CASE("org/repo:TAG, a GGUF repo by quant tag, is named as not supported yet", "[presets][hub]") {
-  // llama.cpp common/download.cpp common_download_split_repo_tag: the tag is the text after the last ':',
-  // the repo the text before the first, <user>/<model>. Nothing is fetched: the message names the tag.
-  CHECK_THROWS_WITH(
-      presets::find_model("unsloth/Qwen3-8B-GGUF:Q4_K_M"),
-      Catch::Matchers::StartsWith("model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M': a GGUF repo by quant tag") &&
-          Catch::Matchers::Contains("is not supported yet") &&
-          Catch::Matchers::Contains("whose name contains 'Q4_K_M'"));
+TEST_CASE("A GGUF repo by quant tag (org/repo:TAG) goes to the Hub's GGUF reader", "[presets][hub]") {
+  // llama.cpp common/download.cpp common_download_split_repo_tag: the repo the text before the ':',
+  // <user>/<model>, the tag after it. Offline with an empty cache, the miss is named
+  // (tests/test_hub_gguf.cpp reads such repos from a Hub stand-in).
+  const EnvScope offline("HF_HUB_OFFLINE", "1");
+  const EnvScope cache("XDG_CACHE_HOME", "/nonexistent/kvplan-test-cache");
+  CHECK_THROWS_WITH(presets::find_model("unsloth/Qwen3-8B-GGUF:Q4_K_M"),
+                    Catch::Matchers::StartsWith("model: 'unsloth/Qwen3-8B-GGUF' at revision 'main' is not in "
+                                                "kvplan's cache of GGUF headers") &&
+                        Catch::Matchers::Contains("HF_HUB_OFFLINE is set"));
+  // A file path as the tag is no missing local file.
+  CHECK_THROWS_WITH(presets::find_model("unsloth/Qwen3-8B-GGUF:Qwen3-8B-Q4_K_M.gguf"),
+                    Catch::Matchers::Contains("is not in kvplan's cache"));
   // Not a repo before the ':': the unknown-model message as before.
   CHECK_THROWS_WITH(presets::find_model("no-slash:Q4_K_M"),
                     Catch::Matchers::Contains("unknown model 'no-slash:Q4_K_M'"));
@@ -596,30 +603,6 @@ TEST_CASE("org/repo:TAG, a GGUF repo by quant tag, is named as not supported yet
 
 // --- Issue 28: hostile input, round 3.
 namespace {
-/// Sets (or, with nullptr, unsets) an environment variable for one scope, then restores it.
-class EnvScope {
- public:
-  EnvScope(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~EnvScope() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 /// The password database's home folder of this user (what Python's expanduser("~") falls back to); empty
 /// where the user has no entry (some containers).
 std::string passwd_home() {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -96,6 +97,12 @@ constexpr std::uint64_t kMaxTensorName = 63;
 // What one kept entry costs besides its bytes (map node, std::string, vectors, allocator headers).
 constexpr std::uint64_t kEntryOverhead = 256;
 
+/// Thrown by a Cursor over a file's first bytes when a read needs bytes past them: the header needs the
+/// file's first `bytes` bytes at least.
+struct NeedMore {
+  std::uint64_t bytes;
+};
+
 /// A bounds-checked little-endian cursor over a file of `total` bytes, held whole in memory or read
 /// forward in chunks. Every read is checked twice: against the file's size (a truncated header) and
 /// against the bytes actually read into the window (a file that shrank while read).
@@ -104,6 +111,13 @@ class Cursor {
   /// The whole file in memory.
   Cursor(std::string_view whole, std::string origin)
       : win_(whole), total_(whole.size()), origin_(std::move(origin)) {}
+  /// The first bytes of a file of `total` bytes (a Range response): a read past them throws NeedMore.
+  Cursor(std::string_view prefix, std::uint64_t total, std::string origin)
+      : chunk_(std::size_t{1} << 20),
+        win_(prefix),
+        total_(total),
+        origin_(std::move(origin)),
+        prefix_(true) {}
   /// A file of `total` bytes read through `in`, `chunk` bytes at a time (at least 8).
   Cursor(std::istream& in, std::uint64_t total, std::size_t chunk, std::string origin)
       : in_(&in), chunk_(std::max<std::size_t>(chunk, 8)), total_(total), origin_(std::move(origin)) {}
@@ -181,7 +195,9 @@ class Cursor {
     return win_.data() + (pos_ - win_off_);
   }
   void refill(std::uint64_t n, const std::string& field) {
-    // In memory the window is the whole file, so need() has already refused what is not there.
+    // A prefix: the caller fetches more and parses again. In memory the window is the whole file, so
+    // need() has already refused what is not there.
+    if (prefix_) throw NeedMore{pos_ + n};
     if (in_ == nullptr) fail(field, "read past the end of the header in memory");
     const std::uint64_t want = std::min<std::uint64_t>(chunk_, left());
     buf_.resize(static_cast<std::size_t>(want));
@@ -209,6 +225,7 @@ class Cursor {
   std::uint64_t pos_ = 0;
   std::uint64_t kept_ = 0;
   std::string origin_;
+  bool prefix_ = false;
 };
 
 GgufType value_type(Cursor& c, const std::string& field) {
@@ -423,6 +440,20 @@ GgufHeader parse_header(Cursor& c) {
 GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin) {
   Cursor c(bytes, std::string(origin));
   return parse_header(c);
+}
+
+GgufPrefix parse_gguf_prefix(std::string_view prefix, std::uint64_t file_size, std::string_view origin) {
+  if (prefix.size() > file_size)
+    throw Error(std::string(origin),
+                std::to_string(prefix.size()) + " bytes read of a file of " + std::to_string(file_size));
+  Cursor c(prefix, file_size, std::string(origin));
+  try {
+    GgufHeader h = parse_header(c);
+    const std::uint64_t end = c.pos();
+    return GgufPrefix{std::move(h), end};
+  } catch (const NeedMore& more) {
+    return GgufPrefix{std::nullopt, more.bytes};
+  }
 }
 
 bool is_gguf_file(const fs::path& path) {
@@ -924,15 +955,14 @@ std::string split_tail(std::uint64_t no, std::uint64_t count) {
   return buf.data();
 }
 
-/// A split GGUF (llama.cpp's gguf-split): the first shard holds the metadata, every shard some tensors.
-/// llama_model_loader reads split.count from the file it is given; when above 1 that file must be the first
-/// (split.no 0, "model must be loaded with the first split"), and the others are opened beside it by name
-/// (llama_get_list_splits: llama_split_prefix strips "-00001-of-0000N.gguf", llama_split_path adds each
-/// shard's), "failed to load GGUF split" when one is absent, and a tensor name in two shards is
-/// "invalid model: tensor '...' is duplicated". Adds the other shards' tensors to `h`; returns the prefix's
-/// file name (the model's id), or "" for a file that is not split.
-std::string add_split_shards(const fs::path& path, GgufHeader& h) {
-  const std::string origin = path.filename().string();
+}  // namespace
+
+std::string merge_split_gguf(
+    std::string_view first_name, GgufHeader& h, std::uint64_t max_shards,
+    const std::function<GgufHeader(const std::string&, std::uint64_t, std::uint64_t)>& read_shard) {
+  const std::string name(first_name);
+  const auto slash = name.rfind('/');
+  const std::string origin = slash == std::string::npos ? name : name.substr(slash + 1);
   const std::uint64_t count = split_key(h, origin, "split.count").value_or(0);
   if (count <= 1) return "";
   const auto no = split_key(h, origin, "split.no");
@@ -953,32 +983,41 @@ std::string add_split_shards(const fs::path& path, GgufHeader& h) {
                             ": the first shard of a split GGUF is named " + "<name>" + first_tail +
                             " (llama.cpp llama_split_prefix), and the other shards " +
                             "are found by that name; rename it so");
-  const std::string prefix = path.string().substr(0, path.string().size() - first_tail.size());
+  if (max_shards != 0 && count > max_shards)
+    throw Error(origin + ": split.count", std::to_string(count) +
+                                              " shards: kvplan reads the headers of at most " +
+                                              std::to_string(max_shards) + " (the limit)");
+  const std::string prefix = name.substr(0, name.size() - first_tail.size());
   std::set<std::string, std::less<>> names;
   for (const auto& t : h.tensors) names.insert(t.name);
   for (std::uint64_t idx = 1; idx < count; ++idx) {
-    const fs::path shard = prefix + split_tail(idx, count);
-    std::error_code ec;
-    if (!fs::exists(shard, ec))
-      throw Error(shard.string(), "missing: shard " + std::to_string(idx + 1) + " of " +
-                                      std::to_string(count) + " of the split GGUF " + origin +
-                                      " (llama.cpp reads every shard from the first one's folder)");
-    GgufHeader part = read_gguf_header(shard);
+    const std::string shard = prefix + split_tail(idx, count);
+    GgufHeader part = read_shard(shard, idx, count);
+    const auto shard_slash = shard.rfind('/');
+    const std::string shard_name = shard_slash == std::string::npos ? shard : shard.substr(shard_slash + 1);
     for (auto& t : part.tensors) {
       if (!names.insert(t.name).second)
-        throw Error(shard.filename().string() + ": tensor '" + t.name + "'",
+        throw Error(shard_name + ": tensor '" + t.name + "'",
                     "is also in an earlier shard (llama.cpp: \"tensor is duplicated\")");
       h.tensors.push_back(std::move(t));
     }
   }
-  const std::string stem = path.filename().string();
-  return stem.substr(0, stem.size() - first_tail.size());
+  return origin.substr(0, origin.size() - first_tail.size());
 }
-}  // namespace
 
 ModelSpec load_gguf_file(const fs::path& path) {
   GgufHeader h = read_gguf_header(path);
-  const std::string split_id = add_split_shards(path, h);
+  const std::string origin = path.filename().string();
+  // The other shards beside the first (llama_get_list_splits), "failed to load GGUF split" when absent.
+  const std::string split_id = merge_split_gguf(
+      path.string(), h, 0, [&](const std::string& shard, std::uint64_t idx, std::uint64_t count) {
+        std::error_code ec;
+        if (!fs::exists(shard, ec))
+          throw Error(shard, "missing: shard " + std::to_string(idx + 1) + " of " + std::to_string(count) +
+                                 " of the split GGUF " + origin +
+                                 " (llama.cpp reads every shard from the first one's folder)");
+        return read_gguf_header(shard);
+      });
   ModelSpec m = model_from_gguf(h, path.filename().string());
   m.id = split_id.empty() ? path.stem().string() : split_id;
   if (m.name.empty()) m.name = m.id;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,9 @@
 
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/gguf.hpp"
 #include "kvplan/hf_hub.hpp"
+#include "kvplan/hub_transport.hpp"
 #include "kvplan/presets.hpp"
 
 namespace kvplan::presets {
@@ -32,6 +35,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+/// The transport set by testing::set_hub_transport (tests and the fuzz target); empty: libcurl.
+testing::HubTransport& test_transport() {
+  static testing::HubTransport t;
+  return t;
+}
+
 /// The innermost HubCancelScope's flag on this thread; null when none.
 thread_local HubCancelFlag t_cancel;
 
@@ -99,6 +108,7 @@ struct Response {
   std::string etag;           ///< the last response's ETag
   std::string content_range;  ///< the last response's Content-Range
   std::string error_code;     ///< the last response's X-Error-Code (GatedRepo, RepoNotFound...)
+  std::string link;           ///< the last response's Link (the Hub API's next page)
   std::size_t limit = 0;      ///< most body bytes kept; more aborts the transfer
   bool over_limit = false;
 };
@@ -122,6 +132,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     r.etag.clear();
     r.content_range.clear();
     r.error_code.clear();
+    r.link.clear();
     return bytes;
   }
   const auto colon = line.find(':');
@@ -133,6 +144,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   if (name == "etag") r.etag = value;
   if (name == "content-range") r.content_range = value;
   if (name == "x-error-code") r.error_code = value;
+  if (name == "link") r.link = value;
   return bytes;
 }
 
@@ -224,6 +236,7 @@ struct Hub {
   /// when the fetch's deadline has passed or passes during the request.
   Response get(const std::string& url, std::size_t limit,
                std::optional<std::pair<std::uint64_t, std::uint64_t>> range, const std::string& file) const {
+    if (test_transport()) return get_through_test_transport(url, limit, range, file);
     static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (!ready) throw HubError("model", "libcurl failed to initialise");
     // One handle for every request of a fetch: libcurl keeps its connection (and TLS session) open.
@@ -272,10 +285,52 @@ struct Hub {
     const CURLcode rc = cancel && cancel->load() ? CURLE_ABORTED_BY_CALLBACK : curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
+    return outcome(std::move(r), rc, err[0] != '\0' ? std::string(err) : std::string(curl_easy_strerror(rc)),
+                   url, limit, range.has_value(), cut_by_deadline, file);
+  }
+
+  /// get() through testing::set_hub_transport's stand-in: the same deadline, limits and error words, its
+  /// reply's header lines and body through libcurl's callbacks.
+  Response get_through_test_transport(const std::string& url, std::size_t limit,
+                                      std::optional<std::pair<std::uint64_t, std::uint64_t>> range,
+                                      const std::string& file) const {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
+            .count();
+    if (left <= 0) throw past_deadline(file);
+    testing::HubRequest q;
+    q.url = url;
+    q.range = range ? std::to_string(range->first) + "-" + std::to_string(range->second) : std::string();
+    q.authorized = !token.value.empty();
+    q.limit = limit;
+    testing::HubReply reply = test_transport()(q);
+    Response r;
+    r.limit = limit;
+    for (auto& line : reply.header_lines) (void)on_header(line.data(), 1, line.size(), &r);
+    r.status = reply.status;
+    CURLcode rc = CURLE_OK;
+    using O = testing::HubReply::Outcome;
+    switch (reply.outcome) {
+      case O::ok: break;
+      case O::timed_out: rc = CURLE_OPERATION_TIMEDOUT; break;
+      case O::unreachable: rc = CURLE_COULDNT_CONNECT; break;
+      case O::truncated: rc = CURLE_PARTIAL_FILE; break;
+      case O::cancelled: rc = CURLE_ABORTED_BY_CALLBACK; break;
+      case O::failed: rc = CURLE_RECV_ERROR; break;
+    }
+    if (rc == CURLE_OK && !reply.body.empty() && on_body(reply.body.data(), 1, reply.body.size(), &r) == 0)
+      rc = CURLE_WRITE_ERROR;
+    return outcome(std::move(r), rc, "stand-in transport", url, limit, range.has_value(),
+                   left < timeouts.total_ms, file);
+  }
+
+  /// A request's result as get() returns it: `r` when the transfer worked (or only an error page was cut
+  /// at the limit); else the HubError for libcurl's `rc`, `why` its words.
+  Response outcome(Response r, CURLcode rc, const std::string& why, const std::string& url, std::size_t limit,
+                   bool ranged, bool cut_by_deadline, const std::string& file) const {
     // A body cut at the limit still leaves its status: an error page (404, 401) is answered by check().
     if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && r.over_limit && (r.status < 200 || r.status > 299)))
       return r;
-    const std::string why = err[0] != '\0' ? std::string(err) : std::string(curl_easy_strerror(rc));
     const std::string what = "'" + repo + "' " + file;
     switch (rc) {
       case CURLE_ABORTED_BY_CALLBACK:
@@ -298,8 +353,8 @@ struct Hub {
         throw HubError("model", "truncated response for " + what + " from " + url + " (" + why + ")");
       case CURLE_WRITE_ERROR:
         if (r.over_limit)
-          throw HubError("model", (range ? "the server ignored the Range request for "
-                                         : "a response over " + std::to_string(limit) + " bytes for ") +
+          throw HubError("model", (ranged ? "the server ignored the Range request for "
+                                          : "a response over " + std::to_string(limit) + " bytes for ") +
                                       what + " from " + url);
         break;
       default: break;
@@ -353,6 +408,28 @@ struct Hub {
     return j;
   }
 
+  /// Throws unless `r` is a Range answer (206) of exactly `want` bytes.
+  void ranged(const Response& r, const std::string& file, const std::string& u, std::uint64_t want) const {
+    if (r.status != 206)
+      throw HubError("model", "the server ignored the Range request for '" + repo + "' " + file + " (HTTP " +
+                                  std::to_string(r.status) + " from " + u + ")");
+    if (r.body.size() != want)
+      throw HubError("model", "truncated response for '" + repo + "' " + file + ": " +
+                                  std::to_string(r.body.size()) + " of " + std::to_string(want) + " bytes");
+  }
+
+  /// The whole file's size from a Range answer's Content-Range: bytes A-B/SIZE (RFC 9110 14.4).
+  [[nodiscard]] std::uint64_t file_size(const Response& r, const std::string& file) const {
+    const auto slash = r.content_range.rfind('/');
+    std::uint64_t size = 0;
+    const std::string total = slash == std::string::npos ? std::string() : r.content_range.substr(slash + 1);
+    const auto [end, ec] = std::from_chars(total.data(), total.data() + total.size(), size);
+    if (total.empty() || ec != std::errc() || end != total.data() + total.size())
+      throw HubError("model", "the response for '" + repo + "' " + file +
+                                  " has no file size in its Content-Range ('" + r.content_range + "')");
+    return size;
+  }
+
   /// A shard's header through two Range requests: bytes 0-7 (the length N; the file's size from
   /// Content-Range), then bytes 8 to 8+N-1. nullopt when the file is absent and `optional`.
   std::optional<ShardHeader> header(const std::string& commit, const std::string& shard,
@@ -360,31 +437,15 @@ struct Hub {
     const std::string u = url(commit, shard);
     const Response first = get(u, 8, std::pair<std::uint64_t, std::uint64_t>{0, 7}, shard);
     if (!check(first, shard, optional)) return std::nullopt;
-    const auto ranged = [&](const Response& r, std::uint64_t want) {
-      if (r.status != 206)
-        throw HubError("model", "the server ignored the Range request for '" + repo + "' " + shard +
-                                    " (HTTP " + std::to_string(r.status) + " from " + u + ")");
-      if (r.body.size() != want)
-        throw HubError("model", "truncated response for '" + repo + "' " + shard + ": " +
-                                    std::to_string(r.body.size()) + " of " + std::to_string(want) + " bytes");
-    };
-    ranged(first, 8);
-    // Content-Range: bytes 0-7/SIZE (RFC 9110 14.4).
-    const auto slash = first.content_range.rfind('/');
-    std::uint64_t size = 0;
-    const std::string total =
-        slash == std::string::npos ? std::string() : first.content_range.substr(slash + 1);
-    const auto [end, ec] = std::from_chars(total.data(), total.data() + total.size(), size);
-    if (total.empty() || ec != std::errc() || end != total.data() + total.size())
-      throw HubError("model", "the response for '" + repo + "' " + shard +
-                                  " has no file size in its Content-Range ('" + first.content_range + "')");
+    ranged(first, shard, u, 8);
+    const std::uint64_t size = file_size(first, shard);
     unsigned char prefix[8] = {};
     std::copy(first.body.begin(), first.body.end(), prefix);
     const std::uint64_t n = safetensors_header_length(prefix, size, shard);
     if (n < 2) throw HubError(shard, "the header is not a JSON object");
     Response second = get(u, n, std::pair<std::uint64_t, std::uint64_t>{8, 8 + n - 1}, shard);
     (void)check(second, shard, false);
-    ranged(second, n);
+    ranged(second, shard, u, n);
     return ShardHeader{size, std::move(second.body)};  // up to 100 MB: moved, not copied
   }
 };
@@ -785,6 +846,457 @@ fs::path hf_fetch_model(std::string_view repo, std::string_view revision) {
 
 ModelSpec load_hf_repo(std::string_view repo, std::string_view revision) {
   return secrets_masked([&] { return load_repo(repo, revision); });
+}
+
+// --- GGUF repos by quant tag -------------------------------------------------------------------------
+
+namespace testing {
+void set_hub_transport(HubTransport transport) { test_transport() = std::move(transport); }
+}  // namespace testing
+
+namespace {
+/// llama.cpp common/download.cpp get_gguf_split_info: a path less ".gguf", less a split tail
+/// "-NNNNN-of-NNNNN" (any case of "of"); the tag is the run of letters, digits and '_' after the last '-'
+/// or '.' of what is left, upper case. index and count are 1 for a file that is not split.
+struct SplitInfo {
+  std::string prefix;
+  std::string tag;
+  int index = 1;
+  int count = 1;
+  bool gguf = false;
+};
+
+SplitInfo split_info(std::string_view path) {
+  SplitInfo out;
+  if (!path.ends_with(".gguf")) return out;
+  out.gguf = true;
+  std::string_view p = path.substr(0, path.size() - 5);
+  const auto digits = [](std::string_view d) {
+    return d.size() == 5 && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  // "^(.+)-([0-9]{5})-of-([0-9]{5})$": the tail is 15 characters, the prefix at least one.
+  if (p.size() > 15 && p[p.size() - 15] == '-' && digits(p.substr(p.size() - 14, 5)) &&
+      lower(std::string(p.substr(p.size() - 9, 4))) == "-of-" && digits(p.substr(p.size() - 5))) {
+    out.index = std::stoi(std::string(p.substr(p.size() - 14, 5)));
+    out.count = std::stoi(std::string(p.substr(p.size() - 5)));
+    p = p.substr(0, p.size() - 15);
+  }
+  out.prefix = std::string(p);
+  // "[-.]([A-Z0-9_]+)$", case-insensitive.
+  std::size_t at = p.size();
+  while (at > 0 && (std::isalnum(static_cast<unsigned char>(p[at - 1])) != 0 || p[at - 1] == '_')) --at;
+  if (at > 0 && at < p.size() && (p[at - 1] == '-' || p[at - 1] == '.')) {
+    out.tag = std::string(p.substr(at));
+    for (auto& c : out.tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+/// llama.cpp gguf_filename_is_model: a .gguf file whose name holds none of the side files' marks.
+bool gguf_is_model(std::string_view path) {
+  if (!path.ends_with(".gguf")) return false;
+  const std::string_view name =
+      path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  for (const std::string_view mark : {"mmproj", "imatrix", "mtp-", "eagle3-", "dflash-"})
+    if (name.find(mark) != std::string_view::npos) return false;
+  return true;
+}
+
+/// llama.cpp find_best_model's std::regex(tag + "[.-]", icase) searched in the path, the tag taken as text.
+bool tag_matches(std::string_view path, std::string_view tag) {
+  if (tag.empty() || path.size() <= tag.size()) return false;
+  const std::string p = lower(std::string(path));
+  const std::string t = lower(std::string(tag));
+  for (std::size_t at = p.find(t); at != std::string::npos; at = p.find(t, at + 1))
+    if (at + t.size() < p.size() && (p[at + t.size()] == '.' || p[at + t.size()] == '-')) return true;
+  return false;
+}
+
+/// A path a listing may name and the cache may hold: relative, no "." or ".." part, no empty part, no
+/// backslash or control character, at most 1,024 bytes.
+bool safe_repo_path(std::string_view path) {
+  if (path.empty() || path.size() > 1024 || path.front() == '/' || path.back() == '/') return false;
+  for (const char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') return false;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& t : items) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+}  // namespace
+
+GgufChoice choose_gguf_file(const std::vector<std::string>& files, std::string_view tag,
+                            std::string_view what) {
+  GgufChoice out;
+  std::vector<std::string> models;  // first shards and whole files, in listing order
+  std::size_t ggufs = 0;
+  std::set<std::string> tags;
+  for (const auto& f : files) {
+    const SplitInfo s = split_info(f);
+    if (!s.gguf) continue;
+    ++ggufs;
+    if (!gguf_is_model(f) || (s.count > 1 && s.index != 1)) continue;
+    models.push_back(f);
+    tags.insert(s.tag.empty() ? f : s.tag);
+  }
+  out.tags.assign(tags.begin(), tags.end());
+  if (ggufs == 0)
+    throw HubError("model",
+                   std::string(what) + " has no .gguf file (" + std::to_string(files.size()) +
+                       " files listed): not a GGUF repo; name it without ':TAG' for its config.json");
+  if (models.empty())
+    throw HubError("model", std::string(what) +
+                                " has only side files (mmproj, imatrix, mtp, eagle3, dflash): " +
+                                "no model GGUF among its " + std::to_string(ggufs) + " .gguf files");
+  if (tag.ends_with(".gguf")) {
+    for (const auto& f : models)
+      if (f == tag) {
+        out.file = f;
+        return out;
+      }
+    throw HubError("model", std::string(what) + " has no model file '" + std::string(tag) +
+                                "' (its tags: " + joined(out.tags) + ")");
+  }
+  const std::vector<std::string> tries =
+      tag.empty() ? std::vector<std::string>{"Q4_K_M", "Q8_0"} : std::vector<std::string>{std::string(tag)};
+  for (const auto& t : tries) {
+    std::vector<std::string> hits;
+    for (const auto& f : models)
+      if (tag_matches(f, t)) hits.push_back(f);
+    // Several: the one whose own tag is the tag ("F16" is in "Model-BF16.gguf" too).
+    if (hits.size() > 1) {
+      std::string upper = t;
+      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::vector<std::string> exact;
+      for (const auto& f : hits)
+        if (split_info(f).tag == upper) exact.push_back(f);
+      if (exact.size() == 1) hits = exact;
+    }
+    if (hits.size() == 1) {
+      out.file = hits.front();
+      return out;
+    }
+    if (hits.size() > 1)
+      throw HubError(
+          "model", std::string(what) + ": tag '" + t + "' matches " + std::to_string(hits.size()) +
+                       " models (" + joined(hits) +
+                       "); name one by its path, as ORG/NAME:PATH.gguf (its tags: " + joined(out.tags) + ")");
+  }
+  if (tag.empty()) {  // llama.cpp: the first model file listed
+    out.file = models.front();
+    return out;
+  }
+  throw HubError("model", std::string(what) + " has no GGUF file for tag '" + std::string(tag) +
+                              "' (its tags: " + joined(out.tags) + ")");
+}
+
+namespace {
+constexpr std::size_t kMaxListingPages = 100;
+constexpr std::size_t kMaxListedFiles = 100'000;
+
+struct Listed {
+  std::string path;
+  std::optional<std::uint64_t> size;
+};
+
+/// The URL of a Link header's rel="next" part (RFC 8288), or "" when none.
+std::string next_link(const std::string& link) {
+  std::size_t at = 0;
+  while ((at = link.find('<', at)) != std::string::npos) {
+    const auto close = link.find('>', at);
+    if (close == std::string::npos) return "";
+    const auto end = std::min(link.find(',', close), link.size());
+    const std::string params = link.substr(close + 1, end - close - 1);
+    if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos)
+      return link.substr(at + 1, close - at - 1);
+    at = end;
+  }
+  return "";
+}
+
+/// The files of `hub.repo` at `rev`: huggingface_hub list_repo_tree (GET {endpoint}/api/models/{repo}/tree/
+/// {quote(revision, safe="")}?recursive=true, followed page by page through the Link header's next URL),
+/// as llama.cpp's get_repo_files asks it. Entries of type "file" with a path; the LFS or plain size.
+std::vector<Listed> list_repo_files(const Hub& hub, const std::string& rev) {
+  const std::string file = "the file listing";
+  std::string u = hub.endpoint + "/api/models/" + hub.repo + "/tree/" + quote(rev, "") + "?recursive=true";
+  std::vector<Listed> out;
+  for (std::size_t page = 0;; ++page) {
+    if (page == kMaxListingPages)
+      throw HubError("model", "'" + hub.repo + "' " + file + " runs past " +
+                                  std::to_string(kMaxListingPages) + " pages (the limit)");
+    const Response r = hub.get(u, kMaxJsonBytes, std::nullopt, file);
+    (void)hub.check(r, file, false);
+    json j;
+    try {
+      j = parse_json_text(r.body, file);
+    } catch (const Error& e) {
+      throw HubError("model", "the response for '" + hub.repo + "' " + file + " from " + u +
+                                  " is not JSON (" + e.reason() + ")");
+    }
+    if (!j.is_array())
+      throw HubError("model",
+                     "the response for '" + hub.repo + "' " + file + " from " + u + " is not a JSON array");
+    for (const auto& e : j) {
+      if (!e.is_object() || e.value("type", json()) != "file") continue;
+      const auto p = e.find("path");
+      if (p == e.end() || !p->is_string()) continue;
+      Listed l{p->get<std::string>(), std::nullopt};
+      const auto lfs = e.find("lfs");
+      const json* size = nullptr;
+      if (lfs != e.end() && lfs->is_object() && lfs->contains("size")) size = &(*lfs)["size"];
+      if (size == nullptr && e.contains("size")) size = &e["size"];
+      if (size != nullptr && size->is_number_unsigned()) l.size = size->get<std::uint64_t>();
+      if (out.size() == kMaxListedFiles)
+        throw HubError("model", "'" + hub.repo + "' " + file + " names over " +
+                                    format_count(kMaxListedFiles) + " files (the limit)");
+      out.push_back(std::move(l));
+    }
+    const std::string next = next_link(r.link);
+    if (next.empty()) return out;
+    // The token goes to the Hub only: a next page elsewhere is not asked for.
+    if (!next.starts_with(hub.endpoint + "/api/"))
+      throw HubError("model", "'" + hub.repo + "' " + file + ": the next page's link leaves " + hub.endpoint);
+    u = next;
+  }
+}
+
+fs::path gguf_cache_root(std::string_view repo) {
+  return kvplan_cache_dir() / "gguf-headers" / hf_repo_cache_dir(repo).filename();
+}
+
+/// One GGUF file's header as read: the file's size, the header's bytes, the header.
+struct GgufRead {
+  std::uint64_t size = 0;
+  std::string bytes;
+  GgufHeader header;
+};
+
+/// The header kvplan cached for `file` at `commit`; nullopt when absent. Throws kvplan::Error naming the
+/// cache file when it is not what kvplan writes.
+std::optional<GgufRead> cached_gguf_header(std::string_view repo, const std::string& commit,
+                                           const std::string& file) {
+  const fs::path p = gguf_cache_root(repo) / commit / (file + ".header");
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(p, ec))) return std::nullopt;
+  InputFile in(p);
+  const auto text = in.read_all(kMaxHubGgufHeader + 64);
+  if (!text)
+    throw Error(p.string(),
+                "over " + std::to_string(kMaxHubGgufHeader >> 20) + " MiB: not a header kvplan wrote");
+  const std::string tag = "kvplan-gguf-header 1 ";
+  const auto nl = text->find('\n');
+  std::uint64_t size = 0;
+  const char* first = text->data() + tag.size();
+  const char* last = text->data() + (nl == std::string::npos ? 0 : nl);
+  if (nl == std::string::npos || !text->starts_with(tag) || first >= last ||
+      std::from_chars(first, last, size).ptr != last)
+    throw Error(p.string(), "its first line is not 'kvplan-gguf-header 1 <file size>'");
+  GgufRead r{size, text->substr(nl + 1), {}};
+  GgufPrefix h = parse_gguf_prefix(r.bytes, size, file);
+  if (!h.header)
+    throw Error(p.string(), "the cached header is cut short (it needs " + std::to_string(h.end) + " bytes)");
+  r.header = std::move(*h.header);
+  return r;
+}
+
+/// `file`'s GGUF header from `u` by Range requests: kGgufFirstRange bytes, then at least double what is
+/// held (or up to the header's end) until the tensor infos are in, never past kMaxHubGgufHeader. `size`:
+/// the file's size when known (a probe's Content-Range), checked against every answer.
+GgufRead fetch_gguf_header(const Hub& hub, const std::string& u, const std::string& file,
+                           std::uint64_t size) {
+  GgufRead out;
+  out.size = size;
+  if (size < 8) (void)parse_gguf_prefix("", size, file);  // too short for a header: its error
+  std::uint64_t want = std::min(kGgufFirstRange, size);
+  for (;;) {
+    const std::uint64_t from = out.bytes.size();
+    const Response r = hub.get(u, static_cast<std::size_t>(want - from), std::pair{from, want - 1}, file);
+    (void)hub.check(r, file, false);
+    hub.ranged(r, file, u, want - from);
+    if (hub.file_size(r, file) != size)
+      throw HubError("model", "'" + hub.repo + "' " + file + " changed size between two requests (" +
+                                  std::to_string(size) + " B, then " +
+                                  std::to_string(hub.file_size(r, file)) + " B in the Content-Range)");
+    out.bytes += r.body;
+    GgufPrefix p = parse_gguf_prefix(out.bytes, size, file);
+    if (p.header) {
+      out.bytes.resize(static_cast<std::size_t>(p.end));
+      out.header = std::move(*p.header);
+      return out;
+    }
+    if (p.end > kMaxHubGgufHeader)
+      throw HubError("model",
+                     "'" + hub.repo + "' " + file + ": the GGUF header runs past the " +
+                         std::to_string(kMaxHubGgufHeader >> 20) +
+                         " MiB kvplan reads of it over the Hub (the limit; real headers are a few MiB)");
+    want = std::min({std::max(p.end, 2 * out.bytes.size()), kMaxHubGgufHeader, size});
+  }
+}
+
+/// The first line of `p` when it is a 40-hex commit (a ref kvplan wrote); nullopt otherwise.
+std::optional<std::string> read_ref(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  InputFile in(p);
+  const auto text = in.read_all(4096);
+  if (!text) return std::nullopt;
+  std::string c = trim(text->substr(0, text->find('\n')));
+  return is_commit_hash(c) ? std::optional(c) : std::nullopt;
+}
+
+ModelSpec load_gguf(std::string_view repo_view, std::string_view tag, std::string_view revision_view) {
+  Hub hub;
+  hub.repo = std::string(repo_view);
+  hub.revision = revision_view.empty() ? "main" : std::string(revision_view);
+  const std::string& rev = hub.revision;
+  if (!is_hf_revision(rev)) throw Error("--revision", "'" + rev + "' cannot be a branch, tag or commit name");
+  const std::string what = "'" + hub.repo + "' at revision '" + rev + "'";
+  const fs::path root = gguf_cache_root(hub.repo);
+  std::optional<std::string> cached =
+      is_commit_hash(rev) ? std::optional(rev) : read_ref(root / "refs" / rev);
+  std::error_code ec;
+  if (cached && !fs::is_regular_file(root / *cached / "files.json", ec)) cached.reset();
+
+  std::vector<Listed> files;
+  std::string from;
+  bool online = false;
+  if (!hf_hub_offline()) {
+    try {
+      files = list_repo_files(hub, rev);
+      online = true;
+    } catch (const HubError& e) {
+      if (!cached) throw;
+      from = "from kvplan's cache (the Hub did not answer: " + e.reason() + ")";
+    }
+  } else if (!cached) {
+    throw HubError("model", what + " is not in kvplan's cache of GGUF headers (searched " + root.string() +
+                                "); HF_HUB_OFFLINE is set, so the Hub was not asked");
+  } else {
+    from = "from kvplan's cache";
+  }
+  std::string commit;
+  if (!online) {
+    commit = *cached;
+    const json j = read_json_file(root / commit / "files.json");
+    const auto list = j.is_object() ? j.find("files") : j.end();
+    if (list == j.end() || !list->is_array())
+      throw Error((root / commit / "files.json").string() + ": /files",
+                  "must be the list of the repo's files");
+    for (const auto& e : *list)
+      if (e.is_string()) files.push_back({e.get<std::string>(), std::nullopt});
+  }
+  std::vector<std::string> paths;
+  for (const auto& f : files)
+    if (safe_repo_path(f.path)) paths.push_back(f.path);
+  const GgufChoice choice = choose_gguf_file(paths, tag, what);
+  const auto listed_size = [&](const std::string& path) -> std::optional<std::uint64_t> {
+    for (const auto& f : files)
+      if (f.path == path) return f.size;
+    return std::nullopt;
+  };
+
+  // Online: the commit and the file's size from a probe of its first 8 bytes.
+  const auto probe = [&](const std::string& at, const std::string& file) {
+    const std::string u = hub.url(at, file);
+    const Response r = hub.get(u, 8, std::pair<std::uint64_t, std::uint64_t>{0, 7}, file);
+    (void)hub.check(r, file, false);
+    if (r.status != 206) hub.ranged(r, file, u, 8);
+    const std::uint64_t size = hub.file_size(r, file);
+    hub.ranged(r, file, u, std::min<std::uint64_t>(8, size));
+    return std::pair{r.commit, size};
+  };
+  std::uint64_t first_size = 0;
+  if (online) {
+    const auto [resolved, size] = probe(rev, choice.file);
+    first_size = size;
+    commit = is_commit_hash(resolved) ? resolved : is_commit_hash(rev) ? rev : std::string();
+    if (commit.empty())
+      throw HubError("model", hub.endpoint + " is not a Hugging Face Hub: its answer for '" + hub.repo +
+                                  "' " + choice.file + " has no X-Repo-Commit header (check HF_ENDPOINT)");
+  }
+  std::vector<std::pair<std::string, GgufRead>> fetched;
+  const auto read_header = [&](const std::string& file) -> GgufHeader {
+    if (auto c = cached_gguf_header(hub.repo, commit, file)) return std::move(c->header);
+    if (!online)
+      throw HubError("model",
+                     "the header of '" + hub.repo + "' " + file + " at commit " + commit +
+                         " is not in kvplan's cache (searched " + root.string() + ")" +
+                         (hf_hub_offline() ? "; HF_HUB_OFFLINE is set, so the Hub was not asked" : ""));
+    const std::uint64_t size = file == choice.file ? first_size : probe(commit, file).second;
+    if (const auto l = listed_size(file); l && *l != size)
+      throw HubError("model", "'" + hub.repo + "' " + file + ": the listing says " + std::to_string(*l) +
+                                  " B, the file's Content-Range " + std::to_string(size) + " B");
+    GgufRead r = fetch_gguf_header(hub, hub.url(commit, file), file, size);
+    GgufHeader h = r.header;
+    fetched.emplace_back(file, std::move(r));
+    return h;
+  };
+  GgufHeader h = read_header(choice.file);
+  std::uint64_t shards = 1;
+  const std::string split_id = merge_split_gguf(
+      choice.file, h, kMaxHubShards, [&](const std::string& shard, std::uint64_t, std::uint64_t n) {
+        shards = n;
+        hub.shards_total = n;
+        ++hub.shards_done;
+        if (std::find(paths.begin(), paths.end(), shard) == paths.end())
+          throw HubError("model", "'" + hub.repo + "' " + choice.file + " is split in " + std::to_string(n) +
+                                      " shards, but the repo's listing has no " + shard);
+        return read_header(shard);
+      });
+  const std::string name =
+      choice.file.substr(choice.file.rfind('/') == std::string::npos ? 0 : choice.file.rfind('/') + 1);
+  ModelSpec m = model_from_gguf(h, name);
+  m.id = hub.repo + ":" + std::string(tag);
+  if (m.name.empty()) m.name = m.id;
+  if (online)
+    from = fetched.empty() ? "from kvplan's cache, " + rev + " checked on the Hub"
+                           : "from the Hugging Face Hub " + redact_userinfo(hub.endpoint) + ", now cached";
+  m.source = hub.repo + ":" + std::string(tag) + "@" + rev + " " + choice.file +
+             (shards > 1 ? " (" + std::to_string(shards) + " shards)" : std::string()) + " " + from +
+             ", commit " + commit;
+  (void)split_id;
+
+  // Written only now, everything read: the headers, the listing, then the ref. A write that fails (a full
+  // disk, a name too long for the file system) takes back those before it: no header is left without
+  // the ref that leads to it.
+  if (online) {
+    std::vector<fs::path> written;
+    const auto write = [&](const fs::path& p, std::string_view data) {
+      write_atomic(p, data);
+      written.push_back(p);
+    };
+    try {
+      for (const auto& [file, r] : fetched)
+        write(root / commit / (file + ".header"),
+              "kvplan-gguf-header 1 " + std::to_string(r.size) + "\n" + r.bytes);
+      json list = json::array();
+      for (const auto& p : paths) list.push_back(p);
+      write(root / commit / "files.json", json{{"files", list}}.dump());
+      if (rev != commit) write(root / "refs" / rev, commit);
+    } catch (const Error&) {
+      for (const auto& p : written) fs::remove(p, ec);
+      throw;
+    }
+  }
+  m.source = without_secrets(std::move(m.source));  // the Hub's words, when it did not answer
+  for (auto& w : m.warnings) w = without_secrets(std::move(w));
+  return m;
+}
+}  // namespace
+
+ModelSpec load_hf_gguf(std::string_view repo, std::string_view tag, std::string_view revision) {
+  return secrets_masked([&] { return load_gguf(repo, tag, revision); });
 }
 
 }  // namespace kvplan::presets

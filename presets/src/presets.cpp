@@ -271,7 +271,9 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
       throw Error(std::string(name_or_path), "a model folder needs a config.json, and this one has none");
     // A path that exists but is no regular file (a FIFO, a link loop): say what it is.
     if (fs::exists(fs::symlink_status(as_path, ec))) require_regular_file(as_path);
-    if (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf"))
+    const auto colon = name_or_path.find(':');
+    const bool tagged = colon != std::string_view::npos && is_hf_repo_id(name_or_path.substr(0, colon));
+    if (!tagged && (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf")))
       throw Error(std::string(name_or_path), "no such file");
   }
   // A repo id: the Hugging Face cache, then the Hub (hub_fetch.hpp); the preset of that repo when
@@ -290,18 +292,14 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   }
   if (preset != nullptr) return load_model_file(preset->path);
   // org/repo:TAG, a GGUF repo and a quant tag as llama.cpp's -hf takes it (common/download.cpp
-  // common_download_split_repo_tag: the text after the last ':' is the tag, the rest must be
-  // <user>/<model>), and as gguf-parser's --hf-repo. Reading the listing and the GGUF header over Range
-  // requests is not built yet: say so, naming the tag, rather than "unknown model".
-  if (const auto colon = name_or_path.rfind(':');
+  // common_download_split_repo_tag: the text after the ':' is the tag, the rest must be <user>/<model>), and
+  // as gguf-parser's --hf-repo: its listing and the chosen file's GGUF header over Range requests
+  // (hub_fetch.hpp load_hf_gguf).
+  if (const auto colon = name_or_path.find(':');
       colon != std::string_view::npos && colon + 1 < name_or_path.size()) {
-    const std::string_view repo = name_or_path.substr(0, name_or_path.find(':'));
+    const std::string_view repo = name_or_path.substr(0, colon);
     const std::string_view tag = name_or_path.substr(colon + 1);
-    if (is_hf_repo_id(repo))
-      throw Error("model", "'" + std::string(name_or_path) + "': a GGUF repo by quant tag (llama.cpp's -hf " +
-                               std::string(repo) + ":" + std::string(tag) +
-                               ") is not supported yet: download the .gguf file whose name contains '" +
-                               std::string(tag) + "' and pass its path");
+    if (is_hf_repo_id(repo)) return load_hf_gguf(repo, tag, revision);
   }
   throw Error("model", "unknown model '" + std::string(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");

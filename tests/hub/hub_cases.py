@@ -16,6 +16,12 @@ Expected figures, worked by hand from the configs:
   Llama-3.1-8B: 8,030,261,248 parameters, 16,060,522,496 B (tests/test_safetensors.cpp works it).
   kvplan-test/tiny: tests/sources/make_safetensors.py's tiny-llama without its vision tensor:
     138,048 elements x 2 B = 276,096 B.
+  gguf/tiny:Q4_K_M: make_gguf.py's Llama-3.1-8B at a Q4_K_M-like mix, 5,172,420,864 B of tensors
+    (tests/test_gguf.cpp works them); KV at llama.cpp's f16: 32 layers x 2 x 8 heads x 128 x 2 B = 131,072
+    B per token.
+  gguf/tiny:Q8_0 (split in 2): per block q 64x64 + k 64x32 + v 64x32 + o 64x64 + gate, up, down 3 x 64x128 =
+    36,864 values, 2 blocks 73,728, embeddings and output 2 x 64 x 256 = 32,768: 106,496 x 4 B (F32) =
+    425,984 B; KV 2 layers x 2 x 2 heads x 16 x 2 B = 256 B per token.
 """
 import json
 import os
@@ -400,6 +406,59 @@ def case_secrets(run, server):
         if secret in out:
             fail("the password was printed: " + out[:500])
     print("ok: secrets")
+
+
+GGUF_COMMIT = "f" * 40
+
+
+def case_gguf(run, server):
+    """Issue 29 item 5: org/repo:TAG read as llama.cpp's -hf picks the file, its header by Range (past the
+    first 1 MiB request), never the tensors; cached in kvplan's cache; offline from it; a split model."""
+    hub_server.Handler.gguf_served = 0
+    j = ok(run("size", "gguf/tiny:q4_k_m", "--engine", "llamacpp", "--context", "8192", "--json"), "fetch")
+    if j["per_gpu"]["weights_bytes"] != 5172420864 or j["bytes_per_token"] != 131072:
+        fail(f"weights {j['per_gpu']['weights_bytes']}, {j['bytes_per_token']} B/token")
+    src = j["model"]["source"]
+    want = ("gguf/tiny:q4_k_m@main Llama-3.1-8B-Instruct-Q4_K_M.gguf from the Hugging Face Hub " + run.endpoint +
+            ", now cached, commit " + GGUF_COMMIT)
+    if src != want:
+        fail("source: " + src)
+    # The probe's 8 bytes, then 1 MiB, then up to 2 MiB: the header (1.15 MB), not the 4.8 GiB of tensors.
+    if hub_server.Handler.gguf_served != 8 + (2 << 20):
+        fail(f"{hub_server.Handler.gguf_served} bytes served")
+    cache = os.path.join(run.xdg, "kvplan", "gguf-headers", "models--gguf--tiny")
+    want_files = ["refs/main", f"{GGUF_COMMIT}/Llama-3.1-8B-Instruct-Q4_K_M.gguf.header", f"{GGUF_COMMIT}/files.json"]
+    if files_under(cache) != sorted(want_files) or files_under(run.cache):
+        fail(f"cache: {files_under(cache)}, Hub cache {files_under(run.cache)}")
+    text = ok(run("size", "gguf/tiny:Q4_K_M", "--engine", "llamacpp", env={"HF_HUB_OFFLINE": "1"}), "offline")
+    if "Llama-3.1-8B-Instruct-Q4_K_M.gguf from kvplan's cache, commit " + GGUF_COMMIT not in text:
+        fail("offline: " + text)
+    j = ok(run("size", "gguf/tiny:Q8_0", "--engine", "llamacpp", "--json"), "split")
+    if j["per_gpu"]["weights_bytes"] != 425984 or j["bytes_per_token"] != 256:
+        fail(f"split: weights {j['per_gpu']['weights_bytes']}, {j['bytes_per_token']} B/token")
+    if "Q8_0/tiny-Q8_0-00001-of-00002.gguf (2 shards) from the Hugging Face Hub" not in j["model"]["source"]:
+        fail("split: source " + j["model"]["source"])
+    server.shutdown()
+    server.server_close()
+    j = ok(run("size", "gguf/tiny:Q8_0", "--engine", "llamacpp", "--json"), "split, Hub gone")
+    if "from kvplan's cache (the Hub did not answer: cannot reach" not in j["model"]["source"]:
+        fail("Hub gone: source " + j["model"]["source"])
+    print("ok: gguf")
+
+
+def case_gguf_refusals(run, server):
+    """A tag that matches no file lists the tags; a repo without GGUF says so; a hostile header is refused at
+    kvplan's 64 MiB cap, no more served; nothing is cached."""
+    bad(run, run("size", "gguf/tiny:Q5_K_S", "--engine", "llamacpp"), "missing tag",
+        "'gguf/tiny' at revision 'main' has no GGUF file for tag 'Q5_K_S' (its tags: IQ1_S, Q4_K_M, Q8_0)")
+    bad(run, run("size", "gguf/empty:Q4_K_M"), "no GGUF", "'gguf/empty' at revision 'main' has no .gguf file")
+    bad(run, run("size", "gguf/none:Q4_K_M"), "no repo", "no repo 'gguf/none'")
+    hub_server.Handler.gguf_served = 0
+    p = run("size", "gguf/tiny:IQ1_S", "--engine", "llamacpp")
+    bad(run, p, "hostile header", "Hostile-IQ1_S.gguf: the GGUF header runs past the 64 MiB", "(the limit")
+    if hub_server.Handler.gguf_served > 8 + (64 << 20):
+        fail(f"hostile: {hub_server.Handler.gguf_served} bytes served")
+    print("ok: gguf refusals")
 
 
 if __name__ == "__main__":

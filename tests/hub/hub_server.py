@@ -10,6 +10,10 @@ file_download.py hf_hub_url, get_hf_file_metadata):
     header-only and sparse: the 8-byte length and the JSON header, then zeros made up on the fly;
   - 404 with X-Error-Code RepoNotFound, RevisionNotFound or EntryNotFound; 401 GatedRepo for a gated repo
     without `Authorization: Bearer hf_kvplan_test`.
+GGUF repos (gguf/*) as the Hub serves them for llama.cpp's -hf: /api/models/{repo}/tree/{revision} lists
+the files (huggingface_hub list_repo_tree: type, path, size, lfs), and the .gguf files are LFS files whose
+bytes are the header tests/sources/make_gguf.py writes, then zeros (the tensors, never asked for by
+kvplan); every byte served of them is counted in Handler.gguf_served.
 Models come from real configs (presets/models/qwen3-32b.json, tests/data/configs/llama-3.1-8b.json) with
 the tensor names and shapes transformers' save_pretrained writes for them; broken/* repos misbehave (HTML for JSON, a cut connection, a slow answer, a
 Range request ignored or answered short).
@@ -19,12 +23,15 @@ import json
 import os
 import re
 import struct
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOKEN = "hf_kvplan_test"
+sys.path.insert(0, os.path.join(ROOT, "tests", "sources"))
+import make_gguf  # noqa: E402
 
 
 def llama_tensors(cfg, q_k_norm=False):
@@ -123,6 +130,7 @@ def repos():
                        "__metadata__": {"q": '"' * (17 << 20)}}).encode()
     quotes.lfs["model.safetensors"] = (struct.pack("<Q", len(text)) + text, 8 + len(text) + 8)
     return {
+        **gguf_repos(),
         # Qwen/Qwen3-32B is published in 17 shards; Llama-3.1-8B in 4 and gated.
         "Qwen/Qwen3-32B": Repo(c(1)[:40], qwen, split(*llama_tensors(qwen, q_k_norm=True), 17)),
         "meta-llama/Llama-3.1-8B": Repo(c(2)[:40], llama, split(*llama_tensors(llama), 4), gated=True),
@@ -141,9 +149,58 @@ def repos():
     }
 
 
+def tiny_gguf(split=None, tensors=()):
+    """A tiny llama GGUF (2 blocks, 64 wide, F32): the metadata in the first shard only; split=(no, count)."""
+    w = make_gguf.Writer()
+    if split is None or split[0] == 0:
+        w.str("general.architecture", "llama")
+        for k, v in [("block_count", 2), ("context_length", 4096), ("embedding_length", 64),
+                     ("feed_forward_length", 128), ("attention.head_count", 4), ("attention.head_count_kv", 2)]:
+            w.u32("llama." + k, v)
+        w.tokens(256)
+    if split is not None:
+        for k, v in (("split.no", split[0]), ("split.count", split[1])):
+            w.kv += w.s(k) + struct.pack("<IH", 2, v)  # uint16, as gguf-split writes them
+            w.n_kv += 1
+    for name, shape in tensors:
+        w.tensor(name, shape, make_gguf.F32)
+    return w
+
+
+def tiny_block(il):
+    b = f"blk.{il}."
+    return [(b + "attn_q.weight", [64, 64]), (b + "attn_k.weight", [64, 32]), (b + "attn_v.weight", [64, 32]),
+            (b + "attn_output.weight", [64, 64]), (b + "ffn_gate.weight", [64, 128]),
+            (b + "ffn_up.weight", [64, 128]), (b + "ffn_down.weight", [128, 64])]
+
+
+def gguf_repos():
+    def lfs(w):
+        head, data = w.file()
+        return head, len(head) + data
+    g = Repo("f" * 40, {})
+    del g.files["config.json"]  # a GGUF-only repo: no config.json
+    g.files["README.md"] = b"# GGUF\n"
+    # Llama-3.1-8B at Q4_K_M: a 1.15 MB header (128,256 tokens), past kvplan's first 1 MiB Range request.
+    g.lfs["Llama-3.1-8B-Instruct-Q4_K_M.gguf"] = lfs(make_gguf.llama())
+    g.lfs["mmproj-Llama-3.1-8B-f16.gguf"] = lfs(tiny_gguf())
+    # A tiny model split in two shards, in a folder as bartowski publishes big quants.
+    emb = [("token_embd.weight", [64, 256])]
+    g.lfs["Q8_0/tiny-Q8_0-00001-of-00002.gguf"] = lfs(tiny_gguf((0, 2), emb + tiny_block(0)))
+    g.lfs["Q8_0/tiny-Q8_0-00002-of-00002.gguf"] = lfs(tiny_gguf((1, 2), tiny_block(1) + [("output.weight", [64, 256])]))
+    # Hostile: 2^32 empty strings claimed in a 1 TiB file (the zeros served past the header are empty strings).
+    w = make_gguf.Writer()
+    w.str("general.architecture", "llama")
+    w.kv += w.s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 1 << 32)
+    w.n_kv += 1
+    g.lfs["Hostile-IQ1_S.gguf"] = (w.bytes(), 1 << 40)
+    return {"gguf/tiny": g, "gguf/empty": Repo("9" * 40, {})}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     repos = {}
+    gguf_served = 0
 
     def log_message(self, *args):
         pass
@@ -165,10 +222,24 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
-        m = re.fullmatch(r"/cdn/([^/]+/[^/]+)/([0-9a-f]{40})/([^/]+)", self.path)
+        m = re.fullmatch(r"/api/models/([^/]+/[^/]+)/tree/([^/?]+)\?recursive=true", self.path)
+        if m:
+            if m.group(1) not in self.repos:
+                return self.error(404, "RepoNotFound", "Repository not found")
+            repo = self.repos[m.group(1)]
+            if m.group(2) not in ("main", repo.commit):
+                return self.error(404, "RevisionNotFound", "Invalid rev id: " + m.group(2))
+            listing = [{"type": "file", "oid": "0" * 40, "size": len(b), "path": n} for n, b in repo.files.items()]
+            listing += [{"type": "file", "oid": "0" * 40, "size": size, "path": n,
+                         "lfs": {"oid": hashlib.sha256(prefix).hexdigest(), "size": size, "pointerSize": 134}}
+                        for n, (prefix, size) in repo.lfs.items()]
+            listing += [{"type": "directory", "oid": "0" * 40, "size": 0, "path": d}
+                        for d in sorted({n.rsplit("/", 1)[0] for n in repo.lfs if "/" in n})]
+            return self.send(200, json.dumps(listing).encode(), {"Content-Type": "application/json"})
+        m = re.fullmatch(r"/cdn/([^/]+/[^/]+)/([0-9a-f]{40})/(.+)", self.path)
         if m:
             return self.cdn(self.repos[m.group(1)], m.group(3))
-        m = re.fullmatch(r"/([^/]+/[^/]+)/resolve/([^/]+)/([^/]+)", self.path)
+        m = re.fullmatch(r"/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", self.path)
         if not m or m.group(1) not in self.repos:
             return self.error(404, "RepoNotFound", "Repository not found")
         name, rev, file = m.groups()
@@ -223,7 +294,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         a, b = int(rng.group(1)), min(int(rng.group(2)), size - 1)
-        body = (prefix + bytes(max(0, b + 1 - len(prefix))))[a: b + 1] if a < len(prefix) else bytes(b + 1 - a)
+        body = (prefix[a: b + 1] + bytes(max(0, b + 1 - max(a, len(prefix))))) if a < len(prefix) else bytes(b + 1 - a)
+        if file.endswith(".gguf"):
+            Handler.gguf_served += len(body)
         if repo is self.repos["broken/short-range"] and a > 0:
             body = body[: len(body) // 2]  # a complete response, shorter than the range asked for
         self.send(206, body, {"Content-Range": f"bytes {a}-{b}/{size}"})

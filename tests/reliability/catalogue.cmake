@@ -189,7 +189,7 @@ kvplan_cli_ok("catalogue: vllm window near 2^64" "\"engine\": [{][^}]*\"kv_bytes
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 set(kvplan_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
-foreach(target preset hf_config units size calibration safetensors gguf hf_cache)
+foreach(target preset hf_config units size calibration safetensors gguf hf_cache hub)
   set(exe kvplan_replay_${target})
   add_executable(${exe} ${kvplan_fuzz_dir}/fuzz_${target}.cpp ${kvplan_fuzz_dir}/replay_main.cpp)
   target_link_libraries(${exe} PRIVATE kvplan::core kvplan::presets kvplan_warnings)

@@ -59,7 +59,7 @@ if(KVPLAN_PYTHON3)
   # The Hugging Face Hub through libcurl, against a local stand-in (tests/hub/hub_server.py, 127.0.0.1, a port
   # chosen at run time); each case in its own temporary caches (tests/hub/hub_cases.py works the figures).
   foreach(case qwen3 refresh config_only llama_gated not_found offline_miss no_network truncated slow not_json no_range short_range unwritable single
-               many_shards deadline progress hostile_headers secrets)
+               many_shards deadline progress hostile_headers secrets gguf gguf_refusals)
     add_test(NAME "hub: ${case}" COMMAND ${KVPLAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/hub/hub_cases.py ${case}
                                          $<TARGET_FILE:kvplan>)
     set_tests_properties("hub: ${case}" PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "\nPASS\n")

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -102,6 +103,19 @@ GgufHeader read_gguf_header(const std::filesystem::path& path,
 /// Parses a whole GGUF file held in memory (read_gguf_header's rules); `origin` names it in errors.
 GgufHeader parse_gguf_header(std::string_view bytes, std::string_view origin);
 
+/// A GGUF header read from a file's first bytes (a Range response of the Hub): `header` when they hold the
+/// whole header (magic to the last tensor info), with `end` the offset just past it; else nullopt, and
+/// `end` the bytes the header needs at least (fetch up to there, or more, and parse again).
+struct GgufPrefix {
+  std::optional<GgufHeader> header;
+  std::uint64_t end = 0;
+};
+
+/// Parses the header of a GGUF file of `file_size` bytes from its first bytes `prefix`, with
+/// read_gguf_header's rules and limits (counts checked against the whole file's size, tensor data within
+/// it). Throws kvplan::Error as read_gguf_header does, naming `origin`; a prefix longer than the file too.
+GgufPrefix parse_gguf_prefix(std::string_view prefix, std::uint64_t file_size, std::string_view origin);
+
 /// The model of a GGUF header, after llama.cpp's src/llama-model.cpp (load_hparams) and
 /// src/llama-hparams.h: `general.architecture` names the family, its `{arch}.*` keys shape the layers
 /// (block_count, less nextn_predict_layers: NextN/MTP blocks are neither run nor cached; attention.head_count
@@ -126,6 +140,17 @@ ModelSpec model_from_gguf(const GgufHeader& header, std::string_view origin);
 /// llama_split_path); its id is <name>. Throws kvplan::Error naming split.no for a shard other than the
 /// first, the path of a missing shard, a first shard not named so, or a tensor in two shards.
 ModelSpec load_gguf_file(const std::filesystem::path& path);
+
+/// A split GGUF (llama.cpp's gguf-split) from its first shard `h`, named `first_name` (a path; the other
+/// shards' names are made from it): when split.count is above 1, the file must be the first (split.no 0,
+/// "model must be loaded with the first split") and named <name>-00001-of-0000N.gguf, and the others are
+/// read by `read_shard(name, index, count)` (llama_get_list_splits: llama_split_prefix, llama_split_path)
+/// and their tensors added to `h`; a tensor name in two shards is refused ("tensor is duplicated"). Returns
+/// <name> (the model's id), or "" for a file that is not split. Throws kvplan::Error naming split.no,
+/// split.count over `max_shards` (0: no limit) before any shard is read, or the file.
+std::string merge_split_gguf(
+    std::string_view first_name, GgufHeader& h, std::uint64_t max_shards,
+    const std::function<GgufHeader(const std::string&, std::uint64_t, std::uint64_t)>& read_shard);
 
 /// Whether a file starts with the GGUF magic (false when it cannot be read).
 bool is_gguf_file(const std::filesystem::path& path);

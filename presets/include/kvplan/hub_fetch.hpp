@@ -9,11 +9,13 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kvplan/error.hpp"
 #include "kvplan/model.hpp"
@@ -122,5 +124,50 @@ std::filesystem::path hf_fetch_model(std::string_view repo, std::string_view rev
 /// ("model", ...) on a cache miss while offline, naming the cache folder searched, and as hf_fetch_model
 /// does.
 ModelSpec load_hf_repo(std::string_view repo, std::string_view revision);
+
+/// Most bytes of one GGUF file's header read over the Hub: real headers are a few MiB (the tokenizer: a
+/// 262,144-token vocabulary with its scores, types and merges is about 12 MiB), the file itself up to
+/// tens of GiB of tensors never read. The first Range request asks for kGgufFirstRange bytes, each next one
+/// at least doubles what is held, up to the header's end.
+inline constexpr std::uint64_t kMaxHubGgufHeader = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kGgufFirstRange = std::uint64_t{1} << 20;
+
+/// Which file of a GGUF repo's listing a quant tag names, as llama.cpp's -hf picks it (common/download.cpp
+/// find_best_model, gguf_filename_is_model, get_gguf_split_info; ggml-org/llama.cpp, 2026): a model file ends
+/// in ".gguf", its name holds none of "mmproj", "imatrix", "mtp-", "eagle3-", "dflash-" (the side files),
+/// and of a split model only the first shard (-00001-of-0000N) counts; the tag matches a file whose path
+/// holds TAG followed by '.' or '-', any case ("q4_k_m" picks "Model-Q4_K_M.gguf"). No tag: Q4_K_M, then
+/// Q8_0, then the first model file listed (llama.cpp's defaults). A tag ending in ".gguf" names the file's
+/// path exactly (as llama.cpp's --hf-file). Where llama.cpp takes the first of several matching models,
+/// kvplan refuses the ambiguity. `tags` lists every model's tag (get_gguf_split_info: the text after the
+/// last '-' or '.' of the name less its split tail, upper case), for messages.
+struct GgufChoice {
+  std::string file;
+  std::vector<std::string> tags;
+};
+
+/// choose_gguf_file's rule over `files` (the repo's paths). `what` names the repo and revision in errors.
+/// Throws HubError("model", ...), one line: no .gguf file at all (not a GGUF repo), side files only, a tag
+/// matching no model or several (each listing the tags that exist).
+GgufChoice choose_gguf_file(const std::vector<std::string>& files, std::string_view tag,
+                            std::string_view what);
+
+/// A GGUF repo by quant tag (`org/repo:TAG`, llama.cpp's -hf and gguf-parser's --hf-repo): the repo's file
+/// listing ({endpoint}/api/models/{repo}/tree/{revision}?recursive=true, huggingface_hub list_repo_tree;
+/// llama.cpp common/hf-cache.cpp get_repo_files), the file choose_gguf_file picks, and its GGUF header read
+/// over HTTP Range requests (kGgufFirstRange bytes, then at least double each time until the tensor infos
+/// are in, at most kMaxHubGgufHeader), never the tensors; for a split GGUF every shard's header
+/// (merge_split_gguf, at most kMaxHubShards). The file's size comes from Content-Range. Then
+/// model_from_gguf, the weights the tensors' bytes. The commit is X-Repo-Commit of the first file's answer.
+/// Cached in kvplan_cache_dir() / "gguf-headers/models--ORG--NAME": refs/<revision> (the commit),
+/// <commit>/files.json (the listing) and <commit>/<file>.header (the header bytes after a line
+/// "kvplan-gguf-header 1 <file size>"), written only when all is read, refs last. HF_HUB_OFFLINE, or the
+/// Hub not answering, reads the cache. The same requests, timeouts, deadline, token and errors as
+/// hf_fetch_model; the source names the file chosen and the commit. Throws HubError("model", ...) as
+/// hf_fetch_model and choose_gguf_file do, on a cache miss offline, a header past kMaxHubGgufHeader, a file
+/// whose size changes between requests; kvplan::Error naming the file and key for a header
+/// model_from_gguf or merge_split_gguf refuses; Error("--revision", ...) for a revision that cannot be a
+/// name.
+ModelSpec load_hf_gguf(std::string_view repo, std::string_view tag, std::string_view revision);
 
 }  // namespace kvplan::presets
