@@ -229,10 +229,9 @@ bool Controller::clearBaselines() {
 }
 
 Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
-  // What the CLI plans for the same inputs: an fp32 checkpoint's weights at the engine's auto dtype
-  // unless a weight dtype was chosen (cli/options.cpp apply_weight_dtype).
+  // What the CLI plans for the same inputs (cli/options.cpp apply_weight_dtype): served_model.
   PlanInputs in = s.inputs;
-  if (!weight_dtype_overridden(s)) serve_fp32_weights(in.model, in.engine.engine);
+  in.model = served_model(s);
   Figures f;
   try {
     f.plan = make_plan(in);

@@ -53,7 +53,10 @@ FitOutcome run_fit(const FitRequest& request, std::uint64_t id) {
 FitRequest fit_request(const Scenario& s, const FitChoices& c, const std::vector<Gpu>& presets) {
   const PlanInputs& in = s.inputs;
   FitRequest r;
-  r.model = in.model;
+  r.model = served_model(s);
+  // As the CLI's fit: the checkpoint's weights and the engine's quantisation at load, unless a weight
+  // dtype was chosen (then that one alone); a row's type loads through with_fit_row.
+  r.search_weight_dtypes = !weight_dtype_overridden(s);
   r.context = in.context;
   r.users = in.users;
   r.engine = in.engine;

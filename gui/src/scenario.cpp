@@ -15,6 +15,7 @@
 #include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/replicas.hpp"
+#include "kvplan/serving_dtype.hpp"
 
 namespace kvplan::gui {
 
@@ -266,6 +267,21 @@ bool weight_dtype_overridden(const Scenario& s) {
   const ModelSpec& b = s.base;
   return m.weight_dtype != b.weight_dtype || m.embedding_dtype != b.embedding_dtype ||
          m.expert_weight_dtype != b.expert_weight_dtype;
+}
+
+ModelSpec served_model(const Scenario& s) {
+  ModelSpec m = s.inputs.model;
+  if (!weight_dtype_overridden(s)) {
+    serve_fp32_weights(m, s.inputs.engine.engine);
+    return m;
+  }
+  // set_weight_dtype wrote the choice into every dtype: the engine's layout starts from the checkpoint's.
+  const DType t = m.weight_dtype;
+  m.weight_dtype = s.base.weight_dtype;
+  m.embedding_dtype = s.base.embedding_dtype;
+  m.expert_weight_dtype = s.base.expert_weight_dtype;
+  apply_weight_dtype(m, t, s.inputs.engine.engine);
+  return m;
 }
 
 bool architecture_edited(const Scenario& s) {

@@ -65,8 +65,11 @@ class FitViewTest : public QObject {
   // 141,107,412,992 B; reserve 2^30 B; KV per token 80 layers x (8 / tp) heads x 128 x 2 (K, V) x 2 B.
   // tp 4: 76,968,728,985 - 35,276,853,248 - 1,073,741,824 = 40,618,133,913 B (37.8 GiB) available against
   // 16 x 32,768 x 80 x 2 x 128 x 2 x 2 = 42,949,672,960 B (40 GiB) of KV: tp 4 needs a second replica
-  // (8 GPUs), and tp 8 (58,256,560,537 B available, 20 GiB of KV) leaves more free, so it ranks first.
-  void workedJobLoadsTp8() {
+  // (8 GPUs), and tp 8 (58,256,560,537 B available, 20 GiB of KV) leaves more free: the first row of the
+  // checkpoint's bf16 weights. As the CLI's fit, the view also searches the weights quantised to fp8 at
+  // load (72,656,373,952 B, test_fit.cpp): at tp 4 18,164,093,488 B a GPU leave 57,730,893,673 B for the
+  // 42,949,672,960 B of KV, so 4 GPUs rank first, and the row loads with its weight type.
+  void workedJobLoadsFp8WeightsTp4() {
     Controller c;
     MainWindow w(&c);
     w.show();
@@ -92,27 +95,40 @@ class FitViewTest : public QObject {
     qInfo("fit, H100 SXM, pp 1, bf16: %.1f ms in the worker thread", v->outcome().seconds * 1e3);
     QVERIFY(v->model()->rowCount() >= 2);
     QCOMPARE(cell(*v, 0, FitTableModel::GpuId), QStringLiteral("h100-sxm"));
-    QCOMPARE(cell(*v, 0, FitTableModel::Gpus), QStringLiteral("8"));
-    QCOMPARE(cell(*v, 0, FitTableModel::Layout), QStringLiteral("8 x 1 x 1"));
+    QCOMPARE(cell(*v, 0, FitTableModel::Gpus), QStringLiteral("4"));
+    QCOMPARE(cell(*v, 0, FitTableModel::Layout), QStringLiteral("4 x 1 x 1"));
     QCOMPARE(cell(*v, 0, FitTableModel::Kv), QStringLiteral("bf16"));
-    QCOMPARE(cell(*v, 1, FitTableModel::Layout), QStringLiteral("4 x 1 x 2"));
+    QCOMPARE(cell(*v, 0, FitTableModel::WeightDtype),
+             QStringLiteral("fp8_e4m3 per-tensor (quantised at load), bf16 embeddings"));
     QVERIFY(cell(*v, 0, FitTableModel::Launch).startsWith(QStringLiteral("vllm serve ")));
-    QCOMPARE(v->model()->rows()[0].plan.per_gpu.available_kv_bytes, Bytes{58'256'560'537});
+    QVERIFY(cell(*v, 0, FitTableModel::Launch).endsWith(QStringLiteral(" --quantization fp8")));
+    QCOMPARE(v->model()->rows()[0].plan.per_gpu.available_kv_bytes, Bytes{57'730'893'673});
+    // The checkpoint's weights: tp 8 first of theirs, then two tp-4 replicas.
+    int tp8 = -1;
+    for (int i = v->model()->rowCount() - 1; i >= 0; --i)
+      if (!v->model()->rows()[static_cast<std::size_t>(i)].weight_dtype &&
+          cell(*v, i, FitTableModel::Layout) == QStringLiteral("8 x 1 x 1"))
+        tp8 = i;
+    QVERIFY(tp8 > 0);
+    QCOMPARE(v->model()->rows()[static_cast<std::size_t>(tp8)].plan.per_gpu.available_kv_bytes,
+             Bytes{58'256'560'537});
+    QCOMPARE(cell(*v, tp8, FitTableModel::WeightDtype), QStringLiteral("bf16"));
 
-    // The explorer starts at tp 1 on one GPU; a click on the first row loads 8 GPUs at tp 8.
+    // The explorer starts at tp 1 on one GPU; a click on the first row loads 4 GPUs at tp 4, fp8 weights.
     QCOMPARE(child<QSpinBox>(w, "tp")->value(), 1);
     QTableView* table = child<QTableView>(w, "fit_table");
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
                       table->visualRect(v->model()->index(0, 0)).center());
-    QCOMPARE(child<QSpinBox>(w, "tp")->value(), 8);
+    QCOMPARE(child<QSpinBox>(w, "tp")->value(), 4);
     QCOMPARE(child<QSpinBox>(w, "pp")->value(), 1);
-    QCOMPARE(child<QSpinBox>(w, "gpus")->value(), 8);
+    QCOMPARE(child<QSpinBox>(w, "gpus")->value(), 4);
     QCOMPARE(child<QComboBox>(w, "gpu")->currentData().toString(), QStringLiteral("h100-sxm"));
     QCOMPARE(child<QComboBox>(w, "k_dtype")->currentText(), QStringLiteral("bf16"));
     QVERIFY(c.plan().fits);
-    QCOMPARE(c.plan().per_gpu.available_kv_bytes, Bytes{58'256'560'537});
-    // KV per GPU: 16 x 32,768 x 80 x 1 head x 128 x 2 x 2 B = 21,474,836,480 B.
-    QCOMPARE(c.plan().per_gpu.kv_bytes_total, Bytes{21'474'836'480});
+    QCOMPARE(c.plan().per_gpu.weights_bytes, Bytes{18'164'093'488});
+    QCOMPARE(c.plan().per_gpu.available_kv_bytes, Bytes{57'730'893'673});
+    // KV per GPU: 16 x 32,768 x 80 x 2 heads x 128 x 2 x 2 B = 42,949,672,960 B.
+    QCOMPARE(c.plan().per_gpu.kv_bytes_total, Bytes{42'949'672'960});
     QVERIFY(w.shownError().isEmpty());
   }
 

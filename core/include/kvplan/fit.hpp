@@ -72,8 +72,8 @@ struct FitRequest {
   /// quantised at load under vLLM and SGLang, else a checkpoint quantised so); empty: with
   /// search_weight_dtypes, default_weight_dtypes per GPU. A type equal to the model's is tried once.
   std::vector<DType> weight_dtypes;
-  /// Search weight types (weight_dtypes, or their default). Off by default for front ends whose rows do
-  /// not carry FitRow::weight_dtype yet (the GUI's fit view loads a row's tp, pp and dp only).
+  /// Search weight types (weight_dtypes, or their default). Off by default: a front end turns it on when
+  /// a chosen row loads its weight type too (the CLI's fit, the GUI's fit view through with_fit_row).
   bool search_weight_dtypes = false;
   Deployment deployment;  ///< utilisation, reserve, weights override (parallel ignored)
   EngineOptions engine;

@@ -49,6 +49,13 @@ void set_weight_dtype(ModelSpec& m, DType t);
 /// Whether the weight dtypes differ from `base`'s (the user chose one for the whole model).
 bool weight_dtype_overridden(const Scenario& s);
 
+/// The model as the scenario's engine plans it, as the CLI's --weight-dtype does with the same inputs: a
+/// weight dtype chosen over the checkpoint's (weight_dtype_overridden) applied as the engine loads it
+/// (kvplan::apply_weight_dtype: fp8 quantised at load under vLLM and SGLang keeps the embeddings and LM
+/// head at the serving dtype); else an fp32 checkpoint served at the engine's auto dtype
+/// (serve_fp32_weights).
+ModelSpec served_model(const Scenario& s);
+
 /// Whether the architecture differs from `base` in anything but the weight dtypes.
 bool architecture_edited(const Scenario& s);
 
