@@ -384,8 +384,8 @@ struct Hub {
     if (r.status == 404) {
       if (optional && (r.error_code.empty() || r.error_code == "EntryNotFound")) return false;
       if (r.error_code == "EntryNotFound")
-        throw HubError("model",
-                       "'" + repo + "' has no " + file + " at revision '" + revision + "' (HTTP 404)");
+        throw HubEntryNotFound(
+            "model", "'" + repo + "' has no " + file + " at revision '" + revision + "' (HTTP 404)", file);
       throw HubError("model", "no repo '" + repo + "' with a revision '" + revision + "' on " + endpoint +
                                   " (HTTP 404 for " + file + ")");
     }
@@ -696,11 +696,13 @@ std::string without_secrets(std::string text) {
   return text;
 }
 
-/// f(), its kvplan::Error (HubError kept as such) passed through without_secrets.
+/// f(), its kvplan::Error (HubError and HubEntryNotFound kept as such) passed through without_secrets.
 template <class F>
 auto secrets_masked(F&& f) {
   try {
     return f();
+  } catch (const HubEntryNotFound& e) {
+    throw HubEntryNotFound(without_secrets(e.field()), without_secrets(e.reason()), e.file());
   } catch (const HubError& e) {
     throw HubError(without_secrets(e.field()), without_secrets(e.reason()));
   } catch (const Error& e) {

@@ -279,7 +279,21 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   // A repo id: the Hugging Face cache, then the Hub (hub_fetch.hpp); the preset of that repo when
   // neither answers (offline, the Hub not reached, gated without a token) and no revision was asked for.
   if (is_hf_repo_id(name_or_path)) {
-    if (preset == nullptr || !revision.empty()) return load_hf_repo(name_or_path, revision);
+    if (preset == nullptr) {
+      try {
+        return load_hf_repo(name_or_path, revision);
+      } catch (const HubEntryNotFound& e) {
+        if (e.file() != "config.json") throw;
+        // No config.json: a GGUF repo, read as llama.cpp's -hf reads one without a tag (Q4_K_M, then Q8_0,
+        // then the first model listed: common/download.cpp find_best_model; hub_fetch.hpp load_hf_gguf).
+        try {
+          return load_hf_gguf(name_or_path, "", revision);
+        } catch (const HubError& g) {
+          throw HubError("model", e.reason() + ", and as a GGUF repo: " + g.reason());
+        }
+      }
+    }
+    if (!revision.empty()) return load_hf_repo(name_or_path, revision);
     try {
       return load_hf_repo(name_or_path, revision);
     } catch (const HubError& e) {

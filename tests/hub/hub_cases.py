@@ -438,6 +438,11 @@ def case_gguf(run, server):
         fail(f"split: weights {j['per_gpu']['weights_bytes']}, {j['bytes_per_token']} B/token")
     if "Q8_0/tiny-Q8_0-00001-of-00002.gguf (2 shards) from the Hugging Face Hub" not in j["model"]["source"]:
         fail("split: source " + j["model"]["source"])
+    # A bare repo id whose repo has no config.json is a GGUF repo at llama.cpp's default tag (Q4_K_M first:
+    # common/download.cpp find_best_model), as `llama-server -hf gguf/tiny` takes it.
+    j = ok(run("size", "gguf/tiny", "--engine", "llamacpp", "--json"), "bare repo")
+    if j["per_gpu"]["weights_bytes"] != 5172420864 or "Llama-3.1-8B-Instruct-Q4_K_M.gguf" not in j["model"]["source"]:
+        fail(f"bare repo: weights {j['per_gpu']['weights_bytes']}, source {j['model']['source']}")
     server.shutdown()
     server.server_close()
     j = ok(run("size", "gguf/tiny:Q8_0", "--engine", "llamacpp", "--json"), "split, Hub gone")
@@ -453,6 +458,9 @@ def case_gguf_refusals(run, server):
         "'gguf/tiny' at revision 'main' has no GGUF file for tag 'Q5_K_S' (its tags: IQ1_S, Q4_K_M, Q8_0)")
     bad(run, run("size", "gguf/empty:Q4_K_M"), "no GGUF", "'gguf/empty' at revision 'main' has no .gguf file")
     bad(run, run("size", "gguf/none:Q4_K_M"), "no repo", "no repo 'gguf/none'")
+    bad(run, run("size", "gguf/readme-only"), "bare repo, neither config.json nor GGUF",
+        "'gguf/readme-only' has no config.json at revision 'main' (HTTP 404), and as a GGUF repo: "
+        "'gguf/readme-only' at revision 'main' has no .gguf file")
     hub_server.Handler.gguf_served = 0
     p = run("size", "gguf/tiny:IQ1_S", "--engine", "llamacpp")
     bad(run, p, "hostile header", "Hostile-IQ1_S.gguf: the GGUF header runs past the 64 MiB", "(the limit")

@@ -194,7 +194,10 @@ def gguf_repos():
     w.kv += w.s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 1 << 32)
     w.n_kv += 1
     g.lfs["Hostile-IQ1_S.gguf"] = (w.bytes(), 1 << 40)
-    return {"gguf/tiny": g, "gguf/empty": Repo("9" * 40, {})}
+    # Neither a config.json nor a GGUF file: a bare repo id is neither kind of model.
+    readme_only = Repo("8" * 40, {})
+    readme_only.files = {"README.md": b"# nothing\n"}
+    return {"gguf/tiny": g, "gguf/empty": Repo("9" * 40, {}), "gguf/readme-only": readme_only}
 
 
 class Handler(BaseHTTPRequestHandler):

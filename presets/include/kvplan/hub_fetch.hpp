@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kvplan/error.hpp"
@@ -29,6 +30,19 @@ namespace kvplan::presets {
 class HubError : public Error {
  public:
   using Error::Error;
+};
+
+/// A HubError for a file the repo lacks at the revision asked for (HTTP 404 with X-Error-Code
+/// EntryNotFound), naming the file: find_model reads a repo without config.json as a GGUF repo.
+class HubEntryNotFound : public HubError {
+ public:
+  HubEntryNotFound(std::string field, std::string reason, std::string file)
+      : HubError(std::move(field), std::move(reason)), file_(std::move(file)) {}
+  /// The file the repo lacks ("config.json").
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+
+ private:
+  std::string file_;
 };
 
 /// Whether HF_HUB_OFFLINE is set to 1, true, yes or on (any case): huggingface_hub constants.py _is_true.
