@@ -142,6 +142,7 @@ json row_json(const FitRow& r) {
 std::string weight_cell(const FitRow& r) {
   if (r.weight_dtype) return std::string(name(*r.weight_dtype));
   const ModelSpec& m = r.plan.inputs.model;
+  if (m.quant.at_load) return std::string(name(m.weight_dtype));  // --weight-dtype fp8 alone
   const std::string label = weight_dtype_label(m);
   return label == name(m.weight_dtype) ? label : std::string("ckpt");
 }
@@ -192,15 +193,19 @@ std::string table(const std::vector<FitRow>& rows, bool cost, UnitSystem u) {
       break;
     }
   std::vector<DType> noted;  // each searched weight type once
-  for (const auto& r : rows)
-    if (r.weight_dtype && std::find(noted.begin(), noted.end(), *r.weight_dtype) == noted.end()) {
-      noted.push_back(*r.weight_dtype);
-      const ModelSpec& q = r.plan.inputs.model;
-      out += online_quantization(engine, *r.weight_dtype)
-                 ? fmt::format("  wts {}: the engine quantises the checkpoint at load ({})\n",
-                               name(*r.weight_dtype), weight_dtype_label(q))
-                 : fmt::format("  wts {}: needs a checkpoint quantised so\n", name(*r.weight_dtype));
-    }
+  for (const auto& r : rows) {
+    const ModelSpec& q = r.plan.inputs.model;
+    const std::optional<DType> t = r.weight_dtype    ? r.weight_dtype
+                                   : q.quant.at_load ? std::optional<DType>(q.weight_dtype)
+                                                     : std::nullopt;
+    if (!t || std::find(noted.begin(), noted.end(), *t) != noted.end()) continue;
+    noted.push_back(*t);
+    out += q.quant.at_load ? fmt::format("  wts {}: the engine quantises the checkpoint at load ({})\n",
+                                         name(*t), weight_dtype_label(q))
+           : engine == Engine::llamacpp
+               ? fmt::format("  wts {}: needs a GGUF file quantised so\n", name(*t))
+               : fmt::format("  wts {}: needs a checkpoint quantised so\n", name(*t));
+  }
   if (std::any_of(rows.begin(), rows.end(), [&](const FitRow& r) {
         return r.plan.max_context && past_max_position(m, *r.plan.max_context, engine);
       })) {
@@ -279,8 +284,10 @@ FitRequest build_fit_request(const FitOptions& o) {
     r.launch.weight_dtype = r.model.weight_dtype;
   r.search_weight_dtypes = weight_items.size() != 1;
   for (std::size_t i = 1; i < weight_items.size(); ++i) {
-    if (is_ckpt(weight_items[i]))
+    if (is_ckpt(weight_items[i])) {
+      if (is_ckpt(weight_items.front())) continue;  // given twice: searched once
       throw Error("--weight-dtype", "ckpt (the model as given) can only be the first item");
+    }
     r.weight_dtypes.push_back(parse_dtype(weight_items[i], "--weight-dtype"));
   }
   // A list that names only the model's own type searches nothing more (not the default search).

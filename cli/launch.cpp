@@ -55,8 +55,10 @@ struct LaunchFlag {
 
 // vllm/engine/arg_utils.py (EngineArgs.add_cli_args) and vllm/entrypoints/openai/cli_args.py.
 // The ints are Python's int but for the three human_readable_ints (arg_utils.py _compute_kwargs).
-constexpr std::array<LaunchFlag, 26> kVllm{{
+constexpr std::array<LaunchFlag, 27> kVllm{{
     {"--model", "", Kind::model},
+    // fp8 only: the weights quantised at load (core's apply_weight_dtype; check_value refuses the others).
+    {"-q,--quantization", "--weight-dtype"},
     {"-dp,--data-parallel-size", "", Kind::data_parallel, true, Num::integer},
     {"--enable-expert-parallel", "", Kind::dp_attention, false},
     {"--dtype", "", Kind::skip},  // auto only (check_auto_dtype)
@@ -97,7 +99,8 @@ constexpr std::array<LaunchFlag, 26> kVllm{{
 // DP attention ranks, whole for each plain data-parallel replica): kvplan's --users (add_sequences; fit's
 // SGLang lines write it so). --max-total-tokens caps the profiled pool (model_runner.py init_memory_pool:
 // max_total_num_tokens = min(profiled, max_total_tokens), then floored to pages): kvplan's --max-tokens.
-constexpr std::array<LaunchFlag, 20> kSglang{{
+constexpr std::array<LaunchFlag, 21> kSglang{{
+    {"--quantization", "--weight-dtype"},  // fp8 only, as vLLM's (check_value)
     {"--model-path,--model", "", Kind::model},
     {"--dp,--dp-size,--data-parallel-size", "", Kind::data_parallel, true, Num::integer},
     {"--enable-dp-attention", "", Kind::dp_attention, false},
@@ -134,8 +137,12 @@ constexpr std::array<LaunchFlag, 20> kSglang{{
 
 // llama.cpp common/arg.cpp (llama-server). -c is every slot's cells together: kvplan's --ctx-size. Every
 // count is read with std::stoi (Num::stoi).
-constexpr std::array<LaunchFlag, 15> kLlamacpp{{
+constexpr std::array<LaunchFlag, 17> kLlamacpp{{
     {"-m,--model", "", Kind::model},
+    // The model from the Hub (common/arg.cpp): -hf ORG/NAME[:quant] as kvplan's ORG/NAME[:TAG], and -hff a
+    // file of that repo by its path, over the quant (common/download.cpp).
+    {"-hf,-hfr,--hf-repo", "", Kind::model},
+    {"-hff,--hf-file", "--hf-file"},
     {"-c,--ctx-size", "--ctx-size", Kind::value, true, Num::stoi},
     {"-np,--parallel", "--users", Kind::value, true, Num::stoi},
     // A type given alone leaves the other at llama.cpp's f16 (common.h cache_type_k / cache_type_v:
@@ -469,6 +476,13 @@ std::string take_value(const std::vector<std::string>& w, std::size_t& i, const 
 void check_value(const std::string& name, const std::string& value) {
   if (name == "-fa" || name == "--flash-attn") flash_attention_off(name, value);
   if (name == "--dtype") check_auto_dtype(name, value);
+  // --quantization fp8 over an unquantised checkpoint is the engine's quantisation at load, kvplan's
+  // --weight-dtype fp8_e4m3; a checkpoint's own method (awq, gptq, compressed-tensors ...) is read from its
+  // config.json, and naming another one is refused by vLLM (vllm/config/model.py _verify_quantization).
+  if ((name == "--quantization" || name == "-q") && value != "fp8")
+    throw Error(kField, name + " " + value +
+                            ": kvplan reads fp8 only (the weights quantised at load); a checkpoint quantised "
+                            "so is read from its config.json: remove the flag");
   // trtllm-serve: the PyTorch backend's KV cache and budget are the ones kvplan models (engine_trtllm.cpp,
   // trtllm_budget); the TensorRT engine backend sizes its cache otherwise. Beams other than 1 keep a cache
   // per beam, which kvplan does not plan.
@@ -542,16 +556,23 @@ void add_engine_defaults(const Program& p, const LineState& st, const std::vecto
   // A K or V type given alone leaves the other at llama.cpp's default f16 (common/common.h).
   if (anywhere("--k-dtype") != anywhere("--v-dtype") && !anywhere("--kv-dtype"))
     out.insert(out.end(), {anywhere("--k-dtype") ? "--v-dtype" : "--k-dtype", "f16"});
-  // n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp llama_context::llama_context).
-  if (st.batch) {
-    const std::uint64_t b = parse_count(st.batch->second, st.batch->first);
+  // n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp llama_context::llama_context), n_batch 2048
+  // when -b is not given (common/common.h common_params::n_batch).
+  {
+    constexpr std::uint64_t kDefaultBatch = 2048;
+    const std::uint64_t b = st.batch ? parse_count(st.batch->second, st.batch->first) : kDefaultBatch;
     std::string* ub = value_in(out, "--ubatch");
     const auto* spec = find_engine_option("ubatch");
     const std::uint64_t ubatch = ub != nullptr
                                      ? parse_count(*ub, typed_flag("--ubatch"))
                                      : spec->engine_default.at(static_cast<std::size_t>(Engine::llamacpp));
     if (b < ubatch) {
-      note_typed("--ubatch", st.batch->first);
+      if (st.batch)
+        note_typed("--ubatch", st.batch->first);
+      else
+        checks().warnings.push_back(typed_flag("--ubatch") + " " + std::to_string(ubatch) +
+                                    " past llama.cpp's default -b 2048: it runs micro-batches of 2048 "
+                                    "(n_ubatch = min(n_batch, n_ubatch)), as planned; give -b to raise it");
       if (ub != nullptr)
         *ub = std::to_string(b);
       else

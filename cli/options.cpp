@@ -14,6 +14,7 @@
 #include "aliases.hpp"
 #include "kvplan/budget.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/hf_hub.hpp"
 #include "kvplan/kv.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/replicas.hpp"
@@ -38,6 +39,9 @@ void add_model_options(CLI::App& app, ModelOptions& o) {
   m->description(m->get_description() + " (or give --layers/--heads/--kv-heads/--head-dim)");
   app.add_option("--revision", o.revision,
                  "branch, tag or commit of a Hugging Face repo id, from the local Hub cache (default main)");
+  app.add_option("--hf-file", o.hf_file,
+                 "a .gguf file of the Hugging Face repo MODEL, its path in the repo, read in place of the "
+                 "quant tag (llama.cpp's -hff/--hf-file)");
   auto* g = app.add_option_group("model by flags", "a model without a file");
   g->add_option("--layers", o.layers, "number of layers");
   g->add_option("--heads", o.heads, "query heads");
@@ -54,7 +58,10 @@ void add_dtype_options(CLI::App& app, DtypeOptions& o) {
                  "(fp8 is fp8_e4m3, as vLLM and SGLang read it)"));
   app.add_option(option_names("--k-dtype"), o.k_dtype, alias_help("--k-dtype", "K type (with --v-dtype)"));
   app.add_option(option_names("--v-dtype"), o.v_dtype, alias_help("--v-dtype", "V type (with --k-dtype)"));
-  app.add_option("--weight-dtype", o.weight_dtype, "weight type (default: the config's torch_dtype)");
+  app.add_option("--weight-dtype", o.weight_dtype,
+                 "weight type: fp8_e4m3 under vllm, sglang and ideal is the engine's quantisation at load "
+                 "(--quantization fp8), another type a checkpoint quantised so; ckpt: as in the checkpoint "
+                 "(default)");
   app.add_option("--mamba-cache-dtype", o.mamba_cache_dtype,
                  "recurrent (Mamba, linear-attention, conv) state type, as vLLM's flag (default: as the "
                  "config declares)");
@@ -97,6 +104,17 @@ ModelSpec resolve_model(const ModelOptions& o) {
   if (by_flags && !o.model.empty())
     throw Error("MODEL", "give a model or --layers/--heads/--head-dim, not both");
   if (!by_flags && !o.window.empty()) throw Error("--window", "only applies to a model given by flags");
+  if (!o.hf_file.empty()) {
+    // llama.cpp common/download.cpp: --hf-file names the repo's file by its path, over the --hf-repo's quant
+    // tag; the repo's file listing must hold it exactly (a tag ending in .gguf: presets::find_model).
+    const std::string repo = o.model.substr(0, o.model.find(':'));
+    if (by_flags || !presets::is_hf_repo_id(repo))
+      throw Error("--hf-file", "needs a Hugging Face repo id as MODEL (ORG/NAME), got '" +
+                                   (by_flags ? std::string("a model by flags") : o.model) + "'");
+    if (!o.hf_file.ends_with(".gguf"))
+      throw Error("--hf-file", "must be the path of a .gguf file in the repo, got '" + o.hf_file + "'");
+    return presets::find_model(repo + ":" + o.hf_file, o.revision);
+  }
   if (!by_flags) {
     if (!o.model.empty()) return presets::find_model(o.model, o.revision);
     throw Error("MODEL", "missing: give a preset id, a file, or --layers/--heads/--head-dim");
@@ -355,7 +373,7 @@ void refuse_weights_with_weight_dtype(const std::string& weights, const std::str
 }
 
 void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine) {
-  if (o.weight_dtype.empty()) {
+  if (o.weight_dtype.empty() || lowercase(o.weight_dtype) == "ckpt") {  // ckpt: as in the checkpoint
     serve_fp32_weights(m, engine);
     return;
   }

@@ -20,6 +20,7 @@ namespace kvplan::cli {
 struct ModelOptions {
   std::string model;
   std::string revision;  ///< a Hugging Face repo id's branch, tag or commit
+  std::string hf_file;   ///< a GGUF file of the Hub repo MODEL, as llama.cpp's --hf-file
   std::string layers, heads, kv_heads, head_dim, window;
 };
 

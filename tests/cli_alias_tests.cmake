@@ -186,8 +186,8 @@ kvplan_cli_warns("alias: another engine's name under trtllm"
   "warning: --mem-fraction-static \\(a name from vLLM, SGLang\\) under --engine trtllm is read as --gpu-util, with TensorRT-LLM's meaning"
   size llama-3.1-8b --engine trtllm --mem-fraction-static 0.8 --gpu h100-sxm)
 kvplan_cli_bad("launch: a flag kvplan does not model"
-  "^kvplan: error: --from-launch: --quantization \\(vllm serve\\): not modelled by kvplan; remove it to plan without it\n$"
-  size --from-launch "vllm serve llama-3.1-8b --quantization awq")
+  "^kvplan: error: --from-launch: --swap-space \\(vllm serve\\): not modelled by kvplan; remove it to plan without it\n$"
+  size --from-launch "vllm serve llama-3.1-8b --swap-space 4")
 kvplan_cli_bad("launch: a bad value names the line's flag" "^kvplan: error: --max-model-len: must be positive\n$"
   size --from-launch "vllm serve llama-3.1-8b --max-model-len 0")
 kvplan_cli_bad("launch: a flag without its value" "^kvplan: error: --max-model-len: needs a value \\(in --from-launch\\)\n$"

@@ -144,6 +144,22 @@ kvplan_cli_warns("from-launch with VLLM_ALLOW_LONG_MAX_MODEL_LEN=0: refused" "to
   "vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n"
   size --from-launch "VLLM_ALLOW_LONG_MAX_MODEL_LEN=0 vllm serve gemma-3-27b --max-model-len 200000")
 
+# fit's fp8 lines read back: --quantization fp8 is --weight-dtype fp8_e4m3 (quantised at load; Llama-3.1-70B at
+# 72,656,373,952 B, worked in tests/test_fit.cpp); another method is the checkpoint's, read from its config.
+kvplan_cli_ok("from-launch --quantization fp8 is the weights quantised at load" "\"weights_bytes\": 72656373952,"
+  size --from-launch "vllm serve llama-3.1-70b --tensor-parallel-size 4 --max-model-len 32768 --quantization fp8" --json)
+kvplan_cli_bad("from-launch --quantization awq" "^kvplan: error: --from-launch: --quantization awq: kvplan reads fp8 only"
+  size --from-launch "vllm serve llama-3.1-70b --max-model-len 8192 --quantization awq")
+# llama.cpp has no fp8 or int4 weights in a GGUF (ggml's types): refused, naming the flag.
+kvplan_cli_bad("llamacpp weight type GGUF lacks" "^kvplan: error: --weight-dtype: int4: llama.cpp has no such weight type"
+  size llama-3.1-8b --engine llamacpp --weight-dtype int4)
+kvplan_cli_bad("fit llamacpp weight type GGUF lacks" "^kvplan: error: --weight-dtype: fp8_e4m3: llama.cpp has no such weight type"
+  fit llama-3.1-8b --engine llamacpp --gpu l4 --weight-dtype ckpt,fp8_e4m3)
+# llama-server's -ub past its default -b 2048: n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp), so
+# micro-batches of 2,048, said in a warning.
+kvplan_cli_warns("from-launch -ub past the default -b" "at n_ubatch 2,048,"
+  "kvplan: warning: -ub 4096 past llama.cpp's default -b 2048"
+  size --from-launch "llama-server -m llama-3.1-8b -c 8192 -np 1 -ub 4096" --gpu l4)
 # The weight search: under vllm on an H100, Llama-3.1-8B's bf16 checkpoint and the same quantised to fp8 at
 # load (vLLM's --quantization fp8). One GPU holds one user either way; the model as given ranks first.
 kvplan_cli_ok("fit searches fp8 weights quantised at load"

@@ -258,6 +258,11 @@ kvplan_cli_bad("config torch_dtype not a type, with --weight-dtype" "bad-torch-d
   size ${KVPLAN_FIXTURES}/bad-torch-dtype.json --weight-dtype fp8)
 kvplan_cli_bad("config dtype a number" "^kvplan: error: bad-dtype-number.json: /dtype: must be a string, got a number\n$"
   show ${KVPLAN_FIXTURES}/bad-dtype-number.json)
+# --hf-file (llama.cpp's -hff) names a .gguf file of a Hub repo given as MODEL.
+kvplan_cli_bad("hf-file without a repo id" "^kvplan: error: --hf-file: needs a Hugging Face repo id as MODEL \\(ORG/NAME\\), got 'llama-3.1-8b'\n$"
+  size llama-3.1-8b --hf-file model-Q4_K_M.gguf)
+kvplan_cli_bad("hf-file not a gguf" "^kvplan: error: --hf-file: must be the path of a .gguf file in the repo, got 'model.safetensors'\n$"
+  size org/repo --hf-file model.safetensors)
 # --weights SIZE would win over --weight-dtype silently: the pair is refused, on size and fit.
 kvplan_cli_bad("weights with weight-dtype" "^kvplan: error: --weight-dtype: give --weight-dtype or --weights SIZE, not both"
   size llama-3.1-8b --weights 16GB --weight-dtype fp8)

@@ -5,6 +5,7 @@
 
 #include "kvplan/budget.hpp"
 #include "kvplan/error.hpp"
+#include "kvplan/plan.hpp"
 #include "kvplan/presets.hpp"
 
 using namespace kvplan;
@@ -172,4 +173,34 @@ TEST_CASE("llama.cpp budget: the GPU less the model and compute buffers", "[budg
   // A GPU the weights fill: nothing left, fits_weights false.
   in.weights_per_gpu = Bytes{80ULL << 30};
   CHECK_FALSE(llamacpp_budget(in, graph(512, 512, false)).fits_weights);
+}
+
+// The longest context follows the compute buffer at that context (without flash attention the scores span
+// the cells): whatever context is asked, the plan gives one max context, at which the users fit, and one
+// cache step (256 cells, llama.cpp's padding) past it they do not. It used to keep the buffer of the context
+// asked: 93,184 tokens for gpt-oss-20b asked at 20,000, which did not fit when asked.
+TEST_CASE("llama.cpp max context: the compute buffer at that context, whatever context is asked",
+          "[budget][llamacpp]") {
+  for (const char* id : {"llama-3.1-8b", "gpt-oss-20b"}) {
+    PlanInputs in;
+    in.model = presets::find_model(id);
+    in.gpu = presets::find_gpu("rtx-4090");
+    in.engine.engine = Engine::llamacpp;
+    in.engine.flash_attn_off = true;
+    in.kv.k = in.kv.v = DType::fp16;
+    in.users = 2;
+    std::optional<Tokens> first;
+    for (const std::uint64_t asked : {4096ULL, 20000ULL, 40000ULL, 65536ULL}) {
+      in.context = Tokens{asked};
+      const Plan p = make_plan(in);
+      REQUIRE(p.max_context.has_value());
+      if (!first) first = p.max_context;
+      CHECK(p.max_context->value == first->value);
+    }
+    REQUIRE(first->value > 256);
+    in.context = *first;
+    CHECK(make_plan(in).fits);
+    in.context = Tokens{first->value + 256};
+    CHECK_FALSE(make_plan(in).fits);
+  }
 }

@@ -7,6 +7,7 @@
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/streaming.hpp"
 #include "kvplan/weights.hpp"
 
@@ -205,13 +206,19 @@ TEST_CASE("fit: the launch line carries every engine option and extra the row wa
             "--speculative-config '{\"method\":\"ngram\",\"prompt_lookup_max\":4}'");
   // Weights asked as fp8 over a bf16 checkpoint: vLLM quantises online with --quantization fp8; a q4_0
   // override has no online path, and the line says so.
+  // The model at that type as the CLI's --weight-dtype applies it (apply_weight_dtype), the type in the
+  // extras.
   r = readme_job(DType::bf16);
   r.tp = {8};
   r.launch.weight_dtype = DType::fp8_e4m3;
+  apply_weight_dtype(r.model, DType::fp8_e4m3, r.engine.engine);
   const FitResult q = fit(r);
   REQUIRE(!q.rows.empty());
   CHECK_THAT(q.rows.front().launch, Catch::EndsWith("--gpu-memory-utilization 0.90 --quantization fp8"));
+  r = readme_job(DType::bf16);
+  r.tp = {8};
   r.launch.weight_dtype = DType::q4_0;
+  apply_weight_dtype(r.model, DType::q4_0, r.engine.engine);
   CHECK_THAT(fit(r).rows.front().launch,
              Catch::EndsWith("0.90  # weights as q4_0: give a checkpoint quantised so"));
 
@@ -777,4 +784,74 @@ TEST_CASE("fit: weight types tried by default, and those asked for", "[fit][weig
   REQUIRE(res.rows[1].weight_dtype == DType::int4);
   CHECK(res.rows[1].plan.per_gpu.weights_bytes == Bytes{4'015'130'624});
   CHECK(res.rows[1].launch.find("weights as int4: give a checkpoint quantised so") != std::string::npos);
+}
+
+// vLLM and SGLang refuse a --quantization other than a quantised checkpoint's own method
+// (vllm/config/model.py _verify_quantization): gpt-oss's MXFP4 experts are not requantised at load, so fp8
+// asked for is a checkpoint quantised so, and its line says to give one. DeepSeek-V3's checkpoint is fp8
+// already: asked for fp8, it stays as it is (128 x 128 block scales, not per tensor).
+TEST_CASE("fit: only an unquantised checkpoint is quantised at load", "[fit][weights]") {
+  FitRequest r;
+  r.model = presets::find_model("gpt-oss-20b");
+  r.context = Tokens{8192};
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.tp = {1};
+  r.pp = {1};
+  r.kv_dtypes = {both(DType::bf16)};
+  r.engine.engine = Engine::vllm;
+  r.search_weight_dtypes = true;
+  r.weight_dtypes = {DType::fp8_e4m3};
+  const FitResult res = fit(r);
+  CHECK(res.searched.find("fp8_e4m3 (a checkpoint so)") != std::string::npos);
+  bool fp8_row = false;
+  for (const FitRow& row : res.rows)
+    if (row.weight_dtype) {
+      fp8_row = true;
+      CHECK_FALSE(row.plan.inputs.model.quant.at_load);
+      CHECK(row.launch.find("--quantization") == std::string::npos);
+      CHECK(row.launch.find("weights as fp8_e4m3: give a checkpoint quantised so") != std::string::npos);
+    }
+  CHECK(fp8_row);
+  const ModelSpec ds = presets::find_model("deepseek-v3");
+  ModelSpec kept = ds;
+  apply_weight_dtype(kept, DType::fp8_e4m3, Engine::vllm);
+  CHECK(model_weight_bytes(kept) == model_weight_bytes(ds));
+  CHECK(kept.quant == ds.quant);
+  // llama.cpp has no fp8 or int4 weights in a GGUF: refused, naming the input.
+  ModelSpec llama = presets::find_model("llama-3.1-8b");
+  try {
+    apply_weight_dtype(llama, DType::int4, Engine::llamacpp);
+    FAIL("int4 weights under llama.cpp were accepted");
+  } catch (const Error& e) {
+    CHECK(e.field() == "weight_dtype");
+  }
+}
+
+// SGLang quantises to fp8 once the whole checkpoint is loaded (sgl-project/sglang #2895): Llama-3.1-70B's
+// 141,107,412,992 B of bf16 weights pass one H100 SXM's 85,520,809,984 B, so tp 1 is refused with fp8 weights
+// (72,656,373,952 B would fit); at tp 2 the checkpoint's 70,553,706,496 B a GPU load, and the row is offered.
+TEST_CASE("fit: SGLang's fp8 at load needs the checkpoint to fit first", "[fit][weights]") {
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-70b");
+  r.context = Tokens{4096};
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.tp = {1, 2};
+  r.pp = {1};
+  r.kv_dtypes = {both(DType::fp8_e4m3)};
+  r.engine.engine = Engine::sglang;
+  r.search_weight_dtypes = true;
+  r.weight_dtypes = {DType::fp8_e4m3};
+  const FitResult res = fit(r);
+  bool tp2 = false;
+  for (const FitRow& row : res.rows) {
+    if (!row.weight_dtype) continue;
+    CHECK(row.plan.inputs.deployment.parallel.tp == 2);
+    tp2 = tp2 || row.plan.inputs.deployment.parallel.tp == 2;
+    CHECK(row.launch.find("--quantization fp8") != std::string::npos);
+  }
+  CHECK(tp2);
+  CHECK(std::any_of(res.refused.begin(), res.refused.end(), [](const std::string& s) {
+    return s.find("SGLang loads the checkpoint at its own precision before quantising it") !=
+           std::string::npos;
+  }));
 }

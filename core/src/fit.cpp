@@ -397,19 +397,22 @@ bool sglang_pins_pool(const Plan& p) {
 }
 
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
-std::string extra_flags(Engine engine, const LaunchExtras& x, std::string& comment) {
+std::string extra_flags(Engine engine, const LaunchExtras& x, bool at_load, std::string& comment) {
   std::string line;
   if (x.weight_dtype) {
-    if (online_quantization(engine, *x.weight_dtype)) {
+    if (at_load) {
       line += " --quantization fp8";
       // SGLang quantises once every weight is loaded at the checkpoint's precision (sgl-project/sglang
       // #2895): the GPUs must hold that first.
       if (engine == Engine::sglang)
         comment += std::string(comment.empty() ? "" : "; ") +
                    "SGLang loads the checkpoint at its own precision before quantising: it must fit first";
-    } else if (engine != Engine::llamacpp)
+    } else {
       comment += std::string(comment.empty() ? "" : "; ") + "weights as " +
-                 std::string(name(*x.weight_dtype)) + ": give a checkpoint quantised so";
+                 std::string(name(*x.weight_dtype)) +
+                 (engine == Engine::llamacpp ? ": give a GGUF file quantised so"
+                                             : ": give a checkpoint quantised so");
+    }
   }
   if (!x.speculative_config.empty()) {
     if (engine == Engine::vllm || engine == Engine::ideal)
@@ -483,7 +486,7 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
     shown.n_rs_seq = 0;
   }
   const std::string options = engine_flags(shown, yaml);
-  const std::string more = extra_flags(p.inputs.engine.engine, extras, comment);
+  const std::string more = extra_flags(p.inputs.engine.engine, extras, p.inputs.model.quant.at_load, comment);
   if (p.inputs.engine.engine == Engine::trtllm) {
     // TensorRT-LLM's KV cache type is kv_cache_config's dtype (tensorrt_llm/llmapi/llm_args.py
     // KvCacheConfig.dtype: "auto" or "fp8"); the fp8 rows' line started a cache of the model's type, twice
@@ -781,7 +784,7 @@ FitResult fit(const FitRequest& request) {
       for (const DType t : weights)
         out.searched +=
             std::string(", ") + std::string(name(t)) +
-            (online_quantization(r.engine.engine, t) ? " (quantised at load)" : " (a checkpoint so)");
+            (quantised_at_load(r.model, t, r.engine.engine) ? " (quantised at load)" : " (a checkpoint so)");
     }
   }
 
@@ -814,6 +817,22 @@ FitResult fit(const FitRequest& request) {
       if (e.field() == "kv_dtype" || e.field() == "k_dtype") throw;
     }
   }
+  // SGLang quantises fp8 once every weight is loaded at the checkpoint's precision (sgl-project/sglang
+  // #2895): a layout whose GPUs cannot hold the checkpoint's weights first is refused.
+  const auto check_sglang_load = [&](const PlanInputs& at) {
+    PlanInputs& given = variants.front()->in;  // the model as given, at this layout
+    given.context = at.context;
+    given.users = at.users;
+    given.deployment = at.deployment;
+    given.engine = at.engine;
+    given.gpu = at.gpu;
+    given.kv = at.kv;
+    const Plan load = make_plan(*variants.front()->prepared, given, false, PlanDetail::figures);
+    if (at.gpu && load.per_gpu.weights_bytes > at.gpu->memory)
+      throw Error("weight_dtype",
+                  "SGLang loads the checkpoint at its own precision before quantising it (sgl-project/sglang "
+                  "#2895), and its weights per GPU pass the GPU's memory");
+  };
   std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
   // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
   std::vector<std::pair<std::string, std::uint64_t>> refusals;
@@ -840,6 +859,7 @@ FitResult fit(const FitRequest& request) {
               const std::uint64_t most_replicas = r.max_gpus / per_replica;
               Plan one;
               try {
+                if (variant != 0 && engine == Engine::sglang && in.model.quant.at_load) check_sglang_load(in);
                 one = make_plan(prepared, in, false, PlanDetail::figures);
               } catch (const Error& e) {
                 if (!refused) refused = e;

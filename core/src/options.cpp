@@ -96,7 +96,7 @@ const std::array<EngineOptionSpec, 11> kEngineOptions{{
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
-const std::array<InputName, 28> kInputs{{
+const std::array<InputName, 29> kInputs{{
     {"tp", "--tp", "tensor parallel (tp)"},
     {"pp", "--pp", "pipeline stages (pp)"},
     {"gpus", "--gpus", "GPUs"},
@@ -109,6 +109,7 @@ const std::array<InputName, 28> kInputs{{
     {"engine", "--engine", "engine rules"},
     {"engine_version", "--engine-version", "engine version"},
     {"kv_dtype", "--kv-dtype", "KV cache dtype"},
+    {"weight_dtype", "--weight-dtype", "weight dtype"},
     {"k_dtype", "--k-dtype", "K cache dtype"},
     {"v_dtype", "--v-dtype", "V cache dtype"},
     {"mamba_cache_dtype", "--mamba-cache-dtype", "recurrent state dtype"},

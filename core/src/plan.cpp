@@ -594,6 +594,12 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   if (detail == PlanDetail::full)
     if (auto w = context_warning(m, in.context, in.engine.engine, in.engine.long_context_allowed))
       p.warnings.push_back(std::move(*w));
+  if (detail == PlanDetail::full && in.engine.engine == Engine::sglang && m.quant.at_load)
+    p.warnings.push_back(
+        "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision "
+        "(sgl-project/sglang "
+        "#2895): the GPUs must hold the unquantised weights first (kvplan size without --weight-dtype gives "
+        "them)");
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
@@ -762,6 +768,36 @@ std::uint64_t all_replicas(std::uint64_t requests, std::uint64_t dp) {
                           format_count(dp) + " replicas)");
 }
 
+/// llama.cpp's longest context for the plan's users. Its compute buffer follows the context (the KQ masks,
+/// and the scores without flash attention, span the cells: budget.hpp llamacpp_graph), so the buffer
+/// memory_budget worked at in.context holds for that context only: the longest c at which the users' cache
+/// and the buffer at c fit beside the weights, by bisection (both grow with c). nullopt: unbounded.
+std::optional<Tokens> llamacpp_max_context(const Plan& p, const EnginePolicy& policy, const PlanInputs& in) {
+  const PerGpu& g = p.per_gpu;
+  const auto left_at = [&](std::uint64_t c) -> std::optional<Bytes> {
+    const Bytes buffer =
+        llamacpp_compute_buffer(in.model, llamacpp_graph(in.model, in.engine, in.users, c)).total;
+    const auto fixed = engine_detail::add(g.weights_bytes.value, buffer.value);
+    if (!fixed || Bytes{*fixed} > g.usable_bytes) return std::nullopt;
+    return g.usable_bytes - Bytes{*fixed};
+  };
+  const auto holds = [&](std::uint64_t c) {
+    const auto left = left_at(c);
+    return left && policy.max_requests(Tokens{c}, *left) >= g.users;
+  };
+  // A bound: the longest context in what the smallest buffer (a one-token context) leaves.
+  const auto most = left_at(1);
+  if (!most) return Tokens{0};
+  const auto bound = policy.max_context(g.users, *most);
+  if (!bound || bound->value == 0 || holds(bound->value)) return bound;
+  std::uint64_t lo = 0, hi = bound->value;  // the answer is in [lo, hi): lo holds (0 tokens), hi does not
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (holds(mid) ? lo : hi) = mid;
+  }
+  return Tokens{lo};
+}
+
 /// The capacity step, one for every engine: whole requests of the context that fit in `memory` per
 /// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
 /// figures beside them (its max users from the fullest stage's sequence, its max context from its
@@ -774,6 +810,9 @@ void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, cons
   p.max_users = all_replicas(requests, par.dp);
   g.free_bytes = p.fits && g.kv_bytes_total <= memory ? memory - g.kv_bytes_total : Bytes{0};
   if (with_max_context) p.max_context = policy.max_context(g.users, memory);
+  if (with_max_context && in.engine.engine == Engine::llamacpp && p.budget.modelled && !in.kv_memory &&
+      p.max_context)
+    p.max_context = llamacpp_max_context(p, policy, in);
   if (in.engine.engine == Engine::ideal) {
     p.ideal_max_users = p.max_users;
     p.ideal_max_context = p.max_context;

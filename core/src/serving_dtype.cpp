@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "kvplan/error.hpp"
+
 namespace kvplan {
 
 DType auto_serving_dtype(const ModelSpec& m, Engine engine) {
@@ -58,10 +60,43 @@ bool online_quantization(Engine engine, DType t) {
          (engine == Engine::vllm || engine == Engine::ideal || engine == Engine::sglang);
 }
 
+bool gguf_weight_type(DType t) {
+  switch (t) {
+    case DType::fp32:
+    case DType::fp16:
+    case DType::bf16:
+    case DType::q8_0:
+    case DType::q4_0:
+    case DType::q4_1:
+    case DType::q5_0:
+    case DType::q5_1:
+    case DType::iq4_nl:
+    case DType::mxfp4: return true;
+    default: return false;
+  }
+}
+
+bool quantised_at_load(const ModelSpec& m, DType t, Engine engine) {
+  const auto wide = [](DType d) { return d == DType::bf16 || d == DType::fp16 || d == DType::fp32; };
+  // Only an unquantised checkpoint: vLLM refuses a --quantization other than the checkpoint's own method
+  // (vllm/config/model.py _verify_quantization: "Quantization method specified in the model config (X)
+  // does not match ..."), and so does SGLang.
+  return online_quantization(engine, t) && m.quant.method == WeightQuant::Method::none &&
+         wide(m.weight_dtype) && wide(m.expert_weight_dtype);
+}
+
 void apply_weight_dtype(ModelSpec& m, DType t, Engine engine) {
+  if (engine == Engine::llamacpp && !gguf_weight_type(t))
+    throw Error("weight_dtype", std::string(name(t)) +
+                                    ": llama.cpp has no such weight type (a GGUF's: f32, f16, bf16, q8_0, "
+                                    "q4_0, q4_1, q5_0, q5_1, iq4_nl, mxfp4)");
+  // A checkpoint quantised to that type already: the checkpoint as it is (vLLM takes --quantization fp8
+  // over an fp8 checkpoint as its own method).
+  if (m.quant.method != WeightQuant::Method::none && m.quant.stored == t && m.weight_dtype == t) return;
+  const bool at_load = quantised_at_load(m, t, engine);
   m.quant = {};             // the architecture at that precision, not the checkpoint's quantised layout
   m.weights_bytes.reset();  // a precision asked for: the architecture at it, not the checkpoint's bytes
-  if (!online_quantization(engine, t)) {
+  if (!at_load) {
     m.weight_dtype = m.embedding_dtype = m.expert_weight_dtype = t;
     return;
   }
@@ -75,6 +110,7 @@ void apply_weight_dtype(ModelSpec& m, DType t, Engine engine) {
   q.scale_dtype = DType::fp32;
   q.tensor_scale = true;
   q.label = "fp8_e4m3 per-tensor (quantised at load)";
+  q.at_load = true;
   m.quant = q;
   m.weight_dtype = m.expert_weight_dtype = DType::fp8_e4m3;
 }

@@ -443,6 +443,14 @@ def case_gguf(run, server):
     j = ok(run("size", "gguf/tiny", "--engine", "llamacpp", "--json"), "bare repo")
     if j["per_gpu"]["weights_bytes"] != 5172420864 or "Llama-3.1-8B-Instruct-Q4_K_M.gguf" not in j["model"]["source"]:
         fail(f"bare repo: weights {j['per_gpu']['weights_bytes']}, source {j['model']['source']}")
+    # --hf-file, and llama-server's -hf / -hff (common/arg.cpp): the repo's file by its path, over the tag.
+    for args in (("size", "gguf/tiny:Q4_K_M", "--hf-file", "Q8_0/tiny-Q8_0-00001-of-00002.gguf"),
+                 ("size", "--from-launch",
+                  "llama-server -hf gguf/tiny -hff Q8_0/tiny-Q8_0-00001-of-00002.gguf -c 4096 -np 1")):
+        j = ok(run(*args, "--engine", "llamacpp", "--json") if args[1] != "--from-launch" else run(*args, "--json"),
+               "hf-file")
+        if j["per_gpu"]["weights_bytes"] != 425984 or "(2 shards)" not in j["model"]["source"]:
+            fail(f"hf-file {args}: weights {j['per_gpu']['weights_bytes']}, source {j['model']['source']}")
     server.shutdown()
     server.server_close()
     j = ok(run("size", "gguf/tiny:Q8_0", "--engine", "llamacpp", "--json"), "split, Hub gone")

@@ -189,6 +189,9 @@ struct WeightQuant {
   bool experts = true;         ///< routed experts quantised
   bool router = false;         ///< the MoE router quantised (bitsandbytes: every nn.Linear but lm_head)
   std::string label;           ///< what it is, in words: "awq int4 g128"
+  /// Quantised by the engine while it loads an unquantised checkpoint (apply_weight_dtype: vLLM's and
+  /// SGLang's --quantization fp8), not stored so.
+  bool at_load = false;
   bool operator==(const WeightQuant&) const = default;
 };
 

@@ -27,9 +27,22 @@ void serve_fp32_weights(ModelSpec& m, Engine engine);
 /// port). Any other type, and any type under TensorRT-LLM or llama.cpp, needs a checkpoint quantised so.
 bool online_quantization(Engine engine, DType t);
 
+/// Whether `engine` quantises `m`'s weights to `t` while loading: online_quantization, over an unquantised
+/// 16- or 32-bit checkpoint only (vLLM and SGLang refuse a --quantization other than a quantised
+/// checkpoint's own method: vllm/config/model.py _verify_quantization).
+bool quantised_at_load(const ModelSpec& m, DType t, Engine engine);
+
+/// Whether llama.cpp has weights of type `t` in a GGUF file (ggml's types kvplan models: f32, f16, bf16,
+/// q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, mxfp4).
+bool gguf_weight_type(DType t);
+
 /// The model as `engine` holds it when told to load its weights as `t` (size's --weight-dtype, fit's
-/// weight search). The checkpoint's quantised layout and bytes are dropped: the architecture at `t`.
-/// - Online quantisation (online_quantization): Fp8Config.get_quant_method gives Fp8LinearMethod to
+/// weight search). A checkpoint quantised to `t` already stays as it is. Else the checkpoint's quantised
+/// layout and bytes are dropped: the architecture at `t`. Throws Error("weight_dtype", ...) for a type
+/// llama.cpp has no GGUF weights of (gguf_weight_type).
+/// - Online quantisation (online_quantization, of an unquantised 16- or 32-bit checkpoint only: vLLM and
+///   SGLang refuse a --quantization other than a quantised checkpoint's own method, vllm/config/model.py
+///   _verify_quantization), WeightQuant::at_load set: Fp8Config.get_quant_method gives Fp8LinearMethod to
 ///   LinearBase layers and Fp8MoEMethod to FusedMoE experts only, so the token embeddings and the LM head
 ///   (VocabParallelEmbedding) and the routers the models build unquantised keep the serving dtype
 ///   (auto_serving_dtype); each quantised weight gets one fp32 scale per tensor
