@@ -447,9 +447,22 @@ namespace {
 /// n_ctx). kvplan plans n slots of ceil(N / n) tokens, whose cells, pad(pad(ceil(N / n) x n, 256) / n, 256),
 /// are llama.cpp's for every N and n (checked for N < 40,000, n <= 32, and live). Unified, its one stream of
 /// pad(ceil(N / n) x n, 256) cells can exceed pad(N, 256): then refused, naming the multiples that plan
-/// exactly. Throws kvplan::Error("--ctx-size", ...).
-Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots, bool unified) {
-  const Tokens total = parse_tokens(ctx_size, "--ctx-size");
+/// exactly. 0 is the model's trained context (n_ctx_train: its max_position_embeddings, a GGUF's
+/// context_length), as llama.cpp takes it (src/llama-context.cpp: n_ctx = params.n_ctx == 0 ?
+/// hparams.n_ctx_train : params.n_ctx; common/arg.cpp "0 = loaded from model", with no fitting to free
+/// memory then), with a warning saying so. Throws kvplan::Error("--ctx-size", ...).
+Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots, bool unified, ModelSpec& m) {
+  const std::size_t first = ctx_size.find_first_not_of(" \t"), last = ctx_size.find_last_not_of(" \t");
+  const std::size_t nonzero = first == std::string::npos ? first : ctx_size.find_first_not_of('0', first);
+  const bool trained = first != std::string::npos && (nonzero == std::string::npos || nonzero == last + 1);
+  if (trained && m.max_position_embeddings == 0)
+    throw Error("--ctx-size", "0 is the model's trained context (llama.cpp's n_ctx_train), which " + m.id +
+                                  " does not give (no max_position_embeddings or context_length)");
+  if (trained)
+    m.warnings.push_back(typed_flag("--ctx-size") + " 0: llama.cpp takes the model's trained context, " +
+                         format_count(m.max_position_embeddings) + " tokens (n_ctx_train)");
+  const Tokens total =
+      trained ? Tokens{m.max_position_embeddings} : parse_tokens(ctx_size, "--ctx-size");
   const std::uint64_t per_slot = ceil_div(total.value, slots);
   const auto pad = [](std::uint64_t v) { return ceil_div(v, 256) * 256; };
   if (unified && total.value % slots != 0 &&
@@ -522,7 +535,8 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   (void)resolve_units(d.units);
   in.context = parse_tokens(d.context, "--context");
   in.users = parse_count(d.users, "--users");
-  if (!d.ctx_size.empty()) in.context = per_slot_context(d.ctx_size, in.users, in.engine.kv_unified);
+  if (!d.ctx_size.empty())
+    in.context = per_slot_context(d.ctx_size, in.users, in.engine.kv_unified, in.model);
 
   Parallelism& p = in.deployment.parallel;
   p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");

@@ -232,6 +232,19 @@ kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model
 kvplan_cli_bad("launch: no context"
   "^kvplan: error: --from-launch: vllm serve without --max-model-len takes the model's own context length, which kvplan does not derive: give --max-model-len\n$"
   size --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 2")
+# llama-server without -c takes n_ctx_train and shrinks it to the free memory (common.h fit_params, which kvplan
+# does not follow); -c 0 is n_ctx_train whole: llama-3.1-8b's config.json has max_position_embeddings 131072.
+kvplan_cli_bad("launch: llama-server without -c"
+  "^kvplan: error: --from-launch: llama-server without -c takes the model's trained context shrunk to fit the free memory \\(llama_params_fit\\), which kvplan does not follow: give -c N, or -c 0 for the whole trained context\n$"
+  size --from-launch "llama-server -m llama-3.1-8b -np 1")
+kvplan_cli_same("launch: llama-server -c 0 is the trained context"
+  "\"context\": 131072,"
+  size --from-launch "llama-server -m llama-3.1-8b -c 0 -np 1" --json
+  SAME_AS size llama-3.1-8b --engine llamacpp --context 131072 --users 1 --json)
+kvplan_cli_warns("llama.cpp: -c 0 says what it took"
+  "131,072"
+  "-c 0: llama.cpp takes the model's trained context, 131,072 tokens \\(n_ctx_train\\)"
+  size llama-3.1-8b --engine llamacpp -c 0)
 kvplan_cli_same("launch: the context beside the line"
   "\"context\": 8192,"
   size --from-launch "vllm serve llama-3.1-8b" --max-model-len 8K --json

@@ -604,3 +604,15 @@ kvplan_cli_bad("quant: fp8 activation_scheme neither static nor dynamic"
 kvplan_cli_ok("the utilisation given is shown as given"
   "utilisation, reserve +0.83555, the engine's budget"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --gpu-util 0.83555)
+
+# TensorRT-LLM's PyTorch backend runs FP8 on Hopper and Blackwell (its features/quantization.html): an fp8 KV
+# cache on an A100 (no FP8, presets/gpus.json) is planned with a warning.
+kvplan_cli_warns("trtllm: an fp8 KV cache on a GPU without FP8 warns"
+  "KV cache"
+  "TensorRT-LLM runs an FP8 KV cache on Hopper and Blackwell GPUs \\(its quantization docs\\); a100-40gb has no FP8"
+  size llama-3.1-8b --engine trtllm --gpu a100-40gb --kv-dtype fp8 --context 8192)
+# vLLM before 0.16 quantises fp8 at load once the whole checkpoint is loaded (PR #31914 came after 0.15.0).
+kvplan_cli_warns("vllm 0.15: fp8 at load needs the checkpoint to fit first"
+  "KV cache"
+  "vLLM before 0.16 quantises to fp8 once the whole checkpoint is loaded at its own precision"
+  size llama-3.1-8b --engine vllm --engine-version 0.15.1 --weight-dtype fp8_e4m3 --context 8192)

@@ -229,9 +229,11 @@ PlanInputs release_inputs(const ReleaseRun& r) {
   in.engine.max_num_batched_tokens = r.max_num_batched_tokens;
   if (std::string_view(r.id).find("a100") != std::string_view::npos) {
     in.gpu = presets::find_gpu("a100-40gb");
-    // CUDA's total_memory of an A100-SXM4-40GB, 40,536 MiB ("_gpuDeviceProperties(name='A100-SXM4-40GB',
-    // major=8, minor=0, total_memory=40536MB", PaddlePaddle's get_device_properties docstring).
-    in.gpu->runtime_memory = Bytes{40536ULL << 20};
+    // The preset's runtime total is CUDA's total_memory of an A100-SXM4-40GB, 40,536 MiB
+    // ("_gpuDeviceProperties(name='A100-SXM4-40GB', major=8, minor=0, total_memory=40536MB", PaddlePaddle's
+    // get_device_properties docstring), not nvidia-smi's 40,960 MiB.
+    REQUIRE(in.gpu->runtime_memory.has_value());
+    REQUIRE(in.gpu->runtime_memory->value == 40536ULL << 20);
     in.context = Tokens{131072};
   }
   return in;

@@ -755,15 +755,29 @@ TEST_CASE("fit: weights quantised at load are searched beside the model as given
 TEST_CASE("fit: weight types tried by default, and those asked for", "[fit][weights]") {
   const ModelSpec llama = presets::find_model("llama-3.1-8b");
   const Gpu h100 = presets::find_gpu("h100-sxm"), a100 = presets::find_gpu("a100-80gb");
-  CHECK(default_weight_dtypes(llama, h100, Engine::vllm) == std::vector<DType>{DType::fp8_e4m3});
-  CHECK(default_weight_dtypes(llama, h100, Engine::ideal) == std::vector<DType>{DType::fp8_e4m3});
-  CHECK(default_weight_dtypes(llama, a100, Engine::vllm).empty());    // no fp8 tensor cores
-  CHECK(default_weight_dtypes(llama, h100, Engine::sglang).empty());  // loads at bf16 first
-  CHECK(default_weight_dtypes(llama, h100, Engine::trtllm).empty());
-  CHECK(default_weight_dtypes(llama, h100, Engine::llamacpp).empty());
+  const auto on = [](Engine e, std::string release = "") {
+    EngineOptions o;
+    o.engine = e;
+    o.release = std::move(release);
+    return o;
+  };
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::vllm)) == std::vector<DType>{DType::fp8_e4m3});
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::ideal)) == std::vector<DType>{DType::fp8_e4m3});
+  CHECK(default_weight_dtypes(llama, a100, on(Engine::vllm)).empty());    // no fp8 tensor cores
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::sglang)).empty());  // loads at bf16 first
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::trtllm)).empty());
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::llamacpp)).empty());
+  // vLLM quantises each weight as it loads from 0.16 (PR #31914, merged after 0.15.0); 0.15.1 loads the
+  // checkpoint whole first, as SGLang does.
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::vllm, "0.15.1")).empty());
+  CHECK(default_weight_dtypes(llama, h100, on(Engine::vllm, "0.16.0")) ==
+        std::vector<DType>{DType::fp8_e4m3});
+  EngineOptions v0 = on(Engine::vllm);
+  v0.version = "v0";
+  CHECK(default_weight_dtypes(llama, h100, v0).empty());
   // A checkpoint quantised already (gpt-oss's MXFP4 experts, DeepSeek-V3's fp8 blocks) is not requantised.
-  CHECK(default_weight_dtypes(presets::find_model("gpt-oss-20b"), h100, Engine::vllm).empty());
-  CHECK(default_weight_dtypes(presets::find_model("deepseek-v3"), h100, Engine::vllm).empty());
+  CHECK(default_weight_dtypes(presets::find_model("gpt-oss-20b"), h100, on(Engine::vllm)).empty());
+  CHECK(default_weight_dtypes(presets::find_model("deepseek-v3"), h100, on(Engine::vllm)).empty());
 
   // Asked for under TensorRT-LLM, which quantises nothing at load: int4 is a checkpoint quantised so, and
   // its line says so. Llama-3.1-8B at int4: 8,030,261,248 parameters x 0.5 B = 4,015,130,624 B.
@@ -830,7 +844,10 @@ TEST_CASE("fit: only an unquantised checkpoint is quantised at load", "[fit][wei
 // SGLang quantises to fp8 once the whole checkpoint is loaded (sgl-project/sglang #2895): Llama-3.1-70B's
 // 141,107,412,992 B of bf16 weights pass one H100 SXM's 85,520,809,984 B, so tp 1 is refused with fp8 weights
 // (72,656,373,952 B would fit); at tp 2 the checkpoint's 70,553,706,496 B a GPU load, and the row is offered.
+// vLLM before 0.16 (PR #31914 came after 0.15.0) does the same: 0.15.1 gets SGLang's rows and refusal.
 TEST_CASE("fit: SGLang's fp8 at load needs the checkpoint to fit first", "[fit][weights]") {
+  const bool vllm_015 = GENERATE(false, true);
+  INFO(vllm_015);
   FitRequest r;
   r.model = presets::find_model("llama-3.1-70b");
   r.context = Tokens{4096};
@@ -838,7 +855,8 @@ TEST_CASE("fit: SGLang's fp8 at load needs the checkpoint to fit first", "[fit][
   r.tp = {1, 2};
   r.pp = {1};
   r.kv_dtypes = {both(DType::fp8_e4m3)};
-  r.engine.engine = Engine::sglang;
+  r.engine.engine = vllm_015 ? Engine::vllm : Engine::sglang;
+  if (vllm_015) r.engine.release = "0.15.1";
   r.search_weight_dtypes = true;
   r.weight_dtypes = {DType::fp8_e4m3};
   const FitResult res = fit(r);
@@ -850,8 +868,36 @@ TEST_CASE("fit: SGLang's fp8 at load needs the checkpoint to fit first", "[fit][
     CHECK(row.launch.find("--quantization fp8") != std::string::npos);
   }
   CHECK(tp2);
-  CHECK(std::any_of(res.refused.begin(), res.refused.end(), [](const std::string& s) {
-    return s.find("SGLang loads the checkpoint at its own precision before quantising it") !=
-           std::string::npos;
-  }));
+  const std::string why = vllm_015 ? "vLLM before 0.16 quantises to fp8 once the whole checkpoint is loaded"
+                                   : "SGLang quantises to fp8 once the whole checkpoint is loaded";
+  CHECK(std::any_of(res.refused.begin(), res.refused.end(),
+                    [&](const std::string& s) { return s.find(why) != std::string::npos; }));
+  // The rows' comment says the checkpoint must fit first.
+  for (const FitRow& row : res.rows)
+    if (row.weight_dtype)
+      CHECK(
+          row.launch.find("loads the checkpoint at its own precision before quantising: it must fit first") !=
+          std::string::npos);
+}
+
+// size with fp8 weights quantised at load: vLLM before 0.16 loads the checkpoint whole first (PR #31914,
+// which streams the quantisation, came after 0.15.0), so 0.15.1 warns that the GPUs must hold it; 0.16.0 does
+// not.
+TEST_CASE("plan: vLLM before 0.16 warns that the checkpoint must fit before fp8 at load", "[plan][weights]") {
+  for (const std::string release : {"0.15.1", "0.16.0"}) {
+    INFO(release);
+    PlanInputs in;
+    in.model = presets::find_model("llama-3.1-8b");
+    apply_weight_dtype(in.model, DType::fp8_e4m3, Engine::vllm);
+    REQUIRE(in.model.quant.at_load);
+    in.engine.engine = Engine::vllm;
+    in.engine.release = release;
+    in.context = Tokens{8192};
+    const Plan p = make_plan(in);
+    const bool warned = std::any_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+      return w.find("vLLM before 0.16 quantises to fp8 once the whole checkpoint is loaded") !=
+             std::string::npos;
+    });
+    CHECK(warned == (release == "0.15.1"));
+  }
 }

@@ -61,6 +61,17 @@ TEST_CASE("printable escapes what a terminal would obey", "[format]") {
                   "c\xd8\x9c\xe2\x80\xa8") == "a\\u2066b\\u2069c\\u061c\\u2028");
   CHECK(printable("\xe2\x80\xa7\xe2\x81\xb0\xd8\xa7") == "\xe2\x80\xa7\xe2\x81\xb0\xd8\xa7");
   CHECK(printable(std::string("nul\0x", 5)) == "nul\\x00x");
+  // Bytes that are not well-formed UTF-8 (Unicode 15, Table 3-7): 0xFF and 0xC0 never occur, 0x80 alone is
+  // a continuation byte, E0 80 AF an overlong '/', ED A0 80 a surrogate, F4 90 80 80 past U+10FFFF, and
+  // E2 82 cut short. Well-formed 2-, 3- and 4-byte characters (U+00E9, U+20AC, U+1F600) stay.
+  CHECK(printable("key\xff\xc0z") == "key\\xff\\xc0z");
+  CHECK(printable("\x80"
+                  "a") == "\\x80a");
+  CHECK(printable("\xe0\x80\xaf") == "\\xe0\\x80\\xaf");
+  CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");
+  CHECK(printable("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");
+  CHECK(printable("\xe2\x82") == "\\xe2\\x82");
+  CHECK(printable("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
   // Error messages go through the same escaping.
   CHECK(std::string(Error("name", "x\xe2\x80\xaey\x1b").what()) == "name: x\\u202ey\\x1b");
 }

@@ -596,21 +596,23 @@ std::string sglang_rules_for_release(std::string_view release) {
                   "the rule sets 0.5, 0.4");
 }
 
-VllmBudgetRelease vllm_budget_release(const EngineOptions& o) {
-  unsigned minor = 19;  // the default rule set "v1" is calibrated on 0.19.0
+unsigned vllm_release_minor(const EngineOptions& o) {
   if (!o.release.empty()) {
     vllm_rules_for_release(o.release);  // the known range, or the error naming it
     const auto typed = release_minor(o.release);
     if (!typed)
       throw Error("engine_version", "'" + o.release + "' is not a vLLM release number (e.g. 0.19.0)");
-    minor = *typed;
-  } else if (o.version == "0.20") {
-    minor = 20;
-  } else if (o.version == "0.21") {
-    minor = 21;
-  } else if (o.version == "0.26") {
-    minor = 26;
+    return *typed;
   }
+  if (o.version == "0.20") return 20;
+  if (o.version == "0.21") return 21;
+  if (o.version == "0.26") return 26;
+  if (o.version == "v0") return 6;
+  return 19;  // the default rule set "v1" is calibrated on 0.19.0
+}
+
+VllmBudgetRelease vllm_budget_release(const EngineOptions& o) {
+  const unsigned minor = o.version == "v0" && o.release.empty() ? 19 : vllm_release_minor(o);
   for (const auto& row : kVllmBudgetReleases)
     if (minor >= row.first_minor && minor <= row.last_minor) return row;
   throw Error("engine_version",

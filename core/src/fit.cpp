@@ -333,9 +333,11 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine) {
   return out;
 }
 
-std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, Engine engine) {
+std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, const EngineOptions& engine) {
   const auto wide = [](DType t) { return t == DType::bf16 || t == DType::fp16 || t == DType::fp32; };
-  if (!(engine == Engine::vllm || engine == Engine::ideal) || !gpu.fp8) return {};
+  if (!(engine.engine == Engine::vllm || engine.engine == Engine::ideal) || !gpu.fp8 ||
+      loads_checkpoint_before_quantising(engine))
+    return {};
   if (m.quant.method != WeightQuant::Method::none || !wide(m.weight_dtype) || !wide(m.expert_weight_dtype))
     return {};
   return {DType::fp8_e4m3};
@@ -397,16 +399,19 @@ bool sglang_pins_pool(const Plan& p) {
 }
 
 /// The extras as the engine's flags, or as a trailing comment where the engine has no flag for them.
-std::string extra_flags(Engine engine, const LaunchExtras& x, bool at_load, std::string& comment) {
+std::string extra_flags(const EngineOptions& options, const LaunchExtras& x, bool at_load,
+                        std::string& comment) {
+  const Engine engine = options.engine;
   std::string line;
   if (x.weight_dtype) {
     if (at_load) {
       line += " --quantization fp8";
-      // SGLang quantises once every weight is loaded at the checkpoint's precision (sgl-project/sglang
-      // #2895): the GPUs must hold that first.
-      if (engine == Engine::sglang)
+      // SGLang (sgl-project/sglang #2895) and vLLM before 0.16 quantise once every weight is loaded at the
+      // checkpoint's precision: the GPUs must hold that first.
+      if (loads_checkpoint_before_quantising(options))
         comment += std::string(comment.empty() ? "" : "; ") +
-                   "SGLang loads the checkpoint at its own precision before quantising: it must fit first";
+                   std::string(engine == Engine::sglang ? "SGLang" : "vLLM before 0.16") +
+                   " loads the checkpoint at its own precision before quantising: it must fit first";
     } else {
       comment += std::string(comment.empty() ? "" : "; ") + "weights as " +
                  std::string(name(*x.weight_dtype)) +
@@ -486,7 +491,7 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
     shown.n_rs_seq = 0;
   }
   const std::string options = engine_flags(shown, yaml);
-  const std::string more = extra_flags(p.inputs.engine.engine, extras, p.inputs.model.quant.at_load, comment);
+  const std::string more = extra_flags(p.inputs.engine, extras, p.inputs.model.quant.at_load, comment);
   if (p.inputs.engine.engine == Engine::trtllm) {
     // TensorRT-LLM's KV cache type is kv_cache_config's dtype (tensorrt_llm/llmapi/llm_args.py
     // KvCacheConfig.dtype: "auto" or "fp8"); the fp8 rows' line started a cache of the model's type, twice
@@ -726,7 +731,7 @@ FitResult fit(const FitRequest& request) {
     std::vector<std::size_t> out{0};
     if (!r.search_weight_dtypes) return out;
     for (const DType t :
-         r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine.engine) : r.weight_dtypes)
+         r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine) : r.weight_dtypes)
       if (t != r.model.weight_dtype) out.push_back(variant_of(t));
     return out;
   };
@@ -775,7 +780,7 @@ FitResult fit(const FitRequest& request) {
     if (r.search_weight_dtypes)
       for (const Gpu& gpu : r.gpus)
         for (const DType t :
-             r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine.engine) : r.weight_dtypes)
+             r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine) : r.weight_dtypes)
           if (t != r.model.weight_dtype && std::find(weights.begin(), weights.end(), t) == weights.end())
             weights.push_back(t);
     out.weights_searched = !weights.empty();
@@ -817,9 +822,10 @@ FitResult fit(const FitRequest& request) {
       if (e.field() == "kv_dtype" || e.field() == "k_dtype") throw;
     }
   }
-  // SGLang quantises fp8 once every weight is loaded at the checkpoint's precision (sgl-project/sglang
-  // #2895): a layout whose GPUs cannot hold the checkpoint's weights first is refused.
-  const auto check_sglang_load = [&](const PlanInputs& at) {
+  // SGLang (sgl-project/sglang #2895) and vLLM before 0.16 quantise fp8 once every weight is loaded at the
+  // checkpoint's precision: a layout whose GPUs cannot hold the checkpoint's weights first is refused.
+  const bool whole_load = loads_checkpoint_before_quantising(r.engine);
+  const auto check_whole_load = [&](const PlanInputs& at) {
     PlanInputs& given = variants.front()->in;  // the model as given, at this layout
     given.context = at.context;
     given.users = at.users;
@@ -830,8 +836,7 @@ FitResult fit(const FitRequest& request) {
     const Plan load = make_plan(*variants.front()->prepared, given, false, PlanDetail::figures);
     if (at.gpu && load.per_gpu.weights_bytes > at.gpu->memory)
       throw Error("weight_dtype",
-                  "SGLang loads the checkpoint at its own precision before quantising it (sgl-project/sglang "
-                  "#2895), and its weights per GPU pass the GPU's memory");
+                  whole_load_reason(engine) + ", and its weights per GPU pass the GPU's memory");
   };
   std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
   // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
@@ -859,7 +864,7 @@ FitResult fit(const FitRequest& request) {
               const std::uint64_t most_replicas = r.max_gpus / per_replica;
               Plan one;
               try {
-                if (variant != 0 && engine == Engine::sglang && in.model.quant.at_load) check_sglang_load(in);
+                if (variant != 0 && whole_load && in.model.quant.at_load) check_whole_load(in);
                 one = make_plan(prepared, in, false, PlanDetail::figures);
               } catch (const Error& e) {
                 if (!refused) refused = e;

@@ -11,6 +11,7 @@
 #include "kvplan/format.hpp"
 #include "kvplan/kv_spec.hpp"
 #include "kvplan/replicas.hpp"
+#include "kvplan/serving_dtype.hpp"
 #include "kvplan/weights.hpp"
 
 namespace kvplan {
@@ -594,12 +595,20 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   if (detail == PlanDetail::full)
     if (auto w = context_warning(m, in.context, in.engine.engine, in.engine.long_context_allowed))
       p.warnings.push_back(std::move(*w));
-  if (detail == PlanDetail::full && in.engine.engine == Engine::sglang && m.quant.at_load)
+  if (detail == PlanDetail::full && m.quant.at_load && loads_checkpoint_before_quantising(in.engine))
+    p.warnings.push_back(whole_load_reason(in.engine.engine) +
+                         ": the GPUs must hold the unquantised weights first (the plan of the checkpoint "
+                         "as given shows them)");
+  // TensorRT-LLM's PyTorch backend runs FP8 on Hopper and Blackwell (nvidia.github.io/TensorRT-LLM,
+  // features/quantization.html: "The default PyTorch backend supports FP4 and FP8 quantization on the latest
+  // Blackwell and Hopper GPUs"): an fp8 cache on a GPU without FP8 (an A100) is planned, with a warning.
+  const auto fp8 = [](DType t) { return t == DType::fp8_e4m3 || t == DType::fp8_e5m2; };
+  if (detail == PlanDetail::full && in.engine.engine == Engine::trtllm && in.gpu && !in.gpu->fp8 &&
+      (fp8(in.kv.k) || fp8(in.kv.v)))
     p.warnings.push_back(
-        "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision "
-        "(sgl-project/sglang "
-        "#2895): the GPUs must hold the unquantised weights first (kvplan size without --weight-dtype gives "
-        "them)");
+        "TensorRT-LLM runs an FP8 KV cache on Hopper and Blackwell GPUs (its quantization "
+        "docs); " +
+        in.gpu->id + " has no FP8: planned as asked, but the engine may not start with it");
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)

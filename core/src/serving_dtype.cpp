@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "kvplan/budget.hpp"
 #include "kvplan/error.hpp"
 
 namespace kvplan {
@@ -74,6 +75,20 @@ bool gguf_weight_type(DType t) {
     case DType::mxfp4: return true;
     default: return false;
   }
+}
+
+bool loads_checkpoint_before_quantising(const EngineOptions& o) {
+  if (o.engine == Engine::sglang) return true;
+  return o.engine == Engine::vllm && vllm_release_minor(o) < 16;
+}
+
+std::string whole_load_reason(Engine engine) {
+  if (engine == Engine::sglang)
+    return "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision "
+           "(sgl-project/sglang "
+           "#2895)";
+  return "vLLM before 0.16 quantises to fp8 once the whole checkpoint is loaded at its own precision (0.16 "
+         "quantises each weight as it loads: vllm PR #31914)";
 }
 
 bool quantised_at_load(const ModelSpec& m, DType t, Engine engine) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -181,40 +183,60 @@ std::vector<GpuPreset> gpus_in_file(const fs::path& path) {
 }
 }  // namespace
 
+namespace {
+/// The presets of one folder's models/, in file order. Throws kvplan::Error naming the file and the JSON
+/// path for a file that is not a preset, an id that differs from its file name, or two presets of one id.
+std::vector<ModelPreset> presets_in(const PresetDir& dir) {
+  std::vector<ModelPreset> here;
+  std::unordered_map<std::string, std::size_t> here_ids;  // lowercase id -> index in `here`
+  for (const auto& path : json_files(dir.path / "models")) {
+    const json j = read_json_file(path, true);  // its config verbatim, as transformers reads it
+    const std::string origin = path.string();
+    if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
+    // A user's preset is read in full now, so that a mistake in it is reported whatever is asked.
+    if (dir.user) (void)from_preset(j, origin);
+    ModelPreset p;
+    p.id = str(j, "id", origin);
+    // Lookups go by id, and presets/README.md says the file is <id>.json: a preset whose id differs
+    // from its file name would be listed, yet not found by the name a user sees on disk.
+    if (p.id != path.stem().string())
+      throw Error(origin + ": /id", "'" + p.id + "' differs from the file name '" + path.stem().string() +
+                                        "' (a model preset is models/<id>.json)");
+    p.name = name_or(j, p.id, origin);
+    p.hf_repo = str(j, "hf_repo", origin);
+    if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
+      for (std::size_t i = 0; i < a->size(); ++i)
+        if ((*a)[i].is_string())
+          p.aliases.push_back(plain((*a)[i].get<std::string>(), origin + ": /aliases/" + std::to_string(i)));
+    p.path = path;
+    p.user = dir.user;
+    if (const auto [at, fresh] = here_ids.emplace(lower(p.id), here.size()); !fresh)
+      throw Error(origin + ": /id", "'" + p.id + "' is also the id of " + here[at->second].path.string());
+    here.push_back(std::move(p));
+  }
+  return here;
+}
+
+/// The built-in folder's presets, read once per process and folder: they are the installation's files,
+/// not the user's, and reading their 200 KB of JSON again on every lookup was most of a lookup's time
+/// (fuzz_preset ran 56 inputs a second under ASan). A user's folder is read every time. Thread-safe (the
+/// GUI looks models up from worker threads).
+std::vector<ModelPreset> builtin_presets(const PresetDir& dir) {
+  static std::mutex mutex;
+  static std::optional<std::pair<fs::path, std::vector<ModelPreset>>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!cache || cache->first != dir.path) cache.emplace(dir.path, presets_in(dir));
+  return cache->second;
+}
+}  // namespace
+
 std::vector<ModelPreset> list_models() {
   std::vector<ModelPreset> out;
   // Ids taken, lowercase: by an earlier folder (its preset stands), and in this folder (a clash). Hash
   // sets: comparing each id with every earlier one made 10,000 user presets take 6 to 22 s a lookup.
   std::unordered_set<std::string> taken;
   for (const auto& dir : preset_dirs()) {
-    std::vector<ModelPreset> here;
-    std::unordered_map<std::string, std::size_t> here_ids;  // lowercase id -> index in `here`
-    for (const auto& path : json_files(dir.path / "models")) {
-      const json j = read_json_file(path, true);  // its config verbatim, as transformers reads it
-      const std::string origin = path.string();
-      if (!is_preset(j)) throw Error(origin, "not a kvplan preset (no /config object)");
-      // A user's preset is read in full now, so that a mistake in it is reported whatever is asked.
-      if (dir.user) (void)from_preset(j, origin);
-      ModelPreset p;
-      p.id = str(j, "id", origin);
-      // Lookups go by id, and presets/README.md says the file is <id>.json: a preset whose id differs
-      // from its file name would be listed, yet not found by the name a user sees on disk.
-      if (p.id != path.stem().string())
-        throw Error(origin + ": /id", "'" + p.id + "' differs from the file name '" + path.stem().string() +
-                                          "' (a model preset is models/<id>.json)");
-      p.name = name_or(j, p.id, origin);
-      p.hf_repo = str(j, "hf_repo", origin);
-      if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
-        for (std::size_t i = 0; i < a->size(); ++i)
-          if ((*a)[i].is_string())
-            p.aliases.push_back(
-                plain((*a)[i].get<std::string>(), origin + ": /aliases/" + std::to_string(i)));
-      p.path = path;
-      p.user = dir.user;
-      if (const auto [at, fresh] = here_ids.emplace(lower(p.id), here.size()); !fresh)
-        throw Error(origin + ": /id", "'" + p.id + "' is also the id of " + here[at->second].path.string());
-      here.push_back(std::move(p));
-    }
+    std::vector<ModelPreset> here = dir.user ? presets_in(dir) : builtin_presets(dir);
     for (auto& p : here)
       if (taken.insert(lower(p.id)).second) out.push_back(std::move(p));  // else an earlier folder's stands
   }

@@ -98,6 +98,12 @@ struct VllmBudgetRelease {
   const char* source = "";                      ///< the tag and file the row follows
 };
 
+/// The vLLM release `o` plans, as its minor number 0.MINOR: of o.release ("0.15.1") where a release number
+/// was typed, else of the rule set o.version (v1 or empty: 19, calibrated on 0.19.0; "0.20": 20; "0.21":
+/// 21; "0.26": 26; "v0": 6, the V0 engine of the 0.6 releases). Throws kvplan::Error("engine_version", ...)
+/// for a release number outside 0.11 to 0.26.
+unsigned vllm_release_minor(const EngineOptions& o);
+
 /// The rules vLLM's budget applies for `o`: the row of o.release ("0.15.1") where a release number was
 /// typed, else of the rule set o.version ("v1" or empty: 0.19, "0.20", "0.21", "0.26"). Throws
 /// kvplan::Error("engine_version", ...) naming the known range on a release outside it.

@@ -47,6 +47,26 @@ inline std::string one_line(std::string_view text) {
         continue;
       }
     }
+    if (c >= 0x80) {
+      // A well-formed UTF-8 sequence is copied whole; any other byte (0xff, a lone continuation byte, an
+      // overlong or surrogate form, a sequence cut short) is \xNN: invalid UTF-8 reaching a terminal or a
+      // JSON string is garbled or refused (Unicode 15, Table 3-7, well-formed byte sequences).
+      const std::size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+                              : c >= 0xe0 && c <= 0xef ? 3
+                              : c >= 0xf0 && c <= 0xf4 ? 4
+                                                       : 0;
+      const int lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+      const int hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+      bool ok = len != 0 && at(1) >= lo && at(1) <= hi;
+      for (std::size_t k = 2; ok && k < len; ++k) ok = at(k) >= 0x80 && at(k) <= 0xbf;
+      if (ok) {
+        out.append(text.substr(i, len));
+        i += len - 1;
+      } else {
+        out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+      }
+      continue;
+    }
     if (c >= 0x20 && c != 0x7f) {
       out += text[i];
       continue;

@@ -134,12 +134,13 @@ std::vector<KvDtypes> default_kv_dtypes(const Gpu& gpu, Engine engine);
 /// Weight types fit tries by default besides the model as given: fp8_e4m3 quantised at load where the
 /// engine does it by default without holding the checkpoint whole first, and the GPU has fp8 tensor cores
 /// (Gpu::fp8), for an unquantised 16- or 32-bit checkpoint whose weights come from its architecture or
-/// files: vLLM (and ideal, whose line is vLLM's). vLLM creates such weights on the meta device and
-/// quantises each as it loads (vllm PR #31914, 2026-01), so the checkpoint's precision never has to fit;
-/// SGLang's `--quantization fp8` loads every weight at its own precision first (sgl-project/sglang #2895),
-/// so it is tried there only when asked. Empty otherwise (TensorRT-LLM and llama.cpp need a checkpoint
-/// quantised so).
-std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, Engine engine);
+/// files: vLLM from 0.16 (and ideal, whose line is vLLM's). vLLM creates such weights on the meta device
+/// and quantises each as it loads (vllm PR #31914, first in 0.16), so the checkpoint's precision never has
+/// to fit; SGLang's `--quantization fp8` and vLLM before 0.16 load every weight at its own precision first
+/// (loads_checkpoint_before_quantising), so they are tried there only when asked. Empty otherwise
+/// (TensorRT-LLM and llama.cpp need a checkpoint quantised so). Throws kvplan::Error("engine_version", ...)
+/// for a vLLM release outside the range kvplan models.
+std::vector<DType> default_weight_dtypes(const ModelSpec& m, const Gpu& gpu, const EngineOptions& engine);
 
 /// Whether fit searches DP attention with expert parallel under `engine`: vLLM (`--data-parallel-size N
 /// --enable-expert-parallel`, vllm/config/parallel.py ParallelConfig), SGLang (`--enable-dp-attention --dp

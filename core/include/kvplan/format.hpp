@@ -40,8 +40,10 @@ std::string format_seconds(double s);
 /// as \n, \r, \t or \xNN, DEL as \x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
 /// \u0080..\u009f, and the characters that reorder or break a line without showing (the bidirectional
 /// controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 of Unicode UAX #9, and the line and
-/// paragraph separators U+2028, U+2029) as \u061c .. \u2069, so that no escape sequence from a file reaches
-/// the terminal, no name displays as other text (CVE-2021-42574, "Trojan Source"), and a line stays one.
+/// paragraph separators U+2028, U+2029) as \u061c .. \u2069, and a byte that is not well-formed UTF-8
+/// as \xNN, so that no escape sequence from a file reaches the terminal, no name displays as other text
+/// (CVE-2021-42574, "Trojan Source"), no invalid UTF-8 reaches a terminal or a JSON string, and a line
+/// stays one.
 std::string printable(std::string_view text);
 
 }  // namespace kvplan

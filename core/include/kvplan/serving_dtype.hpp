@@ -3,6 +3,8 @@
 /// The dtype an engine serves a checkpoint in when told "auto" (its --dtype default), and the weights of
 /// an fp32 checkpoint at that dtype.
 
+#include <string>
+
 #include "kvplan/engine.hpp"
 #include "kvplan/model.hpp"
 
@@ -26,6 +28,21 @@ void serve_fp32_weights(ModelSpec& m, Engine engine);
 /// layers/quantization/fp8.py Fp8Config with is_checkpoint_fp8_serialized false; SGLang's fp8.py is its
 /// port). Any other type, and any type under TensorRT-LLM or llama.cpp, needs a checkpoint quantised so.
 bool online_quantization(Engine engine, DType t);
+
+/// Whether the engine of `o` loads every weight at the checkpoint's precision before quantising it at load,
+/// so that the GPUs must hold the unquantised checkpoint first: SGLang (sgl-project/sglang #2895), vLLM's
+/// V0 engine and vLLM releases before 0.16. vLLM PR #31914 ("fix memory for online fp8 quantization with
+/// streaming weight load": weights created on the meta device and quantised as each loads) was merged in
+/// the week of vLLM's weekly summary of 2026-02-06, after 0.15.0 was out (the same summary lists "Update
+/// Documentation to reflect v0.15.0 release"), and 0.15.1 was a patch release of cherry-picks: 0.16.0 is
+/// the first release with it. Throws kvplan::Error("engine_version", ...) for a vLLM release outside the
+/// range kvplan models (vllm_release_minor).
+bool loads_checkpoint_before_quantising(const EngineOptions& o);
+
+/// Why `engine` holds the whole checkpoint before quantising it, with the source, for warnings and
+/// refusals: "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision
+/// (sgl-project/sglang #2895)", or vLLM's before 0.16 (PR #31914).
+std::string whole_load_reason(Engine engine);
 
 /// Whether `engine` quantises `m`'s weights to `t` while loading: online_quantization, over an unquantised
 /// 16- or 32-bit checkpoint only (vLLM and SGLang refuse a --quantization other than a quantised
