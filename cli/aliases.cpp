@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kvplan/error.hpp"
+#include "kvplan/options.hpp"
 #include "launch.hpp"
 
 namespace kvplan::cli {
@@ -136,6 +137,10 @@ std::string typed_flag(std::string_view flag) {
   for (const auto& name : it->second) out += (out.empty() ? "" : "/") + name;
   return out;
 }
+
+std::string cli_field(std::string_view key) { return typed_flag(cli_flag_for(key)); }
+
+std::string cli_words(std::string_view text) { return word_inputs(text, cli_field); }
 
 void parse_command_line(CLI::App& app, int argc, char** argv) {
   typed_names().clear();

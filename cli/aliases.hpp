@@ -46,6 +46,15 @@ void parse_command_line(CLI::App& app, int argc, char** argv);
 /// a field that is no flag, such as "model").
 std::string typed_flag(std::string_view flag);
 
+/// The CLI's one wording of core's input keys: an error's field as the flag typed for it ("tp" -> "--tp",
+/// "context" -> "--max-model-len" when that was typed); a field that names no input (a JSON path,
+/// "model", a flag the CLI threw itself) as it is.
+std::string cli_field(std::string_view key);
+
+/// Core's text (an error's reason, fit's refusals) with each input it names in backticks worded as
+/// cli_field words it ("give `gpu` for its peak" -> "give --gpu for its peak"; kvplan::word_inputs).
+std::string cli_words(std::string_view text);
+
 /// Whether `args` give kvplan's `flag` by any of its names ("--max-model-len 8192", "-tp=4" and
 /// "--context" all give "--context" / "--tp").
 bool given(const std::vector<std::string>& args, std::string_view flag);

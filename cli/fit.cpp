@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "aliases.hpp"
 #include "commands.hpp"
 #include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
@@ -370,6 +371,8 @@ int run_fit(const FitOptions& o) {
   if (o.json) {
     json rows = json::array();
     for (const auto& row : res.rows) rows.push_back(row_json(row));
+    std::vector<std::string> refused;  // core names the inputs by key; the CLI by flag
+    for (const auto& line : res.refused) refused.push_back(cli_words(line));
     json j{
         {"model", {{"id", m.id}, {"name", m.name}, {"source", m.source}}},
         {"context", r.context.value},
@@ -387,7 +390,7 @@ int run_fit(const FitOptions& o) {
         {"efficiency",
          {{"memory", r.efficiency.memory}, {"compute", r.efficiency.compute}, {"link", r.efficiency.link}}},
         {"configurations", rows},
-        {"refused", res.refused},
+        {"refused", refused},
         {"warnings", warnings}};
     if (res.nearest) {
       j["nearest"] = row_json(*res.nearest);
@@ -411,7 +414,7 @@ int run_fit(const FitOptions& o) {
                          : "fewest GPUs, then most free KV memory per GPU");
   out += "Searched: " + res.searched + ".\n";
   // Layouts the model or the engine refuses: left out, and said so, never offered.
-  for (const auto& line : res.refused) out += "Not searched: " + printable(line) + "\n";
+  for (const auto& line : res.refused) out += "Not searched: " + printable(cli_words(line)) + "\n";
   if (!res.rows.empty()) {
     out += "\n" + table(res.rows, r.price_per_gpu_hour.has_value(), u);
     out += fmt::format(

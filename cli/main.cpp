@@ -103,10 +103,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kvplan: error: %s\n", msg.c_str());
     return 2;
   } catch (const kvplan::Error& e) {
-    // Core names an input by its key; here it is worded as the flag the user typed ("tp" -> "--tp").
-    const std::string field = typed_flag(kvplan::cli_flag_for(e.field()));
+    // Core names an input by its key, as the field and in the reason; here each is worded as the flag the
+    // user typed ("tp" -> "--tp", "use `pp` for a layer split" -> "use --pp for a layer split").
+    const std::string field = cli_field(e.field()), reason = cli_words(e.reason());
     std::fprintf(stderr, "kvplan: error: %s\n",
-                 field.empty() ? e.reason().c_str() : (std::string(field) + ": " + e.reason()).c_str());
+                 field.empty() ? reason.c_str() : (field + ": " + reason).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kvplan: error: out of memory: the input is too large to plan\n");

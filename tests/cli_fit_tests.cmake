@@ -200,11 +200,11 @@ kvplan_cli_ok("fit cost in a bounded width" "\n +1  h100-sxm +1  .* +[0-9.]+e\\+
   fit llama-3.1-8b --context 8192 --users 1 --gpu h100-sxm --tp 1 --pp 1 --kv-dtype bf16 --price-per-gpu-hour 1000000 --top 1)
 # Overflows name the input in fit and prefill as in size. Llama-3.1-8B: 131,072 B per token.
 kvplan_cli_bad("fit overflow names the context"
-  "^kvplan: error: --context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
+  "^kvplan: error: --context: 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
   fit llama-3.1-8b --context 18446744073709551615 --gpu h100-sxm)
 # 131,072 B x 2^40 tokens = 2^57 B per sequence; x 256 users = 2^65.
 kvplan_cli_bad("fit overflow names the users"
-  "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
+  "^kvplan: error: --users: 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
   fit llama-3.1-8b --context 1099511627776 --users 256 --gpu h100-sxm)
 kvplan_cli_bad("prefill overflow names the prompt"
   "^kvplan: error: --prompt 18446744073709551615: the prefill FLOPs overflow 2\\^64 "
@@ -271,7 +271,7 @@ kvplan_cli_ok("fp32 checkpoint, KV auto under SGLang: fp16"
 # 170.5 MiB, shown as 171 MiB (and 357,060,608 B, 340.5 MiB, shown as 341 MiB, at fp32).
 kvplan_cli_warns("fp32 checkpoint's weights under vLLM: bf16, 2 B a parameter"
   "weights +bf16, 89,134,080 parameters \\(from the architecture\\)\n.*\n  weights +171 MiB\n"
-  "kvplan: warning: weights of the fp32 checkpoint fp32-llama-tiny: vLLM's --dtype auto loads them in bf16 on compute capability 8.0 and later, fp16 before \\(vllm/config/model.py _resolve_auto_dtype\\), 2 B a parameter; --weight-dtype fp32 counts 4 B"
+  "kvplan: warning: weights of the fp32 checkpoint fp32-llama-tiny: vLLM's --dtype auto loads them in bf16 on compute capability 8.0 and later, fp16 before \\(vllm/config/model.py _resolve_auto_dtype\\), 2 B a parameter; a weight dtype of fp32 counts 4 B"
   size ${KVPLAN_FIXTURES}/fp32-llama-tiny.json --engine vllm --gpu h100-sxm)
 # SGLang's budget adds the same RoPE cache (170.5 MiB, shown as 171 MiB).
 kvplan_cli_warns("fp32 checkpoint's weights under SGLang: fp16"

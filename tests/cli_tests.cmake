@@ -86,7 +86,7 @@ kvplan_cli_bad("a head count past any model's" "^kvplan: error: --heads: 1,000,0
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 # At the bound, 2 (K, V) * 2^20 heads * 2^20 * 2 B * 4,096 layers = 2^54 B per token; x 4,000,000,000 tokens
 # passes 2^64: the context is named, with its value and the per-token figure (18,014,398,509,481,984 B = 2^54).
-kvplan_cli_bad("overflowing size names the context" "^kvplan: error: --context 4000000000: the KV cache of one sequence overflows 2\\^64 B \\(18,014,398,509,481,984 B per token x 4,000,000,000 tokens\\)\n$"
+kvplan_cli_bad("overflowing size names the context" "^kvplan: error: --context: 4000000000: the KV cache of one sequence overflows 2\\^64 B \\(18,014,398,509,481,984 B per token x 4,000,000,000 tokens\\)\n$"
   size --layers 4096 --heads 1048576 --kv-heads 1048576 --head-dim 1048576 --context 4000000000)
 kvplan_cli_bad("bad size unit" "--gpu-memory: unknown unit 'parsecs'" size llama-3.1-8b --gpu-memory 80parsecs)
 kvplan_cli_bad("unknown gpu" "--gpu: unknown GPU 'tpu'" size llama-3.1-8b --gpu tpu)
@@ -410,11 +410,11 @@ kvplan_cli_bad("hostile: a head_dim of 2^40"
   size ${KVPLAN_HOSTILE}/huge-head-dim.json)
 # Llama-3.1-8B: 131,072 B per token; at 2^64 - 1 tokens one sequence passes 2^64 B.
 kvplan_cli_bad("hostile: a context of 2^64 - 1"
-  "^kvplan: error: --context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
+  "^kvplan: error: --context: 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 18,446,744,073,709,551,615 tokens\\)\n$"
   size llama-3.1-8b --context 18446744073709551615)
 # 131,072 B x 2^40 tokens = 2^57 B per sequence; x 256 users = 2^65: the users are named.
 kvplan_cli_bad("hostile: users past 2^64 B"
-  "^kvplan: error: --users 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
+  "^kvplan: error: --users: 256: the KV cache of the users overflows 2\\^64 B \\(144,115,188,075,855,872 B per sequence x 256 users\\)\n$"
   size llama-3.1-8b --context 1099511627776 --users 256)
 # 1 GiB of KV memory per GPU holds 2 sequences of 131,072 B x 4,096 tokens = 2^29 B; x 2^63 replicas
 # = 2^64 users: refused naming --gpus (it printed max users 18,446,744,073,709,551,615, saturated).
@@ -616,3 +616,15 @@ kvplan_cli_warns("vllm 0.15: fp8 at load needs the checkpoint to fit first"
   "KV cache"
   "vLLM before 0.16 quantises to fp8 once the whole checkpoint is loaded at its own precision"
   size llama-3.1-8b --engine vllm --engine-version 0.15.1 --weight-dtype fp8_e4m3 --context 8192)
+# Core names the inputs by key, in the field and inside its reason ("use `pp` for a layer split",
+# core/include/kvplan/options.hpp word_inputs); the CLI words each as its flag (cli/aliases.cpp cli_words),
+# so the user reads the flags to type, as before core stopped spelling them.
+kvplan_cli_bad("core's reason names --pp" "^kvplan: error: --tp: llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices\n$"
+  size llama-3.1-8b --engine llamacpp --tp 2)
+kvplan_cli_bad("core's reason names --gpus" "^kvplan: error: --dp-attention: needs a mixture-of-experts model \\(expert parallel\\); [^\n]* is dense: its data-parallel replicas are --gpus\n$"
+  size llama-3.1-8b --tp 8 --dp-attention 8)
+kvplan_cli_bad("core's reason names --kv-dtype" "^kvplan: error: --v-dtype: fp8_e4m3 differs from the K type bf16, .*give one type for both \\(--kv-dtype\\)\n$"
+  size deepseek-v3 --engine ideal --k-dtype bf16 --v-dtype fp8_e4m3)
+# The field as the user typed it (llama.cpp's -tp alias), the key in the reason as kvplan's flag.
+kvplan_cli_bad("core's reason names --pp, the field as typed" "^kvplan: error: -tp: llama.cpp does not split the KV cache by heads: use --pp for"
+  size llama-3.1-8b --engine llamacpp -tp 2)

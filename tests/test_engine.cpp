@@ -879,7 +879,7 @@ TEST_CASE("the engine option table: one record per option, keys worded at each e
         spec.member);
     CHECK(engine_option_set(spec, o));
     CHECK_THROWS_WITH(validate_engine_options(o),
-                      Catch::StartsWith(std::string(spec.key) + ": applies to --engine"));
+                      Catch::StartsWith(std::string(spec.key) + ": applies to `engine`"));
   }
   // The deployment inputs: core says "tp", the CLI "--tp", the GUI its label; a config field stays as is.
   CHECK(cli_flag_for("tp") == "--tp");

@@ -662,7 +662,7 @@ TEST_CASE("fit: DP attention under each engine", "[fit][dp-attention]") {
                      "layer)") == 1);
     r.dp_attention = {2};
     CHECK_THROWS_WITH(fit(r),
-                      Catch::StartsWith("dp_attention: fit searches DP attention under --engine ideal"));
+                      Catch::StartsWith("dp_attention: fit searches DP attention under `engine` ideal"));
   }
   SECTION("a dense model: no DP attention searched, none noted; asked for, refused") {
     FitRequest r = readme_job(DType::bf16);
@@ -679,7 +679,7 @@ TEST_CASE("fit: tp stays within a node (gpus_per_node)", "[fit]") {
   FitRequest r = readme_job(DType::bf16);
   r.max_gpus = 64;
   r.tp = {16};
-  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("tp: 16 is more than --gpus-per-node 8"));
+  CHECK_THROWS_WITH(fit(r), Catch::StartsWith("tp: 16 is more than `gpus_per_node` 8"));
   r.gpus_per_node = 16;
   const FitResult wide = fit(r);
   REQUIRE(!wide.rows.empty());

@@ -79,7 +79,7 @@ TEST_CASE("a V type apart from K's is refused on MLA: the latent is one tensor",
   CHECK_THROWS_WITH(require_v_type_applies(deepseek, split),
                     "v_dtype: fp8_e4m3 differs from the K type bf16, but an MLA layer caches one latent per "
                     "token (kv_lora_rank + qk_rope_head_dim, K and V both projected from it): there is no "
-                    "separate V to store; give one type for both (--kv-dtype)");
+                    "separate V to store; give one type for both (`kv_dtype`)");
   CHECK_THROWS_WITH(ideal_policy(deepseek, split, Parallelism{}, Tokens{4096}, 1, std::nullopt),
                     Catch::StartsWith("v_dtype: fp8_e4m3 differs from the K type bf16"));
   CHECK_NOTHROW(require_v_type_applies(deepseek, KvDtypes{DType::fp8_e4m3, DType::fp8_e4m3}));

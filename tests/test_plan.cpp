@@ -480,7 +480,7 @@ TEST_CASE("vLLM pp: a KV memory given is rank 0's figure, the pool the last stag
   const Plan bare = make_plan(in);
   CHECK(bare.per_gpu.available_kv_bytes.value == 21474836480ULL);
   CHECK(std::any_of(bare.warnings.begin(), bare.warnings.end(),
-                    [](const std::string& w) { return w.find("give --gpu") != std::string::npos; }));
+                    [](const std::string& w) { return w.find("give a GPU") != std::string::npos; }));
 }
 
 TEST_CASE("the exact layout's sums have one path: an overflow is named by its figure in either detail",

@@ -419,9 +419,11 @@ MemoryBudget trtllm_budget(const BudgetInputs& in) {
       " GiB, fraction is set " + format_shortest(fraction) + ", device total memory " + gib(total) + " GiB");
 
   if (!in.gpu_memory_utilization)
-    b.notes.push_back("free_gpu_memory_fraction " + format_shortest(fraction) +
-                      ": TensorRT-LLM's default, a share of the memory left after the weights and the "
-                      "profile (--gpu-util sets it, as --kv_cache_free_gpu_memory_fraction does)");
+    b.notes.push_back(
+        "free_gpu_memory_fraction " + format_shortest(fraction) +
+        ": TensorRT-LLM's default, a share of the memory left after the weights and the "
+        "profile (a GPU utilisation given sets it, as trtllm-serve's --kv_cache_free_gpu_memory_fraction "
+        "does)");
   b.notes.push_back("activation peak: the forward pass of " + format_count(b.max_num_batched_tokens) +
                     " tokens, max_num_tokens (" + gib_text(forward) + ")" +
                     (moe.value != 0 ? ", the fused-MoE workspace (" + gib_text(moe) + ")" : "") +

@@ -191,7 +191,7 @@ std::optional<ContextLimit> context_limit(const ModelSpec& m, Engine engine) {
       if (m.max_position_embeddings == 0) return std::nullopt;
       return ContextLimit{Tokens{m.max_position_embeddings},
                           "the model's max_position_embeddings " + format_count(m.max_position_embeddings),
-                          "each engine derives its own limit (--engine)", ""};
+                          "each engine derives its own limit", ""};
   }
 }
 

@@ -86,7 +86,7 @@ void validate_engine_options(const EngineOptions& o) {
   plain.release = o.release;
   if (!(o == plain)) check_option_table(o);
   if (o.fp8_ds_mla && o.engine != Engine::vllm)
-    throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with --engine vllm");
+    throw Error("kv_dtype", "fp8_ds_mla is a vLLM cache type: use it with `engine` vllm");
   if (o.version.empty()) return;
   if (o.engine == Engine::ideal) throw Error("engine_version", "applies to an engine other than ideal");
   const auto versions = engine_versions(o.engine);

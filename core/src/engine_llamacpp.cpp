@@ -130,7 +130,7 @@ Device make_device(const ModelSpec& m, std::span<const engine_detail::StagePart>
     if (kv.indexer.kind != KvKind::none)
       throw Error("engine",
                   "llama.cpp's cache for DeepSeek-V3.2's sparse-attention indexer is not modelled by "
-                  "kvplan; use --engine vllm, sglang or ideal");
+                  "kvplan; use vllm, sglang or ideal");
     const auto [kr, vr] = rows(a, kv, t, mla_v, v_pad);
     (kv.is_swa() ? d.windowed : d.plain).add(kr, vr, g.count);
     d.all.add(kr, vr, g.count);
@@ -286,7 +286,7 @@ bool quantized(DType d) { return info(d).block_values > 1; }
 void llamacpp_checks(const ModelSpec& m, const KvDtypes& t, const Parallelism& p, const EngineOptions& o) {
   if (p.tp > 1)
     throw Error("tp",
-                "llama.cpp does not split the KV cache by heads: use --pp for a layer split across devices");
+                "llama.cpp does not split the KV cache by heads: use `pp` for a layer split across devices");
   // One llama-server process drives every device of its layer split; ggml's CUDA backend has at most 16
   // (GGML_CUDA_MAX_DEVICES, ggml/include/ggml-cuda.h). fit offered 40-stage splits.
   constexpr std::uint64_t kMaxDevices = 16;

@@ -208,8 +208,7 @@ EngineResult SglangPolicy::report(Tokens context, std::uint64_t, std::optional<B
                  : c_.cell * context.value;
   if (!kv_memory) return r;
   if (c_.cell == Bytes{0})
-    throw Error("engine",
-                "SGLang's token pool is for attention layers and this model has none: use --engine ideal");
+    throw Error("engine", "SGLang's token pool is for attention layers and this model has none: use ideal");
   std::string swa_line;
   const std::uint64_t tokens =
       sglang_tokens(c_, kv_memory->value, page, o_.swa_full_tokens_ratio, o_.max_tokens, &swa_line);

@@ -31,7 +31,7 @@ std::vector<Bytes> trtllm_stage_bytes(const ModelSpec& m, const KvDtypes& t, con
       if (kv.indexer.kind != KvKind::none)
         throw Error("engine",
                     "TensorRT-LLM's sparse-attention indexer cache (DeepSeek-V3.2) is not modelled by "
-                    "kvplan; use --engine vllm, sglang or ideal");
+                    "kvplan; use vllm, sglang or ideal");
       // MLA: the latent as K only (SELFKONLY). Other layers: ceil(kv_heads / tp) heads, which is the
       // spec's kv_heads_per_rank for every tp validate_tp accepts (tp divides the heads, or they divide
       // tp and each rank keeps one).
@@ -130,7 +130,7 @@ std::unique_ptr<EnginePolicy> make_trtllm_policy(const ModelSpec& m, const KvDty
   if (!o.version.empty())
     throw Error("engine_version", "trtllm has one version of its rules (PyTorch backend, 2025)");
   if (has_recurrent(m, c))
-    throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use --engine ideal");
+    throw Error("engine", "TensorRT-LLM's Mamba state cache is not modelled by kvplan; use ideal");
   return std::make_unique<TrtllmPolicy>(m, t, with_split(p, Engine::trtllm), o, c);
 }
 }  // namespace engine_detail

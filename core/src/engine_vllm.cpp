@@ -401,7 +401,7 @@ EngineResult VllmPolicy::report(Tokens context, std::uint64_t, std::optional<Byt
     if (lg.kv.is_mla() && !o_.block_size) {
       r.notes.push_back(
           "vLLM forces block_size 64 for FlashMLA (Hopper) and 128 for CUTLASS MLA (Blackwell): "
-          "pass --block-size to match your backend");
+          "set the block size to match your backend");
       break;
     }
   r.log_lines = l_.block_lines;

@@ -69,11 +69,10 @@ std::vector<std::uint64_t> tp_sizes(const FitRequest& r, std::vector<std::string
         return n > 1 && tp % n == 0 && tp / n <= r.gpus_per_node;
       });
       if (tp > r.gpus_per_node && !dpa_over_nodes)
-        throw Error("tp", std::to_string(tp) + " is more than " + std::string(cli_flag_for("gpus_per_node")) +
-                              " " + std::to_string(r.gpus_per_node) +
+        throw Error("tp", std::to_string(tp) + " is more than " + input_ref("gpus_per_node") + " " +
+                              std::to_string(r.gpus_per_node) +
                               ": tensor parallel (and a DP attention group) stays within one node; with " +
-                              std::string(cli_flag_for("dp_attention")) +
-                              " N, tp / N GPUs a group, it may span nodes");
+                              input_ref("dp_attention") + " N, tp / N GPUs a group, it may span nodes");
       // Its reason names the size ("3 does not divide num_attention_heads 64"): no prefix to repeat it.
       validate_parallelism(r.model, Parallelism{tp, 1, 1});
       out.push_back(tp);
@@ -281,7 +280,7 @@ std::string describe_sla_miss(const FitRow& n, const FitRequest& r, std::uint64_
 std::string row_launch(const Plan& p, const FitRequest& r, const LaunchExtras& extras) {
   if (r.attention_sinks)
     return "(no launch line: no serving engine keeps an attention-sink cache; the row is kvplan's exact "
-           "layout with full-attention layers capped by --sink-tokens/--recent-window)";
+           "layout with full-attention layers capped by the sink tokens and recent window given)";
   if (p.inputs.engine.engine == Engine::ideal) {
     // The exact layout's line is vLLM's: a layout vLLM refuses (a drafter whose pages it cannot unify
     // with the target's) gets no line rather than one that fails at start-up.
@@ -637,7 +636,7 @@ std::string layout_line(const Plan& p) {
         if (!vllm_type(in.kv.k) || in.kv.k != in.kv.v)
           return "(no vllm line: vLLM has no KV cache type " + std::string(name(in.kv.k)) +
                  (in.kv.k != in.kv.v ? " / " + std::string(name(in.kv.v)) : std::string()) +
-                 "; see --engine llamacpp)";
+                 "; llamacpp's rules have it)";
       }
       // Under DP attention vLLM's tp is each data-parallel rank's, and --max-num-seqs each rank's
       // scheduler's.
@@ -742,7 +741,7 @@ FitResult fit(const FitRequest& request) {
     if (n == 0) throw Error("dp_attention", "must be positive");
     if (n == 1) continue;
     if (!dpa_engine)
-      throw Error("dp_attention", "fit searches DP attention under --engine ideal, vllm or sglang, not " +
+      throw Error("dp_attention", "fit searches DP attention under `engine` ideal, vllm or sglang, not " +
                                       std::string(name(engine)));
     if (!prepared.moe())
       throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + r.model.name +
@@ -758,8 +757,8 @@ FitResult fit(const FitRequest& request) {
         engine == Engine::llamacpp
             ? "DP attention and expert parallel: llama.cpp has neither (its GPUs split layers, -sm layer)"
             : "DP attention and expert parallel under " + std::string(name(engine)) +
-                  ": not searched (TensorRT-LLM's enable_attention_dp; plan it with kvplan size "
-                  "--dp-attention)");
+                  ": not searched (TensorRT-LLM's enable_attention_dp; plan it alone with "
+                  "`dp_attention`)");
   {
     std::vector<std::uint64_t> pps = r.pp;
     if (pps.empty())
@@ -868,7 +867,7 @@ FitResult fit(const FitRequest& request) {
                 one = make_plan(prepared, in, false, PlanDetail::figures);
               } catch (const Error& e) {
                 if (!refused) refused = e;
-                std::string why = std::string(cli_flag_for(e.field())) + ": " + e.reason();
+                std::string why = input_ref(e.field()) + ": " + e.reason();
                 auto it = std::find_if(refusals.begin(), refusals.end(),
                                        [&](const auto& x) { return x.first == why; });
                 if (it == refusals.end()) it = refusals.insert(refusals.end(), {std::move(why), 0});

@@ -18,7 +18,7 @@ void require_v_type_applies(const ModelSpec& m, const KvDtypes& t) {
                   std::string(name(t.v)) + " differs from the K type " + std::string(name(t.k)) +
                       ", but an MLA layer caches one latent per token (kv_lora_rank + " +
                       "qk_rope_head_dim, K and V both projected from it): there is no separate V " +
-                      "to store; give one type for both (--kv-dtype)");
+                      "to store; give one type for both (`kv_dtype`)");
 }
 
 StateValues layer_state_values(const RecurrentSpec& r, std::uint64_t tp) {

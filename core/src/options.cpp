@@ -1,6 +1,7 @@
 // The engine option table and the names of kvplan's inputs (options.hpp).
 #include "kvplan/options.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <initializer_list>
@@ -159,7 +160,7 @@ bool engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e) {
 
 void require_engine_option_applies(const EngineOptionSpec& o, const EngineOptions& e) {
   if ((o.engines & bit(e.engine)) == 0)
-    throw Error(std::string(o.key), "applies to --engine " + engine_list(o.engines));
+    throw Error(std::string(o.key), "applies to `engine` " + engine_list(o.engines));
   if (!o.not_under_version.empty() && e.version == o.not_under_version)
     throw Error(std::string(o.key), "has no effect under vLLM V0's rules (a V1 option)");
 }
@@ -183,6 +184,37 @@ std::string_view gui_label_for(std::string_view key) {
   for (const auto& n : input_names())
     if (n.key == key) return n.gui_label;
   return key;
+}
+
+bool is_input_key(std::string_view key) {
+  const auto names = input_names();
+  return std::any_of(names.begin(), names.end(), [&](const InputName& n) { return n.key == key; });
+}
+
+std::string input_ref(std::string_view key) {
+  return is_input_key(key) ? "`" + std::string(key) + "`" : std::string(key);
+}
+
+std::string word_inputs(std::string_view text, const std::function<std::string(std::string_view key)>& name) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('`', at);
+    const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    const std::string_view key = text.substr(open + 1, close - open - 1);
+    out.append(text.substr(at, open - at));
+    if (is_input_key(key)) {
+      out += name(key);
+      at = close + 1;
+    } else {
+      out += '`';  // not an input: the backtick as written, the next one may open a key
+      at = open + 1;
+    }
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 }  // namespace kvplan

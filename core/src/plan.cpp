@@ -328,10 +328,10 @@ Parallelism check_inputs(const PreparedModel& pm, const PlanInputs& in) {
     throw Error("gpu", in.gpu->name + ": TensorRT-LLM runs on NVIDIA GPUs only");
   if (in.deployment.dp_attention > 1) {
     if (in.engine.engine == Engine::llamacpp)
-      throw Error("dp_attention", "applies to --engine ideal, vllm, sglang or trtllm");
+      throw Error("dp_attention", "applies to `engine` ideal, vllm, sglang or trtllm");
     if (!pm.moe())
       throw Error("dp_attention", "needs a mixture-of-experts model (expert parallel); " + m.name +
-                                      " is dense: its data-parallel replicas are --gpus");
+                                      " is dense: its data-parallel replicas are `gpus`");
   }
   if (in.context.value == 0) throw Error("context", "must be positive");
   if (in.users == 0) throw Error("users", "must be positive");
@@ -503,10 +503,10 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, Plan
     // KV figures never need the MLP or the vocabulary; capacity does need the weights.
     if (!given && in.gpu && !in.kv_memory)
       throw Error("weights", "the model's weights are unknown (" + m.weights_unknown +
-                                 "): give the weights' size (--weights SIZE) for a capacity plan");
+                                 "): give the weights' size (`weights`) for a capacity plan");
     if (!given && full)
       p.warnings.push_back("the model's weights are unknown (" + m.weights_unknown +
-                           "): counted as 0 B; pass --weights");
+                           "): counted as 0 B; give the weights' size");
     p.weights_bytes = given.value_or(Bytes{0});
   } else {
     p.parameters = pm.parameters();
@@ -514,7 +514,7 @@ void weight_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, Plan
     p.weights_bytes = given.value_or(pm.architecture_weight_bytes());
     if (!given && m.hidden_size == 0 && full)
       p.warnings.push_back(
-          "the model's weights are unknown (no hidden_size): counted as 0 B; pass --weights");
+          "the model's weights are unknown (no hidden_size): counted as 0 B; give the weights' size");
   }
 }
 
@@ -606,9 +606,16 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   if (detail == PlanDetail::full && in.engine.engine == Engine::trtllm && in.gpu && !in.gpu->fp8 &&
       (fp8(in.kv.k) || fp8(in.kv.v)))
     p.warnings.push_back(
+<<<<<<< HEAD
         "TensorRT-LLM runs an FP8 KV cache on Hopper and Blackwell GPUs (its quantization "
         "docs); " +
         in.gpu->id + " has no FP8: planned as asked, but the engine may not start with it");
+=======
+        "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision "
+        "(sgl-project/sglang "
+        "#2895): the GPUs must hold the unquantised weights first (a plan without a weight dtype gives "
+        "them)");
+>>>>>>> err26
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
@@ -708,9 +715,9 @@ Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
   if (!in.gpu) {
     if (full)
       p.warnings.push_back(
-          "--kv-memory with pp " + std::to_string(in.deployment.parallel.pp) +
+          "the KV memory given with pp " + std::to_string(in.deployment.parallel.pp) +
           " and no GPU: taken as every stage's pool; vLLM logs rank 0's (the first stage's), which exceeds "
-          "the last stage's by its sampler run: give --gpu to subtract it");
+          "the last stage's by its sampler run: give a GPU to subtract it");
     return given;
   }
   const MemoryBudget budget =
@@ -719,7 +726,7 @@ Bytes given_kv_pool(Plan& p, const PlanInputs& in, bool full) {
   const Bytes pool = given > gap ? given - gap : Bytes{0};
   if (full && gap != Bytes{0})
     p.warnings.push_back(
-        "--kv-memory " + format_bytes(given, UnitSystem::iec) + " is rank 0's (vLLM logs the " +
+        "the KV memory given, " + format_bytes(given, UnitSystem::iec) + ", is rank 0's (vLLM logs the " +
         "first stage's): the last stage's sampler run takes " + format_bytes(gap, UnitSystem::iec) +
         " more, so every stage's pool is " + format_bytes(pool, UnitSystem::iec));
   return pool;
@@ -899,15 +906,15 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   return p;
 }
 
-void rethrow_naming_input(const Error& e, const PlanInputs& in, const InputNames& names) {
+void rethrow_naming_input(const Error& e, const PlanInputs& in) {
   if (e.reason() != "overflows 64-bit arithmetic") throw e;
   // The fixed costs per GPU (weights plus the reserve, or the budget's components) are the weights' or the
   // reserve's, never the context's: the one the user gave is named.
   if (e.field() == "per_gpu.weights_bytes" || e.field() == "per_gpu.budget")
     throw Error(in.deployment.reserve ? "reserve" : "weights",
                 "the weights and the reserve per GPU together overflow 2^64 B");
-  const std::string context = std::string(names.context) + " " + std::to_string(in.context.value);
-  const std::string users = std::string(names.users) + " " + std::to_string(in.users);
+  const std::string context = std::to_string(in.context.value) + ": ";
+  const std::string users = std::to_string(in.users) + ": ";
   Bytes per_token{0}, per_sequence{0};
   try {
     per_token = bytes_per_token(in.model, in.kv);
@@ -917,19 +924,21 @@ void rethrow_naming_input(const Error& e, const PlanInputs& in, const InputNames
   try {
     per_sequence = kv_bytes_per_sequence(in.model, in.kv, in.context);
   } catch (const Error&) {
-    throw Error(context, "the KV cache of one sequence overflows 2^64 B (" + format_bytes_exact(per_token) +
-                             " per token x " + format_count(in.context.value) + " tokens)");
+    throw Error("context", context + "the KV cache of one sequence overflows 2^64 B (" +
+                               format_bytes_exact(per_token) + " per token x " +
+                               format_count(in.context.value) + " tokens)");
   }
   if (in.users > 1 && !engine_detail::mul(per_sequence.value, in.users))
-    throw Error(users, "the KV cache of the users overflows 2^64 B (" + format_bytes_exact(per_sequence) +
-                           " per sequence x " + format_count(in.users) + " users)");
+    throw Error("users", users + "the KV cache of the users overflows 2^64 B (" +
+                             format_bytes_exact(per_sequence) + " per sequence x " + format_count(in.users) +
+                             " users)");
   // The engine's rules (pages, padding, windows counted in full) passed 2^64 B where the exact layout
   // did not.
   if (e.field() == "users")
-    throw Error(users, "the KV cache of the users overflows 2^64 B under the engine's rules");
-  throw Error(context,
-              "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
-              "padding, windows counted in full)");
+    throw Error("users", users + "the KV cache of the users overflows 2^64 B under the engine's rules");
+  throw Error("context", context +
+                             "the KV cache of one sequence overflows 2^64 B under the engine's rules (pages, "
+                             "padding, windows counted in full)");
 }
 
 }  // namespace kvplan

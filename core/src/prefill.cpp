@@ -122,7 +122,7 @@ PrefillSeconds prefill_seconds(const PrefillFlops& f, const PrefillCalibration& 
     throw Error("calibration", c.source + ": no positive attention_flops_per_s in the fit");
   const double linear = rate(c.linear_flops_per_s) ? c.linear_flops_per_s : linear_fallback;
   if (!rate(linear))
-    throw Error("calibration", c.source + ": no GEMM baseline for the linear part; give --gpu for its peak");
+    throw Error("calibration", c.source + ": no GEMM baseline for the linear part; give `gpu` for its peak");
   PrefillSeconds s;
   s.attention = static_cast<double>(f.attention) / c.attention_flops_per_s;
   s.linear = static_cast<double>(f.linear) / linear;

@@ -53,7 +53,7 @@ void serve_fp32_weights(ModelSpec& m, Engine engine) {
           "(vllm/config/model.py _resolve_auto_dtype)";
   }
   m.warnings.push_back("weights of the fp32 checkpoint " + m.name + ": " + rule + ", 2 B a parameter; " +
-                       "--weight-dtype fp32 counts 4 B");
+                       "a weight dtype of fp32 counts 4 B");
 }
 
 bool online_quantization(Engine engine, DType t) {

@@ -80,7 +80,7 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
 }
 
 SpeedFigures estimate_speed(const PlanInputs& in, const SpeedEfficiency& e) {
-  if (!in.gpu) throw Error("gpu", "speed needs a GPU (--gpu)");
+  if (!in.gpu) throw Error("gpu", "speed needs a GPU");
   if (!in.model.weights_unknown.empty())
     throw Error("model", "the model's parameters are unknown (" + in.model.weights_unknown +
                              "): prefill FLOPs and speed need them");

@@ -11,7 +11,7 @@ std::string streaming_label(const StreamingCap& cap) {
 
 void require_streaming_engine(Engine engine, std::string_view field) {
   if (engine != Engine::ideal)
-    throw Error(std::string(field), "StreamingLLM's cache is kvplan's exact layout only (--engine ideal); " +
+    throw Error(std::string(field), "StreamingLLM's cache is kvplan's exact layout only (`engine` ideal); " +
                                         std::string(name(engine)) + " has no attention-sink cache");
 }
 
@@ -29,9 +29,12 @@ ModelSpec with_attention_sinks(ModelSpec m, std::uint64_t sink, std::uint64_t re
   }
   if (mla)
     m.warnings.push_back(
-        "--sink-tokens/--recent-window cap full-attention layers only: MLA layers are not capped");
+        "the attention-sink cap (sink tokens + recent window) caps full-attention layers only: MLA "
+        "layers are not capped");
   if (!capped)
-    m.warnings.push_back("--sink-tokens/--recent-window: the model has no full-attention layer to cap");
+    m.warnings.push_back(
+        "the attention-sink cap (sink tokens + recent window): the model has no full-attention layer to "
+        "cap");
   m.layers = compress(std::move(m.layers));
   return m;
 }

@@ -238,7 +238,7 @@ Figures Controller::compute(const Scenario& s, const MeasuredSet& measured) {
   } catch (const Error& e) {
     // An overflow names the field and its value, as the CLI names its flag (it said
     // "kv_bytes_per_sequence: overflows 64-bit arithmetic").
-    rethrow_naming_input(e, in, InputNames{"context", "users"});
+    rethrow_naming_input(e, in);
   }
 
   // Everything but the context decides the series; a moving context slider reuses them.
@@ -890,7 +890,9 @@ QString error_text(const std::exception& e) {
   const auto* err = dynamic_cast<const Error*>(&e);
   if (err == nullptr) return QString::fromStdString(e.what());
   const std::string_view label = gui_label_for(err->field());
-  return QString::fromStdString(label.empty() ? err->reason() : std::string(label) + ": " + err->reason());
+  const std::string reason =
+      word_inputs(err->reason(), [](std::string_view key) { return std::string(gui_label_for(key)); });
+  return QString::fromStdString(label.empty() ? reason : std::string(label) + ": " + reason);
 }
 
 }  // namespace kvplan::gui

@@ -314,7 +314,7 @@ class ControllerTest : public QObject {
         {"unknown GPU", "gpu"},
         {"unknown engine", "engine"},
         {"split a group of one layer", "layers"},
-        {"an overflowing context", "context 4611686018427387904: the KV cache of one sequence overflows"},
+        {"an overflowing context", "context: 4611686018427387904: the KV cache of one sequence overflows"},
     };
     for (int i = 0; i < static_cast<int>(std::size(cases)); ++i)
       QTest::newRow(cases[i][0]) << i << QString::fromLatin1(cases[i][1]);
@@ -367,6 +367,33 @@ class ControllerTest : public QObject {
     // The next good action clears the message.
     QVERIFY(c.setUsers(c.inputs().users + 1));
     QVERIFY(c.errorMessage().isEmpty());
+  }
+
+  // Core names inputs by key, in the field and inside its reason ("use `pp` for a layer split"); the window
+  // says the labels of its own inputs (kvplan::gui_label_for), never a CLI flag.
+  void coreErrorsNameTheLabels() {
+    QCOMPARE(error_text(Error("calibration", "bench.json: no GEMM baseline; give `gpu` for its peak")),
+             QStringLiteral("calibration: bench.json: no GEMM baseline; give GPU for its peak"));
+    QCOMPARE(error_text(Error("tp", "`kvplan size` is no key")),
+             QStringLiteral("tensor parallel (tp): `kvplan size` is no key"));
+    // A real refusal: under llama.cpp's rules tp 2 is refused by core, naming pp by its key.
+    Controller c;
+    QVERIFY(c.setEngine(QStringLiteral("llamacpp")));
+    QSignalSpy errors(&c, &Controller::errorOccurred);
+    QVERIFY(!c.setTensorParallel(2));
+    QCOMPARE(errors.count(), 1);
+    QCOMPARE(
+        c.errorMessage(),
+        QStringLiteral("tensor parallel (tp): llama.cpp does not split the KV cache by heads: use pipeline "
+                       "stages (pp) for a layer split across devices"));
+    QVERIFY2(!c.errorMessage().contains(QStringLiteral("--")), qPrintable(c.errorMessage()));
+    // An engine option under another engine: the engine by its label, not "--engine".
+    EngineOptions o = c.inputs().engine;
+    o.engine = Engine::llamacpp;
+    o.block_size = 16;
+    QVERIFY(!c.setEngineOptions(o));
+    QCOMPARE(c.errorMessage(),
+             QStringLiteral("Block / page size: applies to engine rules vllm, sglang or trtllm"));
   }
 
   void badFilesKeepTheState_data() {

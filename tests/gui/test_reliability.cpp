@@ -158,16 +158,17 @@ class ReliabilityTest : public QObject {
         c, [](Controller& c) { return c.setGpuMemory(QStringLiteral("99999999TiB")); },
         QStringLiteral("GPU memory: overflows 64-bit arithmetic"));
     // 131,072 B per token x (2^64 - 1) tokens; 2^30 B per 8,192-token sequence x (2^64 - 1) users. Named
-    // by the field and its value, as the CLI names its flag (it said "kv_bytes_per_sequence: overflows").
+    // by the field's label and its value, as the CLI names its flag (it said "kv_bytes_per_sequence:
+    // overflows"); core's field is the key ("context", "users"), the value first in its reason.
     rejected(
         c, [](Controller& c) { return c.setContext(std::numeric_limits<std::uint64_t>::max()); },
         QStringLiteral(
-            "context 18446744073709551615: the KV cache of one sequence overflows 2^64 B (131,072 B "
+            "context: 18446744073709551615: the KV cache of one sequence overflows 2^64 B (131,072 B "
             "per token x 18,446,744,073,709,551,615 tokens)"));
     rejected(
         c, [](Controller& c) { return c.setUsers(std::numeric_limits<std::uint64_t>::max()); },
         QStringLiteral(
-            "users 18446744073709551615: the KV cache of the users overflows 2^64 B (1,073,741,824 B "
+            "users: 18446744073709551615: the KV cache of the users overflows 2^64 B (1,073,741,824 B "
             "per sequence x 18,446,744,073,709,551,615 users)"));
     rejected(
         c, [](Controller& c) { return c.setContext(0); }, QStringLiteral("context: must be positive"));

@@ -82,8 +82,9 @@ kvplan_bad("zero window" "window-zero.json: /sliding_window: must be a positive 
 # --- Presets (presets.cpp from_preset): the config's errors carry "/config".
 kvplan_bad("preset with negative published params" "preset-negative-params.json: /published_params: must be a positive integer\n$"
   size ${KVPLAN_REL}/preset-negative-params.json)
-# KV figures never need vocab_size; a capacity plan needs the weights, so it asks for --weights.
-kvplan_bad("preset config missing a key" "--weights: the model's weights are unknown \\(the config has no vocab_size\\): give the weights' size \\(--weights SIZE\\) for a capacity plan\n$"
+# KV figures never need vocab_size; a capacity plan needs the weights, so it asks for --weights (core
+# names the key, weights; the CLI words it as its flag in the field and in the reason).
+kvplan_bad("preset config missing a key" "--weights: the model's weights are unknown \\(the config has no vocab_size\\): give the weights' size \\(--weights\\) for a capacity plan\n$"
   size ${KVPLAN_REL}/preset-config-no-vocab.json --gpu h100-sxm)
 
 # --- kvplan-bench reports for prefill --calibration (presets/src/calibration.cpp).
@@ -151,10 +152,10 @@ kvplan_bad("compare context zero" "--context: must be positive\n$" compare llama
 kvplan_bad("the issue's overflow" "^kvplan: error: --heads: 1,000,000,000 is past any real model's \\(kvplan takes at most 1,048,576\\)\n$"
   size --layers 4096 --heads 1000000000 --kv-heads 1000000000 --head-dim 1000000000 --context 4000000000)
 # 131,072 B per token x 10^15 tokens = 1.3e20 > 2^64.
-kvplan_bad("context overflows a sequence" "^kvplan: error: --context 1000000000000000: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 1,000,000,000,000,000 tokens\\)\n$"
+kvplan_bad("context overflows a sequence" "^kvplan: error: --context: 1000000000000000: the KV cache of one sequence overflows 2\\^64 B \\(131,072 B per token x 1,000,000,000,000,000 tokens\\)\n$"
   size llama-3.1-8b --context 1000000000000000)
 # 131,072 B x 4,096 tokens = 2^29 B per sequence, x (2^64 - 1) users.
-kvplan_bad("users overflow the total" "^kvplan: error: --users 18446744073709551615: the KV cache of the users overflows 2\\^64 B \\(536,870,912 B per sequence x 18,446,744,073,709,551,615 users\\)\n$"
+kvplan_bad("users overflow the total" "^kvplan: error: --users: 18446744073709551615: the KV cache of the users overflows 2\\^64 B \\(536,870,912 B per sequence x 18,446,744,073,709,551,615 users\\)\n$"
   size llama-3.1-8b --users 18446744073709551615)
 
 # Prefill (core/src/prefill.cpp): 2 x heads x (head_dim_k + head_dim_v) FLOPs per causal pair; 2 x 2^63
@@ -170,10 +171,10 @@ kvplan_bad("prefill prompt overflow" "^kvplan: error: --prompt 18446744073709551
 # --- Regressions of wrong numbers found while hardening (engines' own arithmetic).
 # One 8-token window: exact KV is 8 x 4 B; TensorRT-LLM counts windowed layers in full,
 # ceil((2^64 - 1) / 32) x 32 = 2^64 tokens: an overflow, it used to wrap to 0 B.
-kvplan_bad("trtllm context wrap" "--context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
+kvplan_bad("trtllm context wrap" "--context: 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine trtllm)
 # llama.cpp pads n_ctx to 256: ceil((2^64 - 1) / 256) x 256 = 2^64; it used to wrap to 0 cells.
-kvplan_bad("llamacpp context wrap" "--context 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
+kvplan_bad("llamacpp context wrap" "--context: 18446744073709551615: the KV cache of one sequence overflows 2\\^64 B under the engine's rules"
   size --layers 1 --heads 1 --head-dim 1 --window 8 --context 18446744073709551615 --engine llamacpp)
 # Every layer Mamba (period 8, offset 4, 2 layers): SGLang's token pool divided by a zero cell size.
 kvplan_bad("sglang without attention layers" "--engine: SGLang's token pool is for attention layers and this model has none"

@@ -118,7 +118,8 @@ struct FitResult {
   /// head count ("tp 2, 4, 8 skipped: tp and num_key_value_heads 3 (the drafter's): one must divide the
   /// other ..."), tp sizes past a node (gpus_per_node), DP attention where the engine or the model has
   /// none, and layouts make_plan refused while others were planned ("12 layouts skipped, refused:
-  /// --engine: ..."). Empty when nothing was left out.
+  /// `gpu`: ...", the error's field as core's key in backticks, kvplan::input_ref, for the front end to
+  /// word with kvplan::word_inputs). Empty when nothing was left out.
   std::vector<std::string> refused;
   /// The dimensions searched, in words: "tp 1-8 (within a node of 8 GPUs), pp 1-61, replicas, DP attention
   /// with expert parallel, KV bf16, fp8_e4m3".

@@ -2,13 +2,15 @@
 /// @file options.hpp
 /// The inputs kvplan takes, once: each engine option as one record (its key, CLI flag, GUI label, kind,
 /// default, bound and the engines and versions it applies to), and the names of the deployment inputs.
-/// Core's errors name an input by its stable key ("tp", "block_size"); each front end words the key at
-/// its edge (the CLI as its flag, "--tp"; the GUI as its label). Validation (validate_engine_options), the
-/// CLI's options, scenario files and the GUI's engine rows all loop over engine_option_table(), so adding
-/// an engine option is one record here plus its use in the policy.
+/// Core's errors name an input by its stable key ("tp", "block_size"): as the error's field, and inside
+/// its reason in backticks ("use `pp` for a layer split"); each front end words the key at its edge (the
+/// CLI as its flag, "--tp"; the GUI as its label) with word_inputs. No core text names a CLI flag. Validation
+/// (validate_engine_options), the CLI's options, scenario files and the GUI's engine rows all loop over
+/// engine_option_table(), so adding an engine option is one record here plus its use in the policy.
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -85,5 +87,17 @@ std::span<const InputName> input_names();
 std::string_view cli_flag_for(std::string_view key);
 /// The GUI label for a key ("tp" -> "tensor parallel (tp)"); the key itself when it names no input.
 std::string_view gui_label_for(std::string_view key);
+
+/// Whether `key` names an input of input_names() ("tp", "block_size"; not "model" or a JSON path).
+bool is_input_key(std::string_view key);
+
+/// How core's text names another input: its key in backticks ("`gpu`"), worded by the front end with
+/// word_inputs; a field that names no input (a JSON path, "model") as it is.
+std::string input_ref(std::string_view key);
+
+/// `text` from core (an error's reason, a refusal) with each input it names in backticks by its key
+/// ("give `gpu` for its peak") worded by `name`: the CLI's flag ("give --gpu for its peak"), the GUI's
+/// label. A backticked word that is no input's key, and an unpaired backtick, stay as written.
+std::string word_inputs(std::string_view text, const std::function<std::string(std::string_view key)>& name);
 
 }  // namespace kvplan

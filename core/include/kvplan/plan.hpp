@@ -265,20 +265,13 @@ std::optional<std::string> context_warning(const ModelSpec& m, Tokens context, E
 /// kvplan::Error naming the field on bad input or overflow.
 Plan make_plan(const PlanInputs& in);
 
-/// What the user calls the plan's inputs, for errors that name them: the CLI's flags ("--context",
-/// "--users"), the GUI's fields ("context", "users").
-struct InputNames {
-  std::string_view context = "--context";
-  std::string_view users = "--users";
-};
-
 /// Re-throws `e`, an error raised while planning `in`: an overflow (units.hpp throw_overflow) as the
-/// input that caused it, name and value ("--context 10000000000000: the KV cache of one sequence
-/// overflows 2^64 B (131,072 B per token x ... tokens)", "--users N: ..."), instead of core's figure
-/// (kv_bytes_per_sequence means nothing to the user); any other error as it is. Every head and dimension
-/// is bounded (limits.hpp kMaxDimension), so a token's bytes fit: a sequence that does not is the
-/// context's, a total that does not the users'.
-[[noreturn]] void rethrow_naming_input(const Error& e, const PlanInputs& in, const InputNames& names = {});
+/// input that caused it, its key the field and its value first in the reason (Error("context",
+/// "10000000000000: the KV cache of one sequence overflows 2^64 B (131,072 B per token x ... tokens)"),
+/// Error("users", "N: ...")), instead of core's figure (kv_bytes_per_sequence means nothing to the user);
+/// any other error as it is. Every head and dimension is bounded (limits.hpp kMaxDimension), so a token's
+/// bytes fit: a sequence that does not is the context's, a total that does not the users'.
+[[noreturn]] void rethrow_naming_input(const Error& e, const PlanInputs& in);
 
 /// make_plan; with `with_max_context` false, max_context and ideal_max_context are left empty (not
 /// searched for; the engine report's own max_context is still there): for figures swept over many

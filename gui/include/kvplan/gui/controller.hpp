@@ -25,7 +25,9 @@
 namespace kvplan::gui {
 
 /// An error as the window words it: a kvplan::Error's input key as the GUI's label for it ("tp" ->
-/// "tensor parallel (tp)", kvplan/options.hpp), then the reason; any other exception's own text.
+/// "tensor parallel (tp)", kvplan/options.hpp), then the reason with each input it names by key worded
+/// the same way ("use `pp` for a layer split" -> "use pipeline stages (pp) for a layer split",
+/// kvplan::word_inputs); any other exception's own text.
 QString error_text(const std::exception& e);
 
 /// Shortest and longest context of the charts and the context slider (2^8 and 2^20 tokens).
