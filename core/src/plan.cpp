@@ -606,16 +606,9 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
   if (detail == PlanDetail::full && in.engine.engine == Engine::trtllm && in.gpu && !in.gpu->fp8 &&
       (fp8(in.kv.k) || fp8(in.kv.v)))
     p.warnings.push_back(
-<<<<<<< HEAD
         "TensorRT-LLM runs an FP8 KV cache on Hopper and Blackwell GPUs (its quantization "
         "docs); " +
         in.gpu->id + " has no FP8: planned as asked, but the engine may not start with it");
-=======
-        "SGLang quantises to fp8 once the whole checkpoint is loaded at its own precision "
-        "(sgl-project/sglang "
-        "#2895): the GPUs must hold the unquantised weights first (a plan without a weight dtype gives "
-        "them)");
->>>>>>> err26
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
