@@ -416,12 +416,8 @@ std::string plan_text(const Plan& p, UnitSystem u) {
   if (p.has_gpu) {
     if (!in.kv_memory) {
       out += row("reserve", format_bytes(g.reserve_bytes, u));
-      out += row(!p.budget.modelled                   ? "usable (memory x utilisation)"
-                 : in.engine.engine == Engine::sglang ? "requested (free before load x mem_fraction_static)"
-                 : in.engine.engine == Engine::trtllm
-                     ? "held (profile peak + free_gpu_memory_fraction of the rest)"
-                     : "requested (runtime total x utilisation)",
-                 format_bytes(g.usable_bytes, u));
+      const RequestedName usable = requested_name(in.engine.engine, p.budget);  // the engine's words
+      out += row(usable.name + " (" + usable.basis + ")", format_bytes(g.usable_bytes, u));
     }
     if (in.kv_memory && p.limit.kind == Limit::Kind::weights) {  // the pool given and the weights overflow
       out += row("KV memory (given, past what the weights leave)", both(*in.kv_memory, u));

@@ -138,6 +138,12 @@ kvplan_cli_ok("engine llamacpp kv_bytes_total is every buffer" "\"kv_bytes_total
 kvplan_cli_ok("show with an engine" "engine rules: vllm.*per token" show qwen3-14b --engine vllm)
 # The version is written once, in project(VERSION) (core/version.hpp.in is generated from it).
 kvplan_cli_ok("--version is project(VERSION)'s" "^kvplan ${PROJECT_VERSION}\n$" --version)
+# llama.cpp has no utilisation fraction: its budget's memory is the device's, in its words (issue 27; the
+# row said "requested (runtime total x utilisation)"). H100 SXM: its runtime total is known (presets/gpus).
+kvplan_cli_ok("engine llamacpp memory is the device's" "\n  device memory \\(runtime total\\) +[0-9]"
+  size llama-3.1-8b --engine llamacpp --gpu h100-sxm)
+kvplan_cli_ok("engine llamacpp memory with a fraction given" "device memory \\(runtime total x 0.9 \\(kvplan's cap; llama.cpp has none\\)\\)"
+  size llama-3.1-8b --engine llamacpp --gpu h100-sxm --gpu-util 0.9)
 kvplan_cli_ok("compare with an engine" "under the engine's rules" compare deepseek-v3 --engine llamacpp --engine-version 2025-11)
 kvplan_cli_bad("unknown engine" "--engine: unknown engine 'ollama'" size llama-3.1-8b --engine ollama)
 kvplan_cli_bad("engine option for another engine" "--ubatch: applies to --engine llamacpp" size llama-3.1-8b --engine vllm --ubatch 256)

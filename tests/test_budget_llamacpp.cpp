@@ -175,6 +175,29 @@ TEST_CASE("llama.cpp budget: the GPU less the model and compute buffers", "[budg
   CHECK_FALSE(llamacpp_budget(in, graph(512, 512, false)).fits_weights);
 }
 
+// llama.cpp has no utilisation fraction: its memory is named as the device's, never "requested (runtime total
+// x utilisation)" as vLLM's (issue 27). Where the user gives a fraction, the name says it is kvplan's cap.
+TEST_CASE("llama.cpp budget: its memory in llama.cpp's words", "[budget][llamacpp]") {
+  const ModelSpec m = dense(4096, 14336, 32, 8, 128, 128256, 32);
+  BudgetInputs in{m,
+                  Parallelism{},
+                  {Bytes{80ULL << 30}, std::nullopt, "h100"},
+                  std::nullopt,
+                  Bytes{16ULL << 30},
+                  EngineOptions{}};
+  RequestedName n = requested_name(Engine::llamacpp, llamacpp_budget(in, graph(512, 512, false)));
+  CHECK(n.name == "device memory");
+  CHECK(n.basis == "nvidia-smi total");  // no runtime total given: the driver's memory is used
+  in.gpu.runtime_memory = Bytes{79ULL << 30};
+  n = requested_name(Engine::llamacpp, llamacpp_budget(in, graph(512, 512, false)));
+  CHECK(n.basis == "runtime total");
+  in.gpu_memory_utilization = 0.9;
+  n = requested_name(Engine::llamacpp, llamacpp_budget(in, graph(512, 512, false)));
+  CHECK(n.basis == "runtime total x 0.9 (kvplan's cap; llama.cpp has none)");
+  // vLLM's keeps its own words.
+  CHECK(requested_name(Engine::vllm, vllm_budget(in)).basis == "runtime total x utilisation");
+}
+
 // The longest context follows the compute buffer at that context (without flash attention the scores span
 // the cells): whatever context is asked, the plan gives one max context, at which the users fit, and one
 // cache step (256 cells, llama.cpp's padding) past it they do not. It used to keep the buffer of the context

@@ -255,6 +255,24 @@ MemoryBudget flat_budget(Bytes memory, double utilization, Bytes weights_per_gpu
   return b;
 }
 
+RequestedName requested_name(Engine engine, const MemoryBudget& b) {
+  if (!b.modelled) return {"usable", "memory x utilisation"};
+  switch (engine) {
+    case Engine::sglang: return {"requested", "free before load x mem_fraction_static"};
+    case Engine::trtllm: return {"held", "profile peak + free_gpu_memory_fraction of the rest"};
+    case Engine::llamacpp: {
+      // llama.cpp shares out the device's memory whole: it has no fraction to name (issue 27).
+      std::string basis = b.runtime_total ? "runtime total" : "nvidia-smi total";
+      if (b.utilization != 1.0)
+        basis += " x " + format_shortest(b.utilization) + " (kvplan's cap; llama.cpp has none)";
+      return {"device memory", basis};
+    }
+    case Engine::vllm:
+    case Engine::ideal: break;
+  }
+  return {"requested", "runtime total x utilisation"};
+}
+
 MemoryBudget vllm_budget(const BudgetInputs& in) {
   const ModelSpec& m = in.model;
   const Parallelism& p = in.parallel;

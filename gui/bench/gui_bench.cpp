@@ -8,7 +8,8 @@
 // the part of the step until the controller emits planChanged (kvplan's figures; the rest is the window);
 // then, since the charts refresh one per event-loop turn, the longest single block of the GUI thread per
 // step (what must fit a 16 ms frame) beside the time until the window is settled (every chart current).
-// Usage: kvplan-gui-bench [--only KIND] [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM is set)
+// Usage: kvplan-gui-bench [--only KIND] [--rounds] [SCENARIO.json]   (runs offscreen unless QT_QPA_PLATFORM
+// is set)
 // --only KIND: step through that kind of input alone (context, users, GPU, "KV dtype", "weight dtype", tp,
 // engine, model), for profiling one kind at a time (perf record -g).
 #include <QApplication>
@@ -54,6 +55,10 @@ struct Times {
   std::vector<int> block_round;  ///< where the longest CPU block was: 0 the input itself, n the n-th round
 };
 
+/// --rounds: print each step's blocks (the input's, then each event-loop round's CPU ms), to see which
+/// round holds the longest.
+bool show_rounds = false;
+
 /// Wall ms since the current step started when the controller emitted planChanged (-1: not yet). Set by
 /// a slot connected before the window's, so it marks the end of the controller's work.
 double plan_mark = -1;
@@ -74,6 +79,7 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
     const double c0 = cpu_ms();
     step(i);
     double block_wall = wall_ms(), block_cpu = cpu_ms() - c0;
+    QString blocks = QString::number(block_cpu, 'f', 1);
     int block_round = 0;
     double total_wall = 0, total_cpu = 0;
     int rounds = 0;
@@ -82,6 +88,7 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
       const bool chain_done = !window.charts()->refreshScheduled();
       const double w0 = wall_ms(), r0 = cpu_ms();
       QCoreApplication::processEvents();
+      if (show_rounds) blocks += QStringLiteral(" ") + QString::number(cpu_ms() - r0, 'f', 1);
       block_wall = std::max(block_wall, wall_ms() - w0);
       if (cpu_ms() - r0 > block_cpu) {
         block_cpu = cpu_ms() - r0;
@@ -100,6 +107,8 @@ Times sweep(kvplan::gui::MainWindow& window, int steps, bool full, const std::fu
         block_wall = std::max(block_wall, wall_ms() - w0);
         block_cpu = std::max(block_cpu, cpu_ms() - r0);
       }
+    if (show_rounds)
+      std::printf("  step %2d: CPU ms of the input, then of each round: %s\n", i, qPrintable(blocks));
     ms.settled_wall.push_back(wall_ms());
     ms.settled_cpu.push_back(cpu_ms() - c0);
     ms.wall.push_back(full ? wall_ms() : total_wall);
@@ -166,7 +175,9 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   const char* scenario = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--rounds") == 0) {
+      show_rounds = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
       static constexpr const char* kKinds[] = {"context",      "users", "GPU",    "KV dtype",
                                                "weight dtype", "tp",    "engine", "model"};

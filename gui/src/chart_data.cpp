@@ -164,12 +164,18 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
   if (p.has_gpu && !in.kv_memory && p.budget.modelled) {
     // vLLM's budget, part by part as the results table and vLLM's log name them (core/budget.hpp);
     // together they are per_gpu.reserve_bytes.
-    // llama.cpp's one component is its compute buffer (budget.hpp llamacpp_budget).
-    bar.parts << (in.engine.engine == Engine::llamacpp ? QStringLiteral("compute buffer")
-                                                       : QStringLiteral("activation"))
-              << QStringLiteral("non-torch") << QStringLiteral("CUDA graphs");
-    bar.colors << QColor(0x8c, 0x8c, 0x8c) << QColor(0xb0, 0x7a, 0xa1) << QColor(0x93, 0x7a, 0x5f);
-    bar.values << gib(p.budget.activation) << gib(p.budget.non_torch) << gib(p.budget.cuda_graphs);
+    // llama.cpp's one component is its compute buffer (budget.hpp llamacpp_budget): it has no torch and
+    // no CUDA graph part to show.
+    if (in.engine.engine == Engine::llamacpp) {
+      bar.parts << QStringLiteral("compute buffer");
+      bar.colors << QColor(0x8c, 0x8c, 0x8c);
+      bar.values << gib(p.budget.activation);
+    } else {
+      bar.parts << QStringLiteral("activation") << QStringLiteral("non-torch")
+                << QStringLiteral("CUDA graphs");
+      bar.colors << QColor(0x8c, 0x8c, 0x8c) << QColor(0xb0, 0x7a, 0xa1) << QColor(0x93, 0x7a, 0x5f);
+      bar.values << gib(p.budget.activation) << gib(p.budget.non_torch) << gib(p.budget.cuda_graphs);
+    }
   } else {
     bar.parts << QStringLiteral("reserve");
     bar.colors << QColor(0x8c, 0x8c, 0x8c);
@@ -181,13 +187,22 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
   // Lines for the usable memory (memory x utilisation; the reserve is a part of the bar) and the GPU's
   // capacity; with the KV memory given there is no usable-memory figure.
   if (in.gpu) {
-    if (!in.kv_memory)
+    if (!in.kv_memory && p.budget.modelled && in.engine.engine == Engine::llamacpp) {
+      // llama.cpp has no utilisation: the line is the device's memory, in the table's words.
+      const RequestedName device = requested_name(in.engine.engine, p.budget);
+      bar.marks.push_back({QStringLiteral("%1 %2 %3 (%4)")
+                               .arg(qstr(device.name))
+                               .arg(gib(g.usable_bytes), 0, 'f', 1)
+                               .arg(unit, qstr(device.basis)),
+                           qstr(device.name), gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
+    } else if (!in.kv_memory) {
       bar.marks.push_back({QStringLiteral("usable %1 %3 (x %2)")
                                .arg(gib(g.usable_bytes), 0, 'f', 1)
                                .arg(applied_gpu_utilization(p))
                                .arg(unit),
                            QStringLiteral("usable (x %1)").arg(applied_gpu_utilization(p)),
                            gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
+    }
     bar.marks.push_back({QStringLiteral("GPU %1 %2").arg(gib(in.gpu->memory), 0, 'f', 1).arg(unit),
                          QStringLiteral("GPU memory"), gib(in.gpu->memory), QColor(), false});
   }

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 namespace kvplan::gui {
 
@@ -223,6 +224,31 @@ void display_xy(XYView& v, const XYChart& c, const QPalette& palette, bool on_sc
   fit_log_labels(v);
 }
 
+/// The KV chart's legend on screen, as rich text that wraps under the plot: each visible entry its line's
+/// colour and style (a solid, dashed or dotted stroke, a dot for markers) and its name, entries apart by
+/// spaces where a line may break. Qt's legend beside the plot lays its entries in one column and clips
+/// the rest: at 1366 x 768 the last two of nine were cut, and a long name elided (issue 27).
+QString legend_html(const XYView& v, const XYChart& c) {
+  QStringList entries;
+  for (qsizetype i = 0; i < c.lines.size() && i < v.series.size(); ++i) {
+    if (!c.lines[i].legend) continue;
+    const QXYSeries* s = v.series[i];
+    const bool dot = c.lines[i].style == ChartLine::Style::markers;
+    const QColor colour = dot ? s->color() : s->pen().color();
+    const QString stroke = dot                                            ? QStringLiteral("\u25CF")
+                           : c.lines[i].style == ChartLine::Style::dashed ? QStringLiteral("\u2012 \u2012")
+                           : c.lines[i].style == ChartLine::Style::dotted
+                               ? QStringLiteral("\u00B7\u00B7\u00B7\u00B7")
+                               : QStringLiteral("\u2501\u2501");
+    QString name = s->name().toHtmlEscaped();
+    name.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+    entries << QStringLiteral("<span style=\"color:%1\"><b>%2</b></span>&nbsp;%3")
+                   .arg(colour.name(), QString(stroke).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")),
+                        name);
+  }
+  return entries.join(QStringLiteral(" &nbsp; "));
+}
+
 // `text`: the palette's text colour, for a mark without a colour of its own.
 void display_bar(BarView& v, const StackedBar& b, const QColor& text, bool on_screen) {
   const QString title = shown_title(b.heading, b.title, on_screen);
@@ -284,11 +310,16 @@ void display_bar(BarView& v, const StackedBar& b, const QColor& text, bool on_sc
 struct ChartPanel::Impl {
   XYView kv, users, prefill;
   BarView bar;
-  QLabel* caption = nullptr;  ///< ChartsData::caption, above the grid
-  ChartsData shown;           ///< what display() was last given: drawn again after a palette change, and by
-                              ///< paintChart() at any size
-  bool pending[kCount] = {};  ///< the chart shows older data than `shown`
-  QTimer* chain = nullptr;    ///< zero interval, single shot: refreshNext() once per event-loop turn
+  QLabel* caption = nullptr;    ///< ChartsData::caption, above the grid
+  QLabel* kv_legend = nullptr;  ///< the KV chart's legend on screen, wrapping under it (legend_html)
+  ChartsData shown;             ///< what display() was last given: drawn again after a palette change, and by
+                                ///< paintChart() at any size
+  bool pending[kCount] = {};    ///< the chart shows older data than `shown`
+  QTimer* chain = nullptr;      ///< zero interval, single shot: refreshNext() once per event-loop turn
+  /// The chain's first turn after display() refreshes nothing: that turn paints what the input changed (the
+  /// table, the inputs; a new model's layer table lays itself out), and a chart's refresh on top of it made
+  /// the longest block of a model load (11.9 ms CPU at 1366 x 768, issue 27).
+  bool skip_turn = false;
 
   [[nodiscard]] QChartView* view(Chart c) const {
     switch (c) {
@@ -326,7 +357,20 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique<I
   for (QChart* c : {d_->kv.chart, d_->users.chart, d_->prefill.chart, d_->bar.chart})
     apply_chart_palette(c, palette());
 
-  grid->addWidget(d_->kv.view, 0, 0);
+  // The KV chart's legend under it, wrapping (legend_html); Qt's own stays in exports (paintChart).
+  d_->kv.chart->legend()->setVisible(false);
+  d_->kv_legend = new QLabel;
+  d_->kv_legend->setObjectName(QStringLiteral("kv_legend"));
+  d_->kv_legend->setTextFormat(Qt::RichText);
+  d_->kv_legend->setWordWrap(true);
+  d_->kv_legend->setContentsMargins(6, 0, 4, 2);
+  auto* kv_box = new QWidget;
+  auto* kv_column = new QVBoxLayout(kv_box);
+  kv_column->setContentsMargins(0, 0, 0, 0);
+  kv_column->setSpacing(0);
+  kv_column->addWidget(d_->kv.view, 1);
+  kv_column->addWidget(d_->kv_legend);
+  grid->addWidget(kv_box, 0, 0);
   grid->addWidget(d_->bar.view, 0, 1);
   grid->addWidget(d_->users.view, 1, 0);
   grid->addWidget(d_->prefill.view, 1, 1);
@@ -359,6 +403,7 @@ void ChartPanel::display(const ChartsData& data) {
   // legend text to lay out. Left to the chain, a dragged slider restarted it before the bar's turn and
   // the bar lagged the table (issue 27).
   if (onScreen(GpuMemory)) refreshChart(GpuMemory);
+  d_->skip_turn = true;
   d_->chain->start();
 }
 
@@ -383,6 +428,10 @@ bool ChartPanel::onScreen(Chart chart) const {
 }
 
 void ChartPanel::refreshNext() {
+  if (std::exchange(d_->skip_turn, false)) {
+    d_->chain->start();
+    return;
+  }
   bool refreshed = false;
   for (int c = 0; c < kCount; ++c) {
     const auto chart = static_cast<Chart>(c);
@@ -408,6 +457,16 @@ void ChartPanel::refreshChart(Chart chart) {
   if (xy != nullptr && xy->restyle) {
     apply_chart_palette(xy->chart, palette());
     xy->restyle = false;
+  }
+  if (chart == KvMemory) {
+    const QString legend = legend_html(d_->kv, data.kv_memory);
+    if (d_->kv_legend->text() != legend) {
+      d_->kv_legend->setText(legend);
+      // Its height only grows: a legend a line shorter (another engine's names) moves no chart.
+      const int width = d_->kv_legend->width();
+      const int height = width > 100 ? d_->kv_legend->heightForWidth(width) : 0;  // 0 wide: not laid out yet
+      if (height > d_->kv_legend->minimumHeight()) d_->kv_legend->setMinimumHeight(height);
+    }
   }
   d_->pending[chart] = false;
 }

@@ -42,6 +42,33 @@ namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 std::filesystem::path fspath(const QString& p) { return std::filesystem::path(p.toStdString()); }
 
+/// The JSON pointer, below a scenario, of the key a core error's field is about ("tp" -> "/tp", "gpu_util"
+/// -> "/gpu_memory_utilization", an engine option -> "/engine_options/KEY"); a field of the model's own
+/// ("num_key_value_heads", "layers") -> "/model"; no field -> "". Core names its fields as the CLI's
+/// flags do; the scenario's keys (scenario.cpp read_scenario) mostly take the same names.
+std::string scenario_pointer_of(const std::string& field) {
+  if (field.empty()) return {};
+  const std::string name = field.substr(0, field.find(' '));  // "context 131072" (rethrow_naming_input)
+  static const std::pair<const char*, const char*> kRenamed[] = {
+      {"kv_dtype", "k_dtype"},
+      {"gpu_util", "gpu_memory_utilization"},
+      {"weights", "weights_bytes"},
+      {"reserve", "reserve_bytes"},
+      {"kv_memory", "kv_memory_bytes"},
+      {"engine_version", "engine_options/version"},
+      {"mamba_cache_dtype", "state_dtype"},
+      {"mamba_ssm_cache_dtype", "ssm_state_dtype"}};
+  for (const auto& [from, to] : kRenamed)
+    if (name == from) return std::string("/") + to;
+  for (const char* key : {"tp", "pp", "gpus", "context", "users", "k_dtype", "v_dtype", "weight_dtype",
+                          "engine", "gpu", "gpu_memory_utilization", "state_dtype", "ssm_state_dtype"})
+    if (name == key) return "/" + name;
+  if (name == "fp8_ds_mla") return "/engine_options/fp8_ds_mla";
+  if (const EngineOptionSpec* option = find_engine_option(name))
+    return "/engine_options/" + std::string(option->key);
+  return "/model";
+}
+
 /// A Llama-3-8B-shaped model, for when the presets folder cannot be read.
 ModelSpec fallback_model() {
   ModelSpec m;
@@ -181,7 +208,7 @@ QString Controller::modelTitleOf(const Scenario& s) {
   return t;
 }
 
-Figures Controller::figuresOfBaseline(const Scenario& b) {
+Figures Controller::figuresOfBaseline(const Scenario& b, const std::string& where) {
   for (const auto& [scenario, figures] : baseline_cache_)
     if (scenario == b) return figures;
   const auto series_key = series_key_;
@@ -190,15 +217,28 @@ Figures Controller::figuresOfBaseline(const Scenario& b) {
   const auto streaming = streaming_cache_;
   const auto prefill_key = prefill_key_;
   const auto prefill = prefill_cache_;
+  const auto keep_caches = [&] {
+    series_key_ = series_key;
+    kv_cache_ = kv;
+    users_cache_ = users;
+    streaming_cache_ = streaming;
+    prefill_key_ = prefill_key;
+    prefill_cache_ = prefill;
+  };
   series_key_.reset();
   prefill_key_.reset();
-  Figures f = compute(b, {});
-  series_key_ = series_key;
-  kv_cache_ = kv;
-  users_cache_ = users;
-  streaming_cache_ = streaming;
-  prefill_key_ = prefill_key;
-  prefill_cache_ = prefill;
+  Figures f;
+  try {
+    f = compute(b, {});
+  } catch (const Error& e) {
+    keep_caches();
+    // Which baseline, and which of its keys: "tp: 3 does not divide ..." alone sent the user looking at
+    // the scenario's own tp (issue 27).
+    const std::string key = scenario_pointer_of(e.field());
+    throw Error(where + key,
+                key == "/model" && !e.field().empty() ? e.field() + ": " + e.reason() : e.reason());
+  }
+  keep_caches();
   baseline_cache_.emplace_back(b, f);
   // Room for every baseline and for those an undo may bring back.
   if (baseline_cache_.size() > 2 * kMaxBaselines) baseline_cache_.erase(baseline_cache_.begin());
@@ -295,7 +335,8 @@ bool Controller::commit(Scenario next, MeasuredSet measured, const QString& meas
   if (next == scenario_ && measured == figures_.measured && measured_path == measured_path_) return true;
   Figures f = compute(next, measured);
   std::vector<Figures> baselines;
-  for (const Scenario& b : next.baselines) baselines.push_back(figuresOfBaseline(b));
+  for (std::size_t i = 0; i < next.baselines.size(); ++i)
+    baselines.push_back(figuresOfBaseline(next.baselines[i], "/baselines/" + std::to_string(i)));
   baseline_figures_ = std::move(baselines);
   if (!restoring_ && !(next == scenario_)) undo_->push(new ScenarioStep(this, scenario_, next));
   scenario_ = std::move(next);
@@ -765,7 +806,15 @@ bool Controller::loadScenario(const QString& path) {
 }
 
 bool Controller::loadScenarioFile(const QString& path, const std::function<Scenario()>& read) {
-  if (!apply([&](Scenario& s) { s = read(); })) return false;
+  const std::string origin = QFileInfo(path).fileName().toStdString();
+  if (!apply([&](Scenario& s) {
+        s = read();
+        // A baseline that does not plan fails the file as a bad key does, naming the file and the baseline
+        // ("s.json: /baselines/1/tp: ..."); commit then finds each planned one in baseline_cache_.
+        for (std::size_t i = 0; i < s.baselines.size(); ++i)
+          (void)figuresOfBaseline(s.baselines[i], origin + ": /baselines/" + std::to_string(i));
+      }))
+    return false;
   scenario_path_ = QFileInfo(path).absoluteFilePath();
   undo_->setClean();
   return loaded(true);

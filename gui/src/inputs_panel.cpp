@@ -402,7 +402,13 @@ QWidget* InputsPanel::buildEngineBox() {
   engine_version_ = new QComboBox;
   engine_version_->setObjectName(QStringLiteral("engine_version"));
   // One row per record of core's engine option table (EngineRows), then vLLM's fp8_ds_mla cache dtype.
-  fp8_ds_mla_ = new QCheckBox(QStringLiteral("fp8_ds_mla cache (656 B per MLA layer)"));
+  // Short: "fp8_ds_mla cache (656 B per MLA layer)" made the panel 1 px wider than its pane at 1366 x 768
+  // under vLLM alone, so each switch to or from vLLM showed or hid the panel's horizontal scroll bar and
+  // laid out and painted the whole panel again (issue 27, the engine switch's 16 ms).
+  fp8_ds_mla_ = new QCheckBox(QStringLiteral("fp8_ds_mla (656 B per MLA layer)"));
+  fp8_ds_mla_->setToolTip(
+      QStringLiteral("vLLM's fp8_ds_mla KV cache: 656 B per token on each MLA layer "
+                     "(vllm/v1/kv_cache_interface.py MLAAttentionSpec)"));
   fp8_ds_mla_->setObjectName(QStringLiteral("fp8_ds_mla"));
   kv_memory_ = new QLineEdit;
   kv_memory_->setObjectName(QStringLiteral("kv_memory"));

@@ -596,10 +596,15 @@ std::string scenario_preset_ref(const json& j) {
   return it != model.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir,
-                            const ModelResolver& resolve) {
-  const Reader r(j, origin + ": ");
-  if (!is_scenario(j)) throw Error(origin, "not a kvplan scenario (no /kvplan_scenario)");
+namespace {
+/// scenario_from_json of the scenario at JSON pointer `pointer` of `origin` ("" for the file's top, or
+/// "/baselines/1"): every error names "origin: pointer/key" ("s.json: /baselines/1/tp").
+Scenario read_scenario(const json& j, const std::string& origin, const std::string& pointer,
+                       const std::filesystem::path& base_dir, const ModelResolver& resolve) {
+  const Reader r(j, origin + ": " + pointer);
+  if (!is_scenario(j))
+    throw Error(pointer.empty() ? origin : origin + ": " + pointer,
+                "not a kvplan scenario (no /kvplan_scenario)");
   r.only({"kvplan_scenario",
           "model",
           "k_dtype",
@@ -761,13 +766,20 @@ Scenario scenario_from_json(const json& j, const std::string& origin, const std:
       throw Error(r.at("baselines"),
                   std::to_string(baselines->size()) + " baselines; at most " + std::to_string(kMaxBaselines));
     for (std::size_t i = 0; i < baselines->size(); ++i) {
-      const std::string where = r.at("baselines") + "/" + std::to_string(i);
+      const std::string at = pointer + "/baselines/" + std::to_string(i);
       const json& b = (*baselines)[i];
-      if (b.is_object() && b.contains("baselines")) throw Error(where, "a baseline holds no baselines");
-      s.baselines.push_back(scenario_from_json(b, where, base_dir, resolve));
+      if (b.is_object() && b.contains("baselines"))
+        throw Error(origin + ": " + at, "a baseline holds no baselines");
+      s.baselines.push_back(read_scenario(b, origin, at, base_dir, resolve));
     }
   }
   return s;
+}
+}  // namespace
+
+Scenario scenario_from_json(const json& j, const std::string& origin, const std::filesystem::path& base_dir,
+                            const ModelResolver& resolve) {
+  return read_scenario(j, origin, "", base_dir, resolve);
 }
 
 Scenario load_scenario(const std::filesystem::path& path) {

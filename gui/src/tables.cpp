@@ -159,12 +159,22 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
             Quantity::of_bytes(g.weights_bytes)});
   const bool budget = p.has_gpu && !in.kv_memory && p.budget.modelled;
   const bool sglang = in.engine.engine == Engine::sglang;
+  // llama.cpp has no torch, no utilisation and no CUDA graphs in its budget: its one part is the compute
+  // buffer (core/budget.hpp llamacpp_budget), and its memory the device's (requested_name).
+  const bool llamacpp = in.engine.engine == Engine::llamacpp;
   add("per_gpu.reserve_bytes",
-      !budget  ? QStringLiteral("reserve per GPU")
-      : sglang ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
-               : QStringLiteral("activation + non-torch + CUDA graphs per GPU (the engine's budget)"),
+      !budget    ? QStringLiteral("reserve per GPU")
+      : sglang   ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
+      : llamacpp ? QStringLiteral("compute buffer per GPU (the engine's budget)")
+                 : QStringLiteral("activation + non-torch + CUDA graphs per GPU (the engine's budget)"),
       bytes(g.reserve_bytes));
-  if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
+  if (budget && llamacpp) {
+    const RequestedName device = requested_name(in.engine.engine, p.budget);
+    add("per_gpu.budget.total", QStringLiteral("  %1 (%2)").arg(qstr(device.name), qstr(device.basis)),
+        bytes(p.budget.total));
+    add("per_gpu.budget.activation", QStringLiteral("  compute buffer (llama.cpp sched_reserve)"),
+        bytes(p.budget.activation));
+  } else if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
     add("per_gpu.budget.total",
         p.budget.runtime_total ? QStringLiteral("  total_gpu_memory (torch's)")
                                : QStringLiteral("  total_gpu_memory (nvidia-smi's; torch's unknown)"),
@@ -173,9 +183,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
       add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
           bytes(p.budget.non_torch));
     } else {
-      add("per_gpu.budget.activation",
-          in.engine.engine == Engine::llamacpp ? QStringLiteral("  compute buffer (llama.cpp sched_reserve)")
-                                               : QStringLiteral("  PyTorch activation peak (profile run)"),
+      add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
           bytes(p.budget.activation));
       add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), bytes(p.budget.non_torch));
       add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
@@ -187,11 +195,14 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
       add("per_gpu.available_kv_bytes", QStringLiteral("KV memory per GPU (given)"),
           bytes(g.available_kv_bytes));
     } else {
+      const RequestedName device = requested_name(in.engine.engine, p.budget);
       add("per_gpu.usable_bytes",
-          (!budget  ? QStringLiteral("usable per GPU (memory x %1)")
-           : sglang ? QStringLiteral("requested per GPU (free before the weights load x %1)")
-                    : QStringLiteral("requested per GPU (total_gpu_memory x %1)"))
-              .arg(qstr(format_shortest(applied_gpu_utilization(p)))),
+          budget && llamacpp
+              ? QStringLiteral("%1 per GPU (%2)").arg(qstr(device.name), qstr(device.basis))
+              : (!budget  ? QStringLiteral("usable per GPU (memory x %1)")
+                 : sglang ? QStringLiteral("requested per GPU (free before the weights load x %1)")
+                          : QStringLiteral("requested per GPU (total_gpu_memory x %1)"))
+                    .arg(qstr(format_shortest(applied_gpu_utilization(p)))),
           bytes(g.usable_bytes));
       add("per_gpu.available_kv_bytes", QStringLiteral("available for KV per GPU"),
           bytes(g.available_kv_bytes));

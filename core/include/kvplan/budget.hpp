@@ -215,6 +215,21 @@ std::string llamacpp_compute_line(Bytes b);
 /// reserve); its line is llama.cpp's "compute buffer size = ... MiB". Throws as llamacpp_compute_buffer.
 MemoryBudget llamacpp_budget(const BudgetInputs& in, const LlamacppGraph& g);
 
+/// The memory a modelled budget shares out (MemoryBudget::requested), in the engine's own words: `name`
+/// is what the engine calls it, `basis` what it is made of. vLLM: {"requested", "runtime total x
+/// utilisation"} (gpu_worker.py requested_memory); SGLang: {"requested", "free before load x
+/// mem_fraction_static"}; TensorRT-LLM: {"held", "profile peak + free_gpu_memory_fraction of the rest"};
+/// llama.cpp, which has no fraction (it allocates on the device until it is full; its --fit,
+/// llama_params_fit, fits to the device's free memory: tools/fit-params/README.md): {"device memory",
+/// "runtime total"}, "nvidia-smi total" where the runtime's is
+/// unknown, with " x U (kvplan's cap; llama.cpp has none)" added only where the user gave a fraction U.
+/// Engines without a modelled budget: {"usable", "memory x utilisation"}.
+struct RequestedName {
+  std::string name;
+  std::string basis;
+};
+RequestedName requested_name(Engine engine, const MemoryBudget& b);
+
 /// Maps a vLLM release number ("0.19.0", "0.11.2", "0.26") to the rule set kvplan models for it ("v1"
 /// for 0.11 to 0.19, "0.20" for 0.20 to 0.25, "0.26" for 0.26); a rule-set name (engine_versions) is
 /// returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range otherwise.

@@ -326,8 +326,10 @@ class Controller : public QObject {
   std::optional<ModelSpec> prefill_key_;
   PrefillSeries prefill_cache_;
   /// The figures of baseline `b`: from baseline_cache_, or computed (the current scenario's series
-  /// caches kept as they were, so the next context step still reuses them).
-  Figures figuresOfBaseline(const Scenario& b);
+  /// caches kept as they were, so the next context step still reuses them). A baseline that does not plan
+  /// throws kvplan::Error naming `where` (its JSON pointer, "/baselines/1", after the file's name when
+  /// one is read) and the key of it at fault ("/baselines/1/tp").
+  Figures figuresOfBaseline(const Scenario& b, const std::string& where);
   std::vector<Figures> baseline_figures_;
   std::vector<std::pair<Scenario, Figures>> baseline_cache_;  ///< the last baselines planned, newest last
 };
