@@ -92,9 +92,14 @@ std::vector<std::string> other_engines_names(Engine engine) {
     if (it == typed_names().end()) continue;
     for (const std::string& one : it->second)
       if (listed(a.names, one, ',') || listed(a.dash_names, one, ' ')) {
+        // --ctx-size is llama.cpp's n_ctx whatever the engine: every slot's context together.
+        const std::string meaning =
+            std::string_view(a.flag) == "--ctx-size"
+                ? "llama.cpp's meaning: every user's context together, ceil(N / --users) tokens each (" +
+                      std::string(chosen) + " has no such flag: give --context for one user's)"
+                : std::string(chosen) + "'s meaning";
         out.push_back(one + " (a name from " + std::string(a.engines) + ") under --engine " +
-                      std::string(name(engine)) + " is read as " + std::string(a.flag) + ", with " +
-                      std::string(chosen) + "'s meaning");
+                      std::string(name(engine)) + " is read as " + std::string(a.flag) + ", with " + meaning);
         break;
       }
   }

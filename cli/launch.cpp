@@ -362,8 +362,24 @@ bool flash_attention_off(std::string_view flag, std::string_view value) {
 }
 
 /// --dtype: kvplan plans the checkpoint's dtype, as "auto" does; another casts weights and the KV cache.
+/// The checkpoint's own dtype named (bfloat16 over a bf16 checkpoint) is auto's plan too: it is checked
+/// with the model (apply_launch_checks). vllm/config/model.py _STR_DTYPE_TO_TORCH_DTYPE (SGLang's
+/// model_config.py the same): half / float16, bfloat16, float / float32.
+LaunchChecks& checks();
+
+std::optional<DType> launch_dtype(std::string_view value) {
+  if (value == "half" || value == "float16") return DType::fp16;
+  if (value == "bfloat16") return DType::bf16;
+  if (value == "float" || value == "float32") return DType::fp32;
+  return std::nullopt;
+}
+
 void check_auto_dtype(std::string_view flag, std::string_view value) {
   if (value == "auto") return;
+  if (launch_dtype(value)) {
+    checks().dtype = value;
+    return;
+  }
   throw Error(std::string(flag), "'" + printable(std::string(value)) +
                                      "': kvplan plans the checkpoint's dtype (auto); give --weight-dtype and "
                                      "--kv-dtype for another");
@@ -545,7 +561,8 @@ void add_engine_defaults(const Program& p, const LineState& st, const std::vecto
                                    "(llama_params_fit), which kvplan does not follow: give -c N, or -c 0 for "
                                    "the whole trained context"
                                  : " takes the model's own context length, which kvplan does not derive: "
-                                   "give " + std::string(context_flag(p.engine))));
+                                   "give " +
+                                       std::string(context_flag(p.engine))));
   // SGLang reserves activation memory for the prefill chunk in its default mem_fraction_static
   // (server_args.py: max(chunked_prefill_size, 2048) x 1.5 MB), which kvplan computes for the default chunk
   // (budget.cpp sglang_batch_defaults); beside a fraction given, the chunk changes no figure.
@@ -561,8 +578,12 @@ void add_engine_defaults(const Program& p, const LineState& st, const std::vecto
                                 "(server_args.py _handle_data_parallelism); planned without it");
   if (p.engine != "llamacpp") return;
   // A K or V type given alone leaves the other at llama.cpp's default f16 (common/common.h).
-  if (anywhere("--k-dtype") != anywhere("--v-dtype") && !anywhere("--kv-dtype"))
-    out.insert(out.end(), {anywhere("--k-dtype") ? "--v-dtype" : "--k-dtype", "f16"});
+  // An error about that type then names the engine's flag for it (-ctv), not kvplan's --v-dtype.
+  if (anywhere("--k-dtype") != anywhere("--v-dtype") && !anywhere("--kv-dtype")) {
+    const bool v = anywhere("--k-dtype");
+    note_typed(v ? "--v-dtype" : "--k-dtype", v ? "-ctv" : "-ctk");
+    out.insert(out.end(), {v ? "--v-dtype" : "--k-dtype", "f16"});
+  }
   // n_ubatch = min(n_batch, n_ubatch) (src/llama-context.cpp llama_context::llama_context), n_batch 2048
   // when -b is not given (common/common.h common_params::n_batch).
   {
@@ -608,6 +629,15 @@ void clear_launch_checks() { checks() = {}; }
 void apply_launch_checks(ModelSpec& m) {
   const LaunchChecks& c = checks();
   m.warnings.insert(m.warnings.end(), c.warnings.begin(), c.warnings.end());
+  // --dtype naming the unquantised checkpoint's own dtype changes nothing; another casts it.
+  if (!c.dtype.empty() &&
+      (m.quant.method != WeightQuant::Method::none || launch_dtype(c.dtype) != m.weight_dtype ||
+       m.expert_weight_dtype != m.weight_dtype))
+    throw Error("--dtype", "'" + printable(c.dtype) + "': " + m.id + "'s checkpoint is " +
+                               std::string(name(m.weight_dtype)) +
+                               (m.quant.method != WeightQuant::Method::none ? " (quantised)" : "") +
+                               "; kvplan plans the checkpoint's dtype (auto, or its own dtype named): give "
+                               "--weight-dtype and --kv-dtype for another");
   if (c.gpu_layers_flag.empty() || c.gpu_layers == "auto" || c.gpu_layers == "all") return;
   // common/arg.cpp: "auto" is -1, "all" -2; a count is std::stoi's. src/llama-model.cpp load_tensors:
   // the last n of the n_layer repeating layers are offloaded (i_gpu_start = n_layer - n), and the output

@@ -37,6 +37,7 @@ std::vector<std::string> launch_arguments(std::string_view line, const std::vect
 struct LaunchChecks {
   std::string gpu_layers_flag;        ///< llama.cpp's -ngl as typed; "" when the line gives none
   std::string gpu_layers;             ///< its value: a count, "auto" or "all"
+  std::string dtype;                  ///< vLLM's / SGLang's --dtype other than auto; "" when none
   std::vector<std::string> warnings;  ///< what the engine does with the line that kvplan plans as it does
   /// The line's environment turns on the engine's long-context setting (long_context_env_on).
   bool long_context_allowed = false;

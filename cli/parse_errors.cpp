@@ -89,6 +89,14 @@ std::string parse_error_message(const CLI::App* app, const CLI::Error& e) {
     const std::string& first = extra.front();
     const std::string more =
         extra.size() > 1 ? " (and " + format_count(extra.size() - 1, "more", "more") + ")" : "";
+    // An option of the command left over: it came after `--`, which ends the options (CLI11 reads what
+    // follows as arguments).
+    if (std::any_of(options.begin(), options.end(),
+                    [&](const CLI::Option* o) { return o->check_name(first); }))
+      return printable(first) +
+             ": read as an argument, not an option: it follows `--`, which ends the options; "
+             "give it before `--`" +
+             help;
     if (!first.empty() && first[0] == '-')
       return printable(first) + ": not an option of `" + cmd + "`" + more + help;
     const bool takes_positional = std::any_of(options.begin(), options.end(), [](const CLI::Option* o) {

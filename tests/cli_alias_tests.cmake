@@ -223,8 +223,16 @@ kvplan_cli_same("launch: vLLM data-parallel replicas"
   size --from-launch "vllm serve llama-3.1-8b -tp 2 -dp 4 --max-model-len 8192" --json
   SAME_AS size llama-3.1-8b --engine vllm --tp 2 --gpus 8 --context 8192 --json)
 kvplan_cli_bad("launch: --dtype other than auto"
-  "^kvplan: error: --dtype: 'float16': kvplan plans the checkpoint's dtype \\(auto\\)"
-  size --from-launch "vllm serve llama-3.1-8b --dtype float16")
+  "^kvplan: error: --dtype: 'float16': llama-3.1-8b's checkpoint is bf16; kvplan plans the checkpoint's dtype \\(auto, or its own dtype named\\)"
+  size --from-launch "vllm serve llama-3.1-8b --dtype float16 --max-model-len 8192")
+# The checkpoint's own dtype named (llama-3.1-8b's config.json: torch_dtype bfloat16) plans as auto does.
+kvplan_cli_same("launch: --dtype naming the checkpoint's own"
+  "\"context\": 8192,"
+  size --from-launch "vllm serve llama-3.1-8b --dtype bfloat16 --max-model-len 8192" --json
+  SAME_AS size --from-launch "vllm serve llama-3.1-8b --max-model-len 8192" --json)
+kvplan_cli_bad("launch: an unknown --dtype"
+  "^kvplan: error: --dtype: 'float8': kvplan plans the checkpoint's dtype \\(auto\\)"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --dtype float8 --context-length 8192")
 kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model \\(python -m sglang.launch_server\\)\n$"
   size --from-launch "python -m sglang.launch_server --tp 2")
 # Without its context flag an engine takes the model's own context length, which kvplan does not derive: the
@@ -240,7 +248,7 @@ kvplan_cli_bad("launch: llama-server without -c"
 kvplan_cli_same("launch: llama-server -c 0 is the trained context"
   "\"context\": 131072,"
   size --from-launch "llama-server -m llama-3.1-8b -c 0 -np 1" --json
-  SAME_AS size llama-3.1-8b --engine llamacpp --context 131072 --users 1 --json)
+  SAME_AS size llama-3.1-8b --engine llamacpp -c 0 --users 1 --json)
 kvplan_cli_warns("llama.cpp: -c 0 says what it took"
   "131,072"
   "-c 0: llama.cpp takes the model's trained context, 131,072 tokens \\(n_ctx_train\\)"
@@ -414,3 +422,18 @@ kvplan_cli_same("launch: SGLang --chunked-prefill-size with a fraction" "\"kv_ca
 kvplan_cli_bad("launch: a stray word after --model-path"
   "^kvplan: error: --from-launch: 'flags' \\(python -m sglang.launch_server\\): a stray word after --model-path command-line"
   size --from-launch "python -m sglang.launch_server --model-path command-line flags --context-length 8192")
+# -ctk alone leaves V at llama.cpp's f16 (common.h); refused on an MLA model, the error names the engine's flag
+# for that type (-ctv), not kvplan's --v-dtype, which the line never gave.
+kvplan_cli_bad("launch: -ctk alone on an MLA model names -ctv"
+  "^kvplan: error: -ctv: llama.cpp refuses different K and V cache types on an MLA model \\(K q8_0, V fp16\\)"
+  size --from-launch "llama-server -m deepseek-v2-lite -c 8192 -np 1 -ctk q8_0 -fa off")
+# An option after `--` is an argument to CLI11: the error says so, not that --tp is no option of size.
+kvplan_cli_bad("an option after --"
+  "^kvplan: error: --tp: read as an argument, not an option: it follows `--`, which ends the options; give it before `--` \\(kvplan size --help\\)\n$"
+  size llama-3.1-8b -- --tp 2)
+# llama.cpp's -c under another engine is still llama.cpp's n_ctx (every user's context together): the warning
+# says so, and -c 32768 with 4 users plans 8,192 tokens each, as --context 8192 does.
+kvplan_cli_warns("alias: -c under vLLM keeps llama.cpp's meaning"
+  "8,192"
+  "-c \\(a name from llama.cpp\\) under --engine vllm is read as --ctx-size, with llama.cpp's meaning: every user's context together, ceil\\(N / --users\\) tokens each \\(vLLM has no such flag: give --context for one user's\\)"
+  size llama-3.1-8b --engine vllm -c 32768 --users 4)

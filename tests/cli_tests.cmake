@@ -634,3 +634,7 @@ kvplan_cli_bad("core's reason names --kv-dtype" "^kvplan: error: --v-dtype: fp8_
 # The field as the user typed it (llama.cpp's -tp alias), the key in the reason as kvplan's flag.
 kvplan_cli_bad("core's reason names --pp, the field as typed" "^kvplan: error: -tp: llama.cpp does not split the KV cache by heads: use --pp for"
   size llama-3.1-8b --engine llamacpp -tp 2)
+kvplan_cli_warns("trtllm: fp8 weights on a GPU without FP8 warn"
+  "KV cache"
+  "TensorRT-LLM runs FP8 weights on Hopper and Blackwell GPUs \\(its quantization docs\\); a100-40gb has no FP8"
+  size llama-3.1-8b --engine trtllm --gpu a100-40gb --weight-dtype fp8_e4m3 --context 8192)

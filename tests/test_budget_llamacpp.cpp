@@ -227,3 +227,35 @@ TEST_CASE("llama.cpp max context: the compute buffer at that context, whatever c
     CHECK_FALSE(make_plan(in).fits);
   }
 }
+
+// Max users likewise (a tester's case: --kv-unified at 8,192 tokens on two RTX 4090s said 26 at 6 users, 5 at
+// 26, while 16 fit and 20 did not): the buffer at each count of users. One max for every count asked, it
+// fits, and one user more does not; with and without --kv-unified and flash attention.
+TEST_CASE("llama.cpp max users: the compute buffer at that many users, whatever users are asked",
+          "[budget][llamacpp]") {
+  for (const bool unified : {true, false})
+    for (const bool fa_off : {true, false}) {
+      INFO("unified " << unified << ", flash attention off " << fa_off);
+      PlanInputs in;
+      in.model = presets::find_model("llama-3.1-8b");
+      in.gpu = presets::find_gpu("rtx-4090");
+      in.engine.engine = Engine::llamacpp;
+      in.engine.kv_unified = unified;
+      in.engine.flash_attn_off = fa_off;
+      in.kv.k = in.kv.v = DType::fp16;
+      in.deployment.parallel = Parallelism{1, 2, 1};
+      in.context = Tokens{8192};
+      std::optional<std::uint64_t> first;
+      for (const std::uint64_t asked : {1ULL, 6ULL, 26ULL}) {
+        in.users = asked;
+        const std::uint64_t most = make_plan(in).max_users;
+        if (!first) first = most;
+        CHECK(most == *first);
+      }
+      REQUIRE(*first > 1);
+      in.users = *first;
+      CHECK(make_plan(in).fits);
+      in.users = *first + 1;
+      CHECK_FALSE(make_plan(in).fits);
+    }
+}

@@ -601,14 +601,19 @@ void per_gpu_figures(Plan& p, const PreparedModel& pm, const PlanInputs& in, con
                          "as given shows them)");
   // TensorRT-LLM's PyTorch backend runs FP8 on Hopper and Blackwell (nvidia.github.io/TensorRT-LLM,
   // features/quantization.html: "The default PyTorch backend supports FP4 and FP8 quantization on the latest
-  // Blackwell and Hopper GPUs"): an fp8 cache on a GPU without FP8 (an A100) is planned, with a warning.
+  // Blackwell and Hopper GPUs"): an fp8 cache or fp8 weights on a GPU without FP8 (an A100) are planned, with
+  // a warning.
   const auto fp8 = [](DType t) { return t == DType::fp8_e4m3 || t == DType::fp8_e5m2; };
-  if (detail == PlanDetail::full && in.engine.engine == Engine::trtllm && in.gpu && !in.gpu->fp8 &&
-      (fp8(in.kv.k) || fp8(in.kv.v)))
-    p.warnings.push_back(
-        "TensorRT-LLM runs an FP8 KV cache on Hopper and Blackwell GPUs (its quantization "
-        "docs); " +
-        in.gpu->id + " has no FP8: planned as asked, but the engine may not start with it");
+  if (detail == PlanDetail::full && in.engine.engine == Engine::trtllm && in.gpu && !in.gpu->fp8) {
+    const bool kv = fp8(in.kv.k) || fp8(in.kv.v), weights = fp8(m.weight_dtype) || fp8(m.expert_weight_dtype);
+    if (kv || weights)
+      p.warnings.push_back("TensorRT-LLM runs " +
+                           std::string(kv && weights ? "an FP8 KV cache and FP8 weights"
+                                       : kv          ? "an FP8 KV cache"
+                                                     : "FP8 weights") +
+                           " on Hopper and Blackwell GPUs (its quantization docs); " + in.gpu->id +
+                           " has no FP8: planned as asked, but the engine may not start with it");
+  }
 }
 
 /// What the engine holds, whatever else is given: per GPU for the fullest replica (ceil(users / dp)
@@ -807,6 +812,38 @@ std::optional<Tokens> llamacpp_max_context(const Plan& p, const EnginePolicy& po
   return Tokens{lo};
 }
 
+/// llama.cpp's most users at the plan's context, per replica. Its compute buffer follows the sequences
+/// (n_tokens a multiple of n_seq; under --kv-unified the masks span every slot's cells: budget.hpp
+/// llamacpp_graph), so the buffer memory_budget worked at in.users holds for those users only: the most n
+/// whose cache and the buffer at n fit beside the weights, by bisection (both grow with n), so that the
+/// plan fits at n users exactly when n is at most this. EnginePolicy::kUnboundedRequests: unbounded.
+std::uint64_t llamacpp_max_users(const Plan& p, const EnginePolicy& policy, const PlanInputs& in) {
+  const PerGpu& g = p.per_gpu;
+  const auto left_at = [&](std::uint64_t n) -> std::optional<Bytes> {
+    const Bytes buffer =
+        llamacpp_compute_buffer(in.model, llamacpp_graph(in.model, in.engine, n, in.context.value)).total;
+    const auto fixed = engine_detail::add(g.weights_bytes.value, buffer.value);
+    if (!fixed || Bytes{*fixed} > g.usable_bytes) return std::nullopt;
+    return g.usable_bytes - Bytes{*fixed};
+  };
+  const auto holds = [&](std::uint64_t n) {
+    const auto left = left_at(n);
+    return left && policy.max_requests(in.context, *left) >= n;
+  };
+  // A bound: the requests in what the smallest buffer (one sequence) leaves.
+  const auto most = left_at(1);
+  if (!most) return 0;
+  const std::uint64_t bound = policy.max_requests(in.context, *most);
+  if (bound == EnginePolicy::kUnboundedRequests || bound == 0 || holds(bound)) return bound;
+  std::uint64_t lo = 1, hi = bound;  // the answer is in [lo, hi): hi does not hold
+  if (!holds(1)) return 0;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (holds(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 /// The capacity step, one for every engine: whole requests of the context that fit in `memory` per
 /// GPU (over all replicas), and the longest context at which the users still do; the exact layout's
 /// figures beside them (its max users from the fullest stage's sequence, its max context from its
@@ -814,13 +851,13 @@ std::optional<Tokens> llamacpp_max_context(const Plan& p, const EnginePolicy& po
 void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, const PlanInputs& in,
               Bytes memory, const Parallelism& par, bool with_max_context) {
   PerGpu& g = p.per_gpu;
+  const bool llamacpp_buffer = in.engine.engine == Engine::llamacpp && p.budget.modelled && !in.kv_memory;
   const std::uint64_t requests = policy.max_requests(in.context, memory);
   p.fits = requests >= g.users;
-  p.max_users = all_replicas(requests, par.dp);
+  p.max_users = all_replicas(llamacpp_buffer ? llamacpp_max_users(p, policy, in) : requests, par.dp);
   g.free_bytes = p.fits && g.kv_bytes_total <= memory ? memory - g.kv_bytes_total : Bytes{0};
   if (with_max_context) p.max_context = policy.max_context(g.users, memory);
-  if (with_max_context && in.engine.engine == Engine::llamacpp && p.budget.modelled && !in.kv_memory &&
-      p.max_context)
+  if (with_max_context && llamacpp_buffer && p.max_context)
     p.max_context = llamacpp_max_context(p, policy, in);
   if (in.engine.engine == Engine::ideal) {
     p.ideal_max_users = p.max_users;
