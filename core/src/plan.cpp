@@ -782,19 +782,26 @@ std::uint64_t all_replicas(std::uint64_t requests, std::uint64_t dp) {
                           format_count(dp) + " replicas)");
 }
 
+/// What llama.cpp leaves for its cache per GPU with `users` sequences of `context` tokens: the usable memory
+/// less the weights and the compute buffer of that graph (budget.hpp llamacpp_graph,
+/// llamacpp_compute_buffer); nullopt when those pass it.
+std::optional<Bytes> llamacpp_left(const Plan& p, const PlanInputs& in, std::uint64_t users,
+                                   std::uint64_t context) {
+  const PerGpu& g = p.per_gpu;
+  const Bytes buffer =
+      llamacpp_compute_buffer(in.model, llamacpp_graph(in.model, in.engine, users, context)).total;
+  const auto fixed = engine_detail::add(g.weights_bytes.value, buffer.value);
+  if (!fixed || Bytes{*fixed} > g.usable_bytes) return std::nullopt;
+  return g.usable_bytes - Bytes{*fixed};
+}
+
 /// llama.cpp's longest context for the plan's users. Its compute buffer follows the context (the KQ masks,
 /// and the scores without flash attention, span the cells: budget.hpp llamacpp_graph), so the buffer
 /// memory_budget worked at in.context holds for that context only: the longest c at which the users' cache
 /// and the buffer at c fit beside the weights, by bisection (both grow with c). nullopt: unbounded.
 std::optional<Tokens> llamacpp_max_context(const Plan& p, const EnginePolicy& policy, const PlanInputs& in) {
   const PerGpu& g = p.per_gpu;
-  const auto left_at = [&](std::uint64_t c) -> std::optional<Bytes> {
-    const Bytes buffer =
-        llamacpp_compute_buffer(in.model, llamacpp_graph(in.model, in.engine, in.users, c)).total;
-    const auto fixed = engine_detail::add(g.weights_bytes.value, buffer.value);
-    if (!fixed || Bytes{*fixed} > g.usable_bytes) return std::nullopt;
-    return g.usable_bytes - Bytes{*fixed};
-  };
+  const auto left_at = [&](std::uint64_t c) { return llamacpp_left(p, in, in.users, c); };
   const auto holds = [&](std::uint64_t c) {
     const auto left = left_at(c);
     return left && policy.max_requests(Tokens{c}, *left) >= g.users;
@@ -818,14 +825,7 @@ std::optional<Tokens> llamacpp_max_context(const Plan& p, const EnginePolicy& po
 /// whose cache and the buffer at n fit beside the weights, by bisection (both grow with n), so that the
 /// plan fits at n users exactly when n is at most this. EnginePolicy::kUnboundedRequests: unbounded.
 std::uint64_t llamacpp_max_users(const Plan& p, const EnginePolicy& policy, const PlanInputs& in) {
-  const PerGpu& g = p.per_gpu;
-  const auto left_at = [&](std::uint64_t n) -> std::optional<Bytes> {
-    const Bytes buffer =
-        llamacpp_compute_buffer(in.model, llamacpp_graph(in.model, in.engine, n, in.context.value)).total;
-    const auto fixed = engine_detail::add(g.weights_bytes.value, buffer.value);
-    if (!fixed || Bytes{*fixed} > g.usable_bytes) return std::nullopt;
-    return g.usable_bytes - Bytes{*fixed};
-  };
+  const auto left_at = [&](std::uint64_t n) { return llamacpp_left(p, in, n, in.context.value); };
   const auto holds = [&](std::uint64_t n) {
     const auto left = left_at(n);
     return left && policy.max_requests(in.context, *left) >= n;
