@@ -315,12 +315,17 @@ FitRequest build_fit_request(const FitOptions& o) {
     r.gpus = presets::list_gpus();
   else
     for (const auto& item : o.gpus)
-      for (const auto& id : split(item)) r.gpus.push_back(presets::find_gpu(id));
+      for (const auto& id : split(item)) {
+        // One GPU named twice (`--gpu h100-sxm,H100-SXM`) is one candidate, not two.
+        Gpu g = presets::find_gpu(id);
+        if (std::none_of(r.gpus.begin(), r.gpus.end(), [&](const Gpu& x) { return x.id == g.id; }))
+          r.gpus.push_back(std::move(g));
+      }
   if (!o.gpu_util.empty())
     r.deployment.gpu_memory_utilization = parse_positive(o.gpu_util, "--gpu-util", true);
-  if (!o.overhead.empty()) r.deployment.reserve = parse_bytes(o.overhead, "--overhead");
+  if (!o.overhead.empty()) r.deployment.reserve = parse_memory(o.overhead, "--overhead");
   refuse_weights_with_weight_dtype(o.weights, o.weight_dtype);
-  if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_bytes(o.weights, "--weights");
+  if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_memory(o.weights, "--weights");
   if (!o.price.empty()) {
     // One text for every miss (not a number, infinite, 0 or less, past the bound): the range, with units.
     const Error range("--price-per-gpu-hour", price_range_text() + ", got '" + o.price + "'");

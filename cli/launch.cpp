@@ -554,15 +554,16 @@ void add_engine_defaults(const Program& p, const LineState& st, const std::vecto
   // llama-server without -c takes n_ctx_train and then shrinks it (down to 4,096) until the model fits the
   // devices' free memory (common/common.h: n_ctx = 0, fit_params = true; llama_params_fit), which kvplan
   // does not follow; -c 0 takes n_ctx_train whole (common/arg.cpp sets fit_params_min_ctx = UINT32_MAX).
-  if (!anywhere("--context") && !anywhere("--ctx-size"))
-    throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
-                            (p.engine == "llamacpp"
-                                 ? " takes the model's trained context shrunk to fit the free memory "
-                                   "(llama_params_fit), which kvplan does not follow: give -c N, or -c 0 for "
-                                   "the whole trained context"
-                                 : " takes the model's own context length, which kvplan does not derive: "
-                                   "give " +
-                                       std::string(context_flag(p.engine))));
+  // vLLM, SGLang and TensorRT-LLM without their context flag take the limit they derive from the config
+  // (context_limit.hpp): kvplan's --context max.
+  if (!anywhere("--context") && !anywhere("--ctx-size")) {
+    if (p.engine == "llamacpp")
+      throw Error(kField, std::string(p.command) + " without " + std::string(context_flag(p.engine)) +
+                              " takes the model's trained context shrunk to fit the free memory "
+                              "(llama_params_fit), which kvplan does not follow: give -c N, or -c 0 for the "
+                              "whole trained context");
+    out.insert(out.end(), {"--context", "max"});
+  }
   // SGLang reserves activation memory for the prefill chunk in its default mem_fraction_static
   // (server_args.py: max(chunked_prefill_size, 2048) x 1.5 MB), which kvplan computes for the default chunk
   // (budget.cpp sglang_batch_defaults); beside a fraction given, the chunk changes no figure.

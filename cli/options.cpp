@@ -13,6 +13,7 @@
 
 #include "aliases.hpp"
 #include "kvplan/budget.hpp"
+#include "kvplan/context_limit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/hf_hub.hpp"
 #include "kvplan/kv.hpp"
@@ -258,7 +259,8 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
   app.add_option(
       option_names("--context"), o.context,
       alias_help("--context",
-                 "tokens per sequence (default 4096). Token counts read suffixes as vLLM does: k m g "
+                 "tokens per sequence (default 4096; max: the engine's own limit for the model, as it "
+                 "derives it from the config). Token counts read suffixes as vLLM does: k m g "
                  "= 10^3 10^6 10^9, K M G (or Ki Mi Gi) = 2^10 2^20 2^30; 32k = 32,000, 32K = "
                  "32,768"));
   app.add_option(option_names("--users"), o.users,
@@ -365,6 +367,18 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   return e;
 }
 
+Bytes parse_memory(const std::string& text, const std::string& flag) {
+  const Bytes b = parse_bytes(text, flag);
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back())) != 0) t.remove_suffix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front())) != 0) t.remove_prefix(1);
+  const bool plain = !t.empty() && std::isdigit(static_cast<unsigned char>(t.back())) != 0;
+  if (plain && b != Bytes{0} && b < Bytes{1ULL << 20})
+    throw Error(flag, "'" + std::string(t) + "' is " + std::to_string(b.value) +
+                          " bytes (a plain number is bytes); give a unit, e.g. " + std::string(t) + "GiB");
+  return b;
+}
+
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype) {
   if (!weights.empty() && !is_auto(weights) && !weight_dtype.empty())
     throw Error(
@@ -461,8 +475,7 @@ Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots, bool u
   if (trained)
     m.warnings.push_back(typed_flag("--ctx-size") + " 0: llama.cpp takes the model's trained context, " +
                          format_count(m.max_position_embeddings) + " tokens (n_ctx_train)");
-  const Tokens total =
-      trained ? Tokens{m.max_position_embeddings} : parse_tokens(ctx_size, "--ctx-size");
+  const Tokens total = trained ? Tokens{m.max_position_embeddings} : parse_tokens(ctx_size, "--ctx-size");
   const std::uint64_t per_slot = ceil_div(total.value, slots);
   const auto pad = [](std::uint64_t v) { return ceil_div(v, 256) * 256; };
   if (unified && total.value % slots != 0 &&
@@ -508,6 +521,17 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   in.engine = resolve_engine(engine);
   in.engine.long_context_allowed = long_context_allowed;
   for (auto& w : other_engines_names(in.engine.engine)) in.model.warnings.push_back(std::move(w));
+  // vLLM's JSON under another engine is planned by vLLM's rule (the drafter's layers in the one pool): say
+  // so.
+  if (!o.engine.speculative_config.empty() && in.engine.engine != Engine::vllm &&
+      in.engine.engine != Engine::ideal)
+    in.model.warnings.push_back(
+        "--speculative-config is vLLM's flag: under --engine " + std::string(name(in.engine.engine)) +
+        " the drafter's layers are planned in the one KV pool as vLLM plans them; " +
+        (in.engine.engine == Engine::llamacpp ? "llama.cpp's draft context (-md, -cd)"
+         : in.engine.engine == Engine::sglang ? "SGLang's draft pool (--speculative-algorithm)"
+                                              : "TensorRT-LLM's draft cache (speculative_config)") +
+        " is not modelled");
   apply_streaming(o.streaming, in.engine.engine, in.model);
   in.kv = resolve_kv_dtypes(o.dtypes, in.model, &in.engine);
   // "auto" (given, or the default) on an fp32 checkpoint: where the GPU picks the type, say which.
@@ -517,7 +541,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     if (auto note = auto_dtype_note(in.model, in.engine.engine))
       in.model.warnings.push_back(std::move(*note));
   if (!o.engine.kv_memory.empty()) {
-    in.kv_memory = parse_bytes(o.engine.kv_memory, "--kv-memory");
+    in.kv_memory = parse_memory(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
   if (figures) {
@@ -533,7 +557,18 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;
   (void)resolve_units(d.units);
-  in.context = parse_tokens(d.context, "--context");
+  if (lowercase(d.context) == "max") {
+    // The engine's own limit for the model, as it derives it from the config (context_limit.hpp).
+    const auto limit = context_limit(in.model, in.engine.engine);
+    if (!limit)
+      throw Error("--context",
+                  "max: the model gives no context length (max_position_embeddings or another "
+                  "length key): give a number of tokens");
+    in.context = limit->tokens;
+    in.model.warnings.push_back("the context is the engine's own limit for the model: " + limit->text);
+  } else {
+    in.context = parse_tokens(d.context, "--context");
+  }
   in.users = parse_count(d.users, "--users");
   if (!d.ctx_size.empty())
     in.context = per_slot_context(d.ctx_size, in.users, in.engine.kv_unified, in.model);
@@ -569,10 +604,10 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
 
   if (!d.gpu_util.empty())
     in.deployment.gpu_memory_utilization = parse_positive(d.gpu_util, "--gpu-util", true);
-  if (!d.overhead.empty()) in.deployment.reserve = parse_bytes(d.overhead, "--overhead");
+  if (!d.overhead.empty()) in.deployment.reserve = parse_memory(d.overhead, "--overhead");
   refuse_weights_with_weight_dtype(d.weights, o.dtypes.weight_dtype);
   if (!d.weights.empty() && !is_auto(d.weights)) {
-    in.deployment.weights = parse_bytes(d.weights, "--weights");
+    in.deployment.weights = parse_memory(d.weights, "--weights");
     // Each GPU holds its weights and the reserve: the sum must exist for any split.
     (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value_or(kDefaultReserve).value,
                       d.overhead.empty() ? "--weights" : "--weights plus --overhead");
@@ -580,7 +615,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
   if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
   if (!d.gpu_memory.empty()) {
-    const Bytes memory = parse_bytes(d.gpu_memory, "--gpu-memory");
+    const Bytes memory = parse_memory(d.gpu_memory, "--gpu-memory");
     if (memory == Bytes{0}) throw Error("--gpu-memory", "must be positive");
     in.gpu = custom_gpu(memory);
   }

@@ -235,11 +235,24 @@ kvplan_cli_bad("launch: an unknown --dtype"
   size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b --dtype float8 --context-length 8192")
 kvplan_cli_bad("launch: no model" "^kvplan: error: --from-launch: names no model \\(python -m sglang.launch_server\\)\n$"
   size --from-launch "python -m sglang.launch_server --tp 2")
-# Without its context flag an engine takes the model's own context length, which kvplan does not derive: the
-# line is refused unless the command gives the context beside it.
-kvplan_cli_bad("launch: no context"
-  "^kvplan: error: --from-launch: vllm serve without --max-model-len takes the model's own context length, which kvplan does not derive: give --max-model-len\n$"
-  size --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 2")
+# Without its context flag an engine takes the limit it derives from the config: kvplan's --context max.
+# llama-3.1-8b: max_position_embeddings 131,072; rope_scaling's rope_type llama3 is not multiplied by vLLM
+# (vllm/config/model.py _get_and_verify_max_len), SGLang (get_context_length: llama3, factor 1) or
+# TensorRT-LLM (_infer_max_seq_len_from_config skips llama3): 131,072 for all three.
+kvplan_cli_same("launch: vllm serve without --max-model-len takes the derived length"
+  "\"context\": 131072,"
+  size --from-launch "vllm serve llama-3.1-8b --tensor-parallel-size 2" --json
+  SAME_AS size llama-3.1-8b --engine vllm --tp 2 --context max --json)
+kvplan_cli_same("launch: sglang without --context-length takes the derived length"
+  "\"context\": 131072,"
+  size --from-launch "python -m sglang.launch_server --model-path llama-3.1-8b" --json
+  SAME_AS size llama-3.1-8b --engine sglang --context MAX --json)
+kvplan_cli_warns("context max says the rule" "context +131,072 tokens"
+  "warning: the context is the engine's own limit for the model: vLLM's derived max_model_len 131,072"
+  size llama-3.1-8b --engine vllm --context max)
+kvplan_cli_bad("context max without a length"
+  "^kvplan: error: --context: max: the model gives no context length \\(max_position_embeddings or another length key\\): give a number of tokens\n$"
+  size --layers 2 --heads 8 --head-dim 64 --context max)
 # llama-server without -c takes n_ctx_train and shrinks it to the free memory (common.h fit_params, which kvplan
 # does not follow); -c 0 is n_ctx_train whole: llama-3.1-8b's config.json has max_position_embeddings 131072.
 kvplan_cli_bad("launch: llama-server without -c"

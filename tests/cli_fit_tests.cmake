@@ -22,6 +22,9 @@ kvplan_cli_ok("size with a GPU shows speed" "Speed \\(roofline.*decode TPOT at t
 kvplan_cli_ok("size json speed" "\"speed\": [{].*\"tpot_s\": [0-9.e-]+"
   size llama-3.1-8b --gpu h100-sxm --json)
 
+# One GPU named twice, in two spellings, is one preset searched (it said "over 2 GPU presets").
+kvplan_cli_ok("fit one gpu named twice" "judged over 1 GPU preset up to"
+  fit llama-3.1-8b --context 8192 --gpu h100-sxm,H100-SXM --gpu h100-sxm)
 kvplan_cli_bad("fit max-gpus 0" "^kvplan: error: --max-gpus: must be positive" fit llama-3.1-8b --max-gpus 0)
 # The reason names the size once (it said "--tp: 3: 3 does not divide"): 32 heads, 3 does not divide them.
 kvplan_cli_bad("fit tp the model cannot take" "^kvplan: error: --tp: 3 does not divide num_attention_heads 32\n$" fit llama-3.1-8b --tp 3)

@@ -375,6 +375,10 @@ function(kvplan_cli_warns name out_re err_re)
                    "-DERR_RE=${err_re}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_case.cmake)
   set_tests_properties("cli: ${name}" PROPERTIES ENVIRONMENT "${KVPLAN_TEST_ENVIRONMENT}")
 endfunction()
+# vLLM's flag under another engine is planned by vLLM's rule, and says so (it was applied silently).
+kvplan_cli_warns("speculative config under sglang warns" "bytes per token"
+  "warning: --speculative-config is vLLM's flag: under --engine sglang the drafter's layers are planned in the one KV pool as vLLM plans them; SGLang's draft pool \\(--speculative-algorithm\\) is not modelled"
+  size deepseek-v3 --engine sglang "--speculative-config={\"method\": \"deepseek_mtp\"}")
 kvplan_cli_bad("hostile: a duplicate key"
   "^kvplan: error: [^\n]*duplicate-key.json: /num_key_value_heads: duplicate key: first 8, then 64; JSON readers differ on which counts"
   size ${KVPLAN_HOSTILE}/duplicate-key.json)

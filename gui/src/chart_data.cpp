@@ -151,9 +151,10 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
     memory = QStringLiteral("no GPU chosen");
   else if (in.kv_memory || !in.gpu)  // the KV memory as the engine logs it: no usable-memory figure
     memory = QStringLiteral("KV memory %1 (given): %2").arg(human(g.available_kv_bytes, units), verdict);
-  else
-    memory = QStringLiteral("usable %1 of %2: %3")
-                 .arg(human(g.usable_bytes, units), human(in.gpu->memory, units), verdict);
+  else  // in the results table's words: vLLM's "requested", llama.cpp's "device memory" (budget.hpp)
+    memory = QStringLiteral("%1 %2 of %3: %4")
+                 .arg(qstr(requested_name(in.engine.engine, p.budget).name), human(g.usable_bytes, units),
+                      human(in.gpu->memory, units), verdict);
   bar.title = p.has_gpu ? QStringLiteral("%1: %2, %3").arg(bar.heading, gpu, memory)
                         : bar.heading + QStringLiteral(" (") + memory + ')';
   bar.value_title = QStringLiteral("memory per GPU (%1)").arg(unit);

@@ -69,6 +69,14 @@ std::string scenario_pointer_of(const std::string& field) {
   return "/model";
 }
 
+/// A core error of planning a scenario, named at `where` (a file's name, a baseline's pointer) and the key it
+/// is about: "s.json: /baselines/1/tp: 3 does not divide ...". A model's own field stays in the reason.
+Error scenario_error(const std::string& where, const Error& e) {
+  const std::string key = scenario_pointer_of(e.field());
+  return Error(where + key,
+               key == "/model" && !e.field().empty() ? e.field() + ": " + e.reason() : e.reason());
+}
+
 /// A Llama-3-8B-shaped model, for when the presets folder cannot be read.
 ModelSpec fallback_model() {
   ModelSpec m;
@@ -234,9 +242,7 @@ Figures Controller::figuresOfBaseline(const Scenario& b, const std::string& wher
     keep_caches();
     // Which baseline, and which of its keys: "tp: 3 does not divide ..." alone sent the user looking at
     // the scenario's own tp (issue 27).
-    const std::string key = scenario_pointer_of(e.field());
-    throw Error(where + key,
-                key == "/model" && !e.field().empty() ? e.field() + ": " + e.reason() : e.reason());
+    throw scenario_error(where, e);
   }
   keep_caches();
   baseline_cache_.emplace_back(b, f);
@@ -362,12 +368,18 @@ void Controller::reject(const QString& message) {
   Q_EMIT inputsChanged();
 }
 
-bool Controller::apply(const std::function<void(Scenario&)>& edit) {
+bool Controller::apply(const std::function<void(Scenario&)>& edit, const std::string& origin) {
   changes_.clear();
   try {
     Scenario next = scenario_;
     edit(next);
-    return commit(std::move(next), figures_.measured, measured_path_);
+    if (origin.empty()) return commit(std::move(next), figures_.measured, measured_path_);
+    try {
+      return commit(std::move(next), figures_.measured, measured_path_);
+    } catch (const Error& e) {
+      // The file's own inputs do not plan: name the file and the key, as figuresOfBaseline names a baseline.
+      throw scenario_error(origin + ": ", e);
+    }
   } catch (const std::exception& e) {
     reject(error_text(e));
   }
@@ -807,13 +819,16 @@ bool Controller::loadScenario(const QString& path) {
 
 bool Controller::loadScenarioFile(const QString& path, const std::function<Scenario()>& read) {
   const std::string origin = QFileInfo(path).fileName().toStdString();
-  if (!apply([&](Scenario& s) {
-        s = read();
-        // A baseline that does not plan fails the file as a bad key does, naming the file and the baseline
-        // ("s.json: /baselines/1/tp: ..."); commit then finds each planned one in baseline_cache_.
-        for (std::size_t i = 0; i < s.baselines.size(); ++i)
-          (void)figuresOfBaseline(s.baselines[i], origin + ": /baselines/" + std::to_string(i));
-      }))
+  if (!apply(
+          [&](Scenario& s) {
+            s = read();
+            // A baseline that does not plan fails the file as a bad key does, naming the file and the
+            // baseline
+            // ("s.json: /baselines/1/tp: ..."); commit then finds each planned one in baseline_cache_.
+            for (std::size_t i = 0; i < s.baselines.size(); ++i)
+              (void)figuresOfBaseline(s.baselines[i], origin + ": /baselines/" + std::to_string(i));
+          },
+          origin))
     return false;
   scenario_path_ = QFileInfo(path).absoluteFilePath();
   undo_->setClean();

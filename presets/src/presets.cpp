@@ -267,6 +267,17 @@ ModelSpec load_model_file(const fs::path& path) {
   return m;
 }
 
+namespace {
+/// A model name as an error echoes it: whole up to 200 bytes; a longer one (a pasted file, a runaway
+/// script) cut to its first 120 bytes with its length, so that the one-line error stays readable.
+std::string shown_name(std::string_view name) {
+  if (name.size() <= 200) return std::string(name);
+  std::size_t cut = 120;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;  // not inside a UTF-8 char
+  return std::string(name.substr(0, cut)) + "... (" + format_count(name.size()) + " bytes)";
+}
+}  // namespace
+
 ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   if (name_or_path.empty()) throw Error("model", "is empty");
   const fs::path as_path{std::string(name_or_path)};
@@ -296,7 +307,7 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
     const auto colon = name_or_path.find(':');
     const bool tagged = colon != std::string_view::npos && is_hf_repo_id(name_or_path.substr(0, colon));
     if (!tagged && (name_or_path.find(".json") != std::string_view::npos || name_or_path.ends_with(".gguf")))
-      throw Error(std::string(name_or_path), "no such file");
+      throw Error(shown_name(name_or_path), "no such file");
   }
   // A repo id: the Hugging Face cache, then the Hub (hub_fetch.hpp); the preset of that repo when
   // neither answers (offline, the Hub not reached, gated without a token) and no revision was asked for.
@@ -337,9 +348,41 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
     const std::string_view tag = name_or_path.substr(colon + 1);
     if (is_hf_repo_id(repo)) return load_hf_gguf(repo, tag, revision);
   }
-  throw Error("model", "unknown model '" + std::string(name_or_path) +
+  throw Error("model", "unknown model '" + shown_name(name_or_path) +
                            "': not a file, a preset id or a Hugging Face repo id (see `kvplan models`)");
 }
+
+namespace {
+/// The GPUs of one folder: its gpus.json, then the files of its gpus/, in file order. Throws kvplan::Error
+/// naming the file and the JSON path for a malformed GPU, or two GPUs of one id in the folder.
+std::vector<GpuPreset> gpus_in(const PresetDir& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (fs::is_regular_file(dir.path / "gpus.json", ec)) files.push_back(dir.path / "gpus.json");
+  for (auto& f : json_files(dir.path / "gpus")) files.push_back(std::move(f));
+  std::vector<GpuPreset> here;
+  std::unordered_map<std::string, std::size_t> here_ids;  // lowercase id -> index in `here`
+  for (const auto& path : files)
+    for (auto& gpu : gpus_in_file(path)) {
+      if (const auto [at, fresh] = here_ids.emplace(lower(gpu.gpu.id), here.size()); !fresh)
+        throw Error(gpu.path.string() + ": /id", "'" + gpu.gpu.id + "' is also the id of a GPU in " +
+                                                     here[at->second].path.filename().string());
+      gpu.user = dir.user;
+      here.push_back(std::move(gpu));
+    }
+  return here;
+}
+
+/// The built-in folder's GPUs, read once per process and folder, as builtin_presets reads its models: the
+/// installation's file, not the user's, and every GPU lookup read and checked it again. Thread-safe.
+std::vector<GpuPreset> builtin_gpus(const PresetDir& dir) {
+  static std::mutex mutex;
+  static std::optional<std::pair<fs::path, std::vector<GpuPreset>>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!cache || cache->first != dir.path) cache.emplace(dir.path, gpus_in(dir));
+  return cache->second;
+}
+}  // namespace
 
 std::vector<GpuPreset> list_gpu_presets() {
   const auto dirs = preset_dirs();
@@ -348,20 +391,7 @@ std::vector<GpuPreset> list_gpu_presets() {
   // From the built-in folder back to the first: a GPU of an earlier folder takes the place of one
   // with its id, or comes after those already there.
   for (auto dir = dirs.rbegin(); dir != dirs.rend(); ++dir) {
-    std::vector<fs::path> files;
-    std::error_code ec;
-    if (fs::is_regular_file(dir->path / "gpus.json", ec)) files.push_back(dir->path / "gpus.json");
-    for (auto& f : json_files(dir->path / "gpus")) files.push_back(std::move(f));
-    std::vector<GpuPreset> here;
-    std::unordered_map<std::string, std::size_t> here_ids;  // lowercase id -> index in `here`
-    for (const auto& path : files)
-      for (auto& gpu : gpus_in_file(path)) {
-        if (const auto [at, fresh] = here_ids.emplace(lower(gpu.gpu.id), here.size()); !fresh)
-          throw Error(gpu.path.string() + ": /id", "'" + gpu.gpu.id + "' is also the id of a GPU in " +
-                                                       here[at->second].path.filename().string());
-        gpu.user = dir->user;
-        here.push_back(std::move(gpu));
-      }
+    std::vector<GpuPreset> here = dir->user ? gpus_in(*dir) : builtin_gpus(*dir);
     for (auto& g : here) {
       if (const auto [at, fresh] = out_ids.emplace(lower(g.gpu.id), out.size()); !fresh)
         out[at->second] = std::move(g);

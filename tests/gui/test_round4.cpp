@@ -195,6 +195,16 @@ class Round4Test : public QObject {
     QVERIFY2(error.startsWith(QStringLiteral("malformed.json: /baselines/0/model: missing")),
              qPrintable(error));
     QCOMPARE(win.c.scenario().baselines.size(), std::size_t{1});
+
+    // The file's own inputs that do not plan are named the same way (it said "tensor parallel (tp): ..."
+    // with no file): gpus 3 at tp 3 on 32 heads.
+    const Scenario kept = win.c.scenario();
+    const QString own = write_file(dir, "own.json", bad_tp);
+    test::drop(win.w, own);
+    error = win.w.shownError();
+    QVERIFY2(error.startsWith(QStringLiteral("own.json: /tp: ")), qPrintable(error));
+    QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
+    QVERIFY(win.c.scenario() == kept);
   }
 
   // 3. The engine switch's 16 ms: under vLLM alone the inputs panel was 1 px wider than its pane at 1366 x
@@ -255,6 +265,10 @@ class Round4Test : public QObject {
     QVERIFY2(legend.contains(QStringLiteral("device memory")), qPrintable(legend.join('|')));
     for (const QString& entry : legend)
       QVERIFY2(!entry.startsWith(QStringLiteral("usable")), qPrintable(entry));
+    // The bar's caption too (it said "usable 79.2 GiB of 79.6 GiB"): 85,029,027,840 B = 79.19 GiB of the
+    // H100 SXM's 85,520,809,984 B = 79.65 GiB.
+    const QString title = describe_charts(win.c.figures(), win.c.modelTitle()).memory.title;
+    QVERIFY2(title.contains(QStringLiteral("device memory 79.2 GiB of 79.6 GiB: fits")), qPrintable(title));
     // Back under vLLM its own words return.
     engine->setCurrentIndex(engine->findText(QStringLiteral("vllm")));
     QVERIFY(r.label(QStringLiteral("per_gpu.usable_bytes")).startsWith(QStringLiteral("requested per GPU")));

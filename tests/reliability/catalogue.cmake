@@ -123,6 +123,16 @@ kvplan_bad("gpu memory negative" "--gpu-memory: must not be negative\n$" size ll
 # 99,999,999 x 2^40 = 1.1e20 > 2^64.
 kvplan_bad("gpu memory past 2^64" "--gpu-memory: overflows 64-bit arithmetic\n$" size llama-3.1-8b --gpu-memory 99999999TiB)
 kvplan_bad("weights 1e400" "--weights: unknown unit 'e400'" size llama-3.1-8b --gpu h100-sxm --weights 1e400)
+# A 300-byte model name is echoed as its first 120 bytes and its length, not whole.
+string(REPEAT "x" 300 kvplan_name_300)
+string(REPEAT "x" 120 kvplan_name_120)
+kvplan_bad("model name 300 bytes" "model: unknown model '${kvplan_name_120}\\.\\.\\. \\(300 bytes\\)': not a file"
+  size ${kvplan_name_300})
+# A plain number is bytes: 54 is 54 B, below 1 MiB = 1,048,576 B, so a unit was surely left out.
+kvplan_bad("kv-memory plain small number" "--kv-memory: '54' is 54 bytes \\(a plain number is bytes\\); give a unit, e.g. 54GiB\n$"
+  size llama-3.1-8b --gpu h100-sxm --kv-memory 54)
+kvplan_bad("gpu-memory plain small number" "--gpu-memory: '80' is 80 bytes" size llama-3.1-8b --gpu-memory " 80 ")
+kvplan_bad("fit overhead plain small number" "--overhead: '2' is 2 bytes" fit llama-3.1-8b --context 8192 --overhead 2)
 kvplan_bad("overhead fractional bytes" "--overhead: a plain number of bytes must be a whole number\n$"
   size llama-3.1-8b --gpu h100-sxm --overhead 1.5)
 kvplan_bad("units unknown" "--units: must be iec or si, got 'parsecs'\n$" size llama-3.1-8b --units parsecs)

@@ -273,8 +273,10 @@ class Controller : public QObject {
 
  private:
   /// Runs `edit` on a copy of the scenario, computes its figures, and commits both, or reports the
-  /// error and keeps the current ones.
-  bool apply(const std::function<void(Scenario&)>& edit);
+  /// error and keeps the current ones. `origin`, when given (a scenario file's name), names the file in an
+  /// error of planning the edited scenario: "s.json: /tp: 3 does not divide ...", as a bad key or baseline of
+  /// the file is named.
+  bool apply(const std::function<void(Scenario&)>& edit, const std::string& origin = {});
   /// Replaces the scenario with `read()` (loadScenario, finishScenario): the file `path` is then the
   /// scenario's file, the undo stack clean.
   bool loadScenarioFile(const QString& path, const std::function<Scenario()>& read);
