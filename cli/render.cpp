@@ -7,6 +7,7 @@
 #include "kvplan/context_limit.hpp"
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/model_json.hpp"
 #include "kvplan/weights.hpp"
 
 namespace kvplan::cli {
@@ -62,29 +63,6 @@ std::string layer_label(const AttentionLayer& a) {
       return s;
     }
   }
-}
-
-json layer_json(const AttentionLayer& a) {
-  json j{{"kind", std::string(name(a.kind))}};
-  if (a.kind == AttentionKind::mlp_only) return j;
-  if (a.kind == AttentionKind::recurrent) {
-    j["recurrent"] = std::string(name(a.recurrent.kind));
-    return j;
-  }
-  j["num_attention_heads"] = a.num_attention_heads;
-  if (a.kind == AttentionKind::mla) {
-    j["kv_lora_rank"] = a.kv_lora_rank;
-    j["qk_rope_head_dim"] = a.qk_rope_head_dim;
-  } else {
-    j["num_key_value_heads"] = a.num_key_value_heads;
-    j["head_dim_k"] = a.head_dim_k;
-    j["head_dim_v"] = a.head_dim_v;
-  }
-  if (a.window != 0)
-    j[a.kind == AttentionKind::chunked ? "attention_chunk_size" : "sliding_window"] = a.window;
-  if (a.indexer_head_dim != 0) j["index_head_dim"] = a.indexer_head_dim;
-  if (a.kv_shared) j["kv_shared"] = true;
-  return j;
 }
 
 json engine_json(const EngineResult& e) {
@@ -146,7 +124,7 @@ json layout_json(const Plan& p) {
   for (const auto& g : p.groups) {
     groups.push_back({{"first_layer", g.first_layer},
                       {"layers", g.group.count},
-                      {"attention", layer_json(g.group.attention)},
+                      {"attention", presets::attention_to_json(g.group.attention)},
                       {"bytes_per_token_per_layer", g.bytes_per_token_per_layer.value},
                       {"bytes_per_token", g.bytes_per_token.value},
                       {"state_bytes_per_sequence", g.state_bytes_per_sequence.value}});

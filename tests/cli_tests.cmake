@@ -47,6 +47,16 @@ kvplan_cli_ok("size gpu-memory and units" "\"memory_bytes\": 85899345920"
   size llama-3.1-8b --gpu-memory 80GiB --json)
 kvplan_cli_ok("show deepseek-v3 mla" "MLA: kv_lora_rank 512 \\+ qk_rope_head_dim 64.*68.6 KiB \\(70,272 B\\)" show deepseek-v3)
 kvplan_cli_ok("show gemma-2 json" "\"full_bytes_per_token\": 172032" show gemma-2-9b --json)
+# Each group's "attention" is the model JSON of presets/include/kvplan/model_json.hpp, as a scenario saves
+# it: the configs' own key names (Gemma 2's sliding_window 4096, Llama 4 Scout's attention_chunk_size 8192,
+# DeepSeek-V3.2's index_head_dim 128) and a recurrent layer's state as an object (Jamba 1.5 Mini's Mamba:
+# d_inner = mamba_expand 2 x hidden_size 4096 = 8192, d_state 16).
+kvplan_cli_ok("show json: sliding_window" "\"sliding_window\": 4096" show gemma-2-9b --json)
+kvplan_cli_ok("show json: attention_chunk_size" "\"attention_chunk_size\": 8192" show llama-4-scout --json)
+kvplan_cli_ok("show json: index_head_dim" "\"index_head_dim\": 128" show deepseek-v3.2 --json)
+kvplan_cli_ok("show json: a recurrent layer's state"
+  "\"recurrent\": {[^}]*\"d_inner\": 8192,[^}]*\"d_state\": 16,[^}]*\"kind\": \"mamba\""
+  show jamba-1.5-mini --json)
 kvplan_cli_ok("compare the 8x" "GQA-8 +327,680 .* 8.0x" compare --layers 80 --heads 64 --head-dim 128 --kv-dtype fp16)
 kvplan_cli_ok("context past max_position_embeddings warns, still plans" "\"bytes_per_token\": 131072"
   size llama-3.1-8b --context 200000 --json)

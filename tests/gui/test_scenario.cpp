@@ -7,6 +7,7 @@
 #include "kvplan/context_limit.hpp"
 #include "kvplan/gui/controller.hpp"
 #include "kvplan/gui/scenario.hpp"
+#include "kvplan/model_json.hpp"
 #include "kvplan/presets.hpp"
 #include "logic_test_support.hpp"
 
@@ -87,7 +88,7 @@ class ScenarioTest : public QObject {
   void aConfigWithoutALengthKeyRoundTrips() {
     const ModelSpec m = presets::load_model_file(KVPLAN_TEST_FIXTURES "/hostile/no-length-key.json");
     QVERIFY(m.context_keys.no_length_key);
-    const ModelSpec back = model_from_json(model_to_json(m), "s.json: /model/architecture");
+    const ModelSpec back = presets::model_from_json(presets::model_to_json(m), "s.json: /model/architecture");
     QVERIFY(back.context_keys.no_length_key);
     QVERIFY(back == m);
     for (const Engine e : {Engine::vllm, Engine::sglang, Engine::trtllm}) {
@@ -148,8 +149,29 @@ class ScenarioTest : public QObject {
     QVERIFY(all.size() >= 20);
     for (const auto& p : all) {
       const ModelSpec m = presets::load_model_file(p.path);
-      QVERIFY2(model_from_json(model_to_json(m), "m") == m, p.id.c_str());
+      QVERIFY2(presets::model_from_json(presets::model_to_json(m), "m") == m, p.id.c_str());
     }
+  }
+
+  // A scenario saved before the shared dialect (model_json.hpp): the window as "window", the indexer as
+  // "indexer_head_dim". It still opens, and is saved again under the keys the CLI's --json prints.
+  void aScenarioInTheFirstDialectOpens() {
+    const Scenario s = load_scenario(test::gui_fixture("scenario-old-dialect.json").toStdString());
+    QCOMPARE(s.source.kind, ModelSource::Kind::custom);
+    const auto& layers = s.inputs.model.layers;
+    QCOMPARE(layers.size(), std::size_t{4});
+    QCOMPARE(layers[1].attention.kind, AttentionKind::sliding);
+    QCOMPARE(layers[1].attention.window, std::uint64_t{4096});
+    QCOMPARE(layers[2].attention.kind, AttentionKind::chunked);
+    QCOMPARE(layers[2].attention.window, std::uint64_t{8192});
+    QCOMPARE(layers[3].attention.indexer_head_dim, std::uint64_t{128});
+    const json j = scenario_to_json(s);
+    const json& written = j["model"]["architecture"]["layers"];
+    QCOMPARE(written[1]["attention"]["sliding_window"].get<std::uint64_t>(), std::uint64_t{4096});
+    QCOMPARE(written[2]["attention"]["attention_chunk_size"].get<std::uint64_t>(), std::uint64_t{8192});
+    QCOMPARE(written[3]["attention"]["index_head_dim"].get<std::uint64_t>(), std::uint64_t{128});
+    QVERIFY(!written[1]["attention"].contains("window"));
+    QVERIFY(scenario_from_json(j, "s.json") == s);
   }
 
   void aModelFileIsFoundRelativeToTheScenario() {

@@ -67,16 +67,16 @@ inline constexpr std::size_t kMaxBaselines = 6;
 inline constexpr int kScenarioVersion = 1;
 
 /// The scenario as JSON: {"kvplan_scenario": 1, "model": {"preset"|"file"|"custom", "architecture"
-/// when edited}, "k_dtype", "v_dtype", "state_dtype", "weight_dtype" (only when chosen for a model as
-/// loaded: it sets every weight dtype), "context", "users", "gpu": {"preset"} or {"memory_bytes"},
-/// "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes" (null: the engine's budget),
-/// "weights_bytes" (null: from the architecture), "engine" (a kvplan::Engine name), "engine_options" (only
-/// those away from their defaults, named as in kvplan::EngineOptions: "version", "block_size",
-/// "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified", "flash_attn_off",
-/// "n_rs_seq", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens", "swa_full_tokens_ratio"),
-/// "kv_memory_bytes" (only when given), "byte_units" ("GiB" or "GB": the unit figures are shown in; a
-/// file without it shows GiB), "baselines" (only when pinned: a list of scenarios as this one, without
-/// "baselines" of their own)}. Bytes are integers.
+/// when edited: presets::model_to_json, kvplan/model_json.hpp}, "k_dtype", "v_dtype", "state_dtype",
+/// "weight_dtype" (only when chosen for a model as loaded: it sets every weight dtype), "context", "users",
+/// "gpu": {"preset"} or {"memory_bytes"}, "gpus", "tp", "pp", "gpu_memory_utilization", "reserve_bytes"
+/// (null: the engine's budget), "weights_bytes" (null: from the architecture), "engine" (a kvplan::Engine
+/// name), "engine_options" (only those away from their defaults, named as in kvplan::EngineOptions:
+/// "version", "block_size", "max_num_batched_tokens", "max_num_seqs", "ubatch", "swa_full", "kv_unified",
+/// "flash_attn_off", "n_rs_seq", "disable_hybrid_kv_cache_manager", "fp8_ds_mla", "max_tokens",
+/// "swa_full_tokens_ratio"), "kv_memory_bytes" (only when given), "byte_units" ("GiB" or "GB": the unit
+/// figures are shown in; a file without it shows GiB), "baselines" (only when pinned: a list of scenarios as
+/// this one, without "baselines" of their own)}. Bytes are integers.
 nlohmann::json scenario_to_json(const Scenario& s);
 
 /// Whether a parsed JSON file is a scenario (an object with "kvplan_scenario").
@@ -102,13 +102,6 @@ Scenario load_scenario(const std::filesystem::path& path);
 
 /// Writes scenario_to_json, indented. Throws kvplan::Error(path, ...) when the file cannot be written.
 void save_scenario(const Scenario& s, const std::filesystem::path& path);
-
-/// A model as JSON in kvplan's own field names (those of model.hpp), every field, so that
-/// model_from_json(model_to_json(m)) == m.
-nlohmann::json model_to_json(const ModelSpec& m);
-
-/// The inverse of model_to_json; `where` prefixes error messages ("s.json: /model/architecture").
-ModelSpec model_from_json(const nlohmann::json& j, const std::string& where);
 
 /// `kvplan size` arguments (without the program name) that print the same figures as `plan`:
 /// the preset id or file path when the architecture is as loaded, else --layers/--heads/--kv-heads/
