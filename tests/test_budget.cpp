@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "kvplan/budget.hpp"
 #include "kvplan/plan.hpp"
@@ -545,4 +546,64 @@ TEST_CASE("TensorRT-LLM budget: the fraction and max_num_tokens move it; a model
   CHECK_FALSE(big.budget.fits_weights);
   CHECK(big.budget.kv == Bytes{0});
   CHECK_FALSE(big.fits);
+}
+
+TEST_CASE("TensorRT-LLM budget: the fraction of free memory, on discrete-GPU start-up logs",
+          "[budget][trtllm]") {
+  const auto gib_bytes = [](double g) { return Bytes{static_cast<std::uint64_t>(g * kGiB)}; };
+  // lmontigny/lm7 docs/tensorrt-llm.md (TensorRT-LLM 1.2.1, trtllm-serve, RTX 4070 SUPER 12 GiB,
+  // SmolLM2-135M): "Allocated 9.06 GiB for max tokens in paged KV cache (422048)" at the default fraction
+  // 0.9, and "2.52 GiB / 117,216 tokens" with --free_gpu_memory_fraction 0.25. One free figure explains
+  // both: 9.06 / 0.9 = 10.067 and 2.52 / 0.25 = 10.08 GiB, each within the two-decimal print of 10.07 GiB
+  // (total 12 GiB less a peak of 1.93 GiB). A fraction of the GPU's total instead would give 10.8 and 3.0
+  // GiB.
+  const Bytes total = gib_bytes(12.0);
+  const Bytes peak = gib_bytes(12.0 - 10.07);
+  CHECK(std::abs(static_cast<double>(trtllm_available_kv(total, peak, 0.9).value) / kGiB - 9.06) < 0.006);
+  CHECK(std::abs(static_cast<double>(trtllm_available_kv(total, peak, 0.25).value) / kGiB - 2.52) < 0.006);
+  // NVIDIA/TensorRT-LLM issue #4275 (RTX 5090, 0.19.0, the TensorRT-engine C++ runtime, same rule): "total:
+  // 31.84 GiB, available: 17.83 GiB", kv_cache_free_gpu_mem_fraction 0.9, "Allocated 16.05 GiB":
+  // 17.83 x 0.9 = 16.047.
+  CHECK(std::abs(
+            static_cast<double>(trtllm_available_kv(gib_bytes(31.84), gib_bytes(31.84 - 17.83), 0.9).value) /
+                kGiB -
+            16.05) < 0.006);
+}
+
+TEST_CASE("TensorRT-LLM budget: two discrete-GPU start-ups within 0.5 GiB of the logged pool",
+          "[budget][trtllm]") {
+  const std::string dir = std::string(KVPLAN_CORPUS) + "/../budget-configs";
+  // farbodtavakkoli/OTel inference/tensorrtllm/llm/README.md: TensorRT-LLM 1.2.1, LLM API (PyTorch backend),
+  // one H100 80GB HBM3, Qwen/Qwen3-Reranker-0.6B (Qwen3ForCausalLM, bf16), defaults (fraction 0.9,
+  // max_num_tokens 8,192): "Allocated 68.69 GiB for max tokens in paged KV cache (643136)".
+  PlanInputs h100;
+  h100.model = presets::load_model_file(dir + "/qwen3-reranker-0.6b.json");
+  h100.context = Tokens{40960};
+  h100.gpu = presets::find_gpu("h100-sxm");
+  h100.engine.engine = Engine::trtllm;
+  const Plan a = make_plan(h100);
+  // 595,776,512 parameters (embeddings 151,669 x 1,024 tied; 28 layers of 15,730,944; the final norm) x 2 B;
+  // the forward pass 8,192 x (3 x 3,072 + 4 x 1,024) x 2 B; 256 MiB non-torch; 1 GiB CUDA graphs.
+  CHECK(a.budget.weights.value == 1191553024ULL);
+  CHECK(a.budget.activation.value == 218103808ULL);
+  // peak 2,751,834,112; floor((85,029,027,840 - 2,751,834,112) x 0.9) = floor(74,049,474,355.2).
+  CHECK(a.budget.kv.value == 74049474355ULL);
+  CHECK(std::abs(static_cast<double>(a.budget.kv.value) / kGiB - 68.69) <= 0.5);  // +0.27 GiB
+  // lmontigny/lm7 docs/tensorrt-llm.md, above: SmolLM2-135M-Instruct on a 12 GiB RTX 4070 SUPER.
+  PlanInputs ada;
+  ada.model = presets::load_model_file(dir + "/smollm2-135m-instruct.json");
+  ada.context = Tokens{2049};
+  ada.gpu = custom_gpu(Bytes{12ULL << 30});
+  ada.engine.engine = Engine::trtllm;
+  const Plan b = make_plan(ada);
+  // 134,515,008 parameters x 2 B; 8,192 x (3 x 1,536 + 4 x 576) x 2 B; peak 1,724,453,504;
+  // floor((12,884,901,888 - 1,724,453,504) x 0.9) = floor(10,044,403,545.6).
+  CHECK(b.budget.weights.value == 269030016ULL);
+  CHECK(b.budget.activation.value == 113246208ULL);
+  CHECK(b.budget.kv.value == 10044403545ULL);
+  CHECK(std::abs(static_cast<double>(b.budget.kv.value) / kGiB - 9.06) <= 0.5);  // +0.29 GiB
+  ada.deployment.gpu_memory_utilization = 0.25;
+  const Plan c = make_plan(ada);
+  CHECK(c.budget.kv.value == 2790112096ULL);  // floor(11,160,448,384 x 0.25)
+  CHECK(std::abs(static_cast<double>(c.budget.kv.value) / kGiB - 2.52) <= 0.5);  // +0.08 GiB
 }
