@@ -226,7 +226,7 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   }
   app.add_option("--engine-version", o.version,
                  versions +
-                     " (the first is the default); vllm also takes a release number, 0.11 to 0.26 "
+                     " (the first is the default); vllm also takes a release number, 0.11 to 0.31 "
                      "(e.g. 0.19.0), sglang a 0.4.x or 0.5.x release (e.g. 0.5.3)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {
@@ -461,8 +461,7 @@ Tokens per_slot_context(const std::string& ctx_size, std::uint64_t slots, bool u
   if (trained)
     m.warnings.push_back(typed_flag("--ctx-size") + " 0: llama.cpp takes the model's trained context, " +
                          format_count(m.max_position_embeddings) + " tokens (n_ctx_train)");
-  const Tokens total =
-      trained ? Tokens{m.max_position_embeddings} : parse_tokens(ctx_size, "--ctx-size");
+  const Tokens total = trained ? Tokens{m.max_position_embeddings} : parse_tokens(ctx_size, "--ctx-size");
   const std::uint64_t per_slot = ceil_div(total.value, slots);
   const auto pad = [](std::uint64_t v) { return ceil_div(v, 256) * 256; };
   if (unified && total.value % slots != 0 &&
