@@ -227,7 +227,7 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o, bool capacity) {
   }
   app.add_option("--engine-version", o.version,
                  versions +
-                     " (the first is the default); vllm also takes a release number, 0.11 to 0.26 "
+                     " (the first is the default); vllm also takes a release number, 0.11 to 0.31 "
                      "(e.g. 0.19.0), sglang a 0.4.x or 0.5.x release (e.g. 0.5.3)");
   // Every engine option of core's table, with its flag and help.
   for (const auto& spec : engine_option_table()) {

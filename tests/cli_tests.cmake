@@ -481,8 +481,19 @@ kvplan_cli_ok("budget: --engine-version takes a release number (0.21 subtracts C
 kvplan_cli_ok("budget: a release number picks that release's rules (vLLM 0.16.0, Qwen3-14B)"
   "non_torch_memory takes 0.13GiB\n    PyTorch activation peak memory takes 5.71GiB\n    the rest of the memory reserved for KV Cache is (41\\.[4-9][0-9]|42\\.[0-4][0-9])GiB"
   size qwen3-14b --context 8192 --gpu h100-sxm --gpu-util 0.95 --engine vllm --engine-version 0.16.0)
-kvplan_cli_bad("budget: an unknown vLLM release" "--engine-version: '0.9.2' is not a vLLM release kvplan models: releases 0.11 to 0.26"
+kvplan_cli_bad("budget: an unknown vLLM release" "--engine-version: '0.9.2' is not a vLLM release kvplan models: releases 0.11 to 0.31"
   size llama-3.1-8b --gpu h100-sxm --engine vllm --engine-version 0.9.2)
+# vLLM 0.27 to 0.31 (docs/engines/vllm-budget.md, By release): vLLM's default utilisation 0.92 (vllm/config/
+# cache.py, PR #38284) when none is given; Llama-3.1-8B on an A100 80GB, the preset's 80 GiB: 0.92 x 80 = 73.60
+# GiB requested, and fit's launch line carries the same fraction. A release past 0.31 is refused.
+kvplan_cli_ok("budget: vLLM 0.31.0 takes vLLM's default utilisation 0.92"
+  "gpu_memory_utilization .0\\.92. = 73\\.60GiB"
+  size llama-3.1-8b --context 131072 --gpu a100-80gb --engine vllm --engine-version 0.31.0)
+kvplan_cli_ok("budget: vLLM 0.31.0's launch line carries 0.92"
+  "--gpu-memory-utilization 0\\.92 --kv-cache-memory-bytes"
+  fit llama-3.1-8b --gpu a100-80gb --engine vllm --engine-version 0.31.0 --context 8192 --users 10)
+kvplan_cli_bad("budget: a vLLM release past 0.31" "--engine-version: '0.32.0' is not a vLLM release kvplan models: releases 0.11 to 0.31"
+  size llama-3.1-8b --gpu h100-sxm --engine vllm --engine-version 0.32.0)
 kvplan_cli_bad("budget: --max-num-seqs is vLLM's" "max-num-seqs.*applies to --engine vllm"
   size llama-3.1-8b --gpu h100-sxm --engine sglang --max-num-seqs 64)
 # SGLang's budget (docs/engines/sglang-budget.md). Llama-3.1-8B on one H100 under the 0.5 rules, no fraction

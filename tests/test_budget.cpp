@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "kvplan/budget.hpp"
 #include "kvplan/plan.hpp"
@@ -170,10 +171,15 @@ TEST_CASE("vLLM release numbers map to the rule sets", "[budget][vllm]") {
   CHECK(vllm_rules_for_release("0.21.0") == "0.21");
   CHECK(vllm_rules_for_release("0.25.1") == "0.21");
   CHECK(vllm_rules_for_release("0.26.0") == "0.26");
+  // The releases after 0.26 seen in start-up logs ("Initializing a V1 LLM engine (vX)"): 0.27.1, 0.28.0,
+  // 0.29.0, 0.30.0, 0.31.0 keep 0.26's rule set (their budget row is their own: below).
+  for (const char* later : {"0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.31"})
+    CHECK(vllm_rules_for_release(later) == "0.26");
   CHECK(vllm_rules_for_release("v0") == "v0");
+  // A release past the newest seen (0.31) is refused, naming the known range.
   for (const char* bad :
-       {"0.10.2", "0.27.0", "1.0.0", "0.19.x", "0.", "", "0.19.0.1", "latest", "0.019", "0.19.01"})
-    CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.26"));
+       {"0.10.2", "0.32.0", "0.40.0", "1.0.0", "0.19.x", "0.", "", "0.19.0.1", "latest", "0.019", "0.19.01"})
+    CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.31"));
 }
 
 TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.21 on", "[budget][vllm]") {
@@ -289,9 +295,25 @@ TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
   CHECK_FALSE(vllm_budget_release(o).subtracts_cuda_graphs);
   o.release = "0.22.1";
   CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
-  for (const char* bad : {"0.10.2", "0.27.0", "0.x"}) {
+  // Up to 0.26 the default utilisation kvplan applies stays 0.9; from 0.27 it is vLLM's 0.92
+  // (vllm/config/cache.py, PR #38284), with the CUDA graph estimate still subtracted.
+  for (const char* r : {"0.19.0", "0.21.0", "0.26.0"}) {
+    o.release = r;
+    INFO(r);
+    CHECK(vllm_budget_release(o).default_gpu_utilization == 0.90);
+  }
+  for (const char* r : {"0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0"}) {
+    o.release = r;
+    INFO(r);
+    CHECK(vllm_budget_release(o).first_minor == 27);
+    CHECK(vllm_budget_release(o).default_gpu_utilization == 0.92);
+    CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
+    CHECK(vllm_budget_release(o).sampler_bytes_per_logit == 14);
+    CHECK(vllm_budget_release(o).non_torch_single_gpu == 256ULL << 20);
+  }
+  for (const char* bad : {"0.10.2", "0.32.0", "0.x"}) {
     o.release = bad;
-    CHECK_THROWS_WITH(vllm_budget_release(o), Catch::Contains("releases 0.11 to 0.26"));
+    CHECK_THROWS_WITH(vllm_budget_release(o), Catch::Contains("releases 0.11 to 0.31"));
   }
   // The sampler's peak moves the pool: Qwen3-14B on one H100 has 1,024 x 151,936 x (38 - 14) B =
   // 3,733,979,136 B (3.48 GiB) less KV memory under 0.16.0 than under 0.17.0, and 0.12 GiB more non-torch
@@ -305,6 +327,60 @@ TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
   const Plan v018 = make_plan(in);
   CHECK(v017.budget.kv.value - v016.budget.kv.value == 3733979136ULL);
   CHECK(v017.budget.kv.value - v018.budget.kv.value == 128974848ULL);
+}
+
+TEST_CASE("vLLM budget: the 0.31.0 start-up of Llama-3.1-8B on an A100 80GB", "[budget][vllm]") {
+  // A public notes file (log dated 10-06, image vllm/vllm-openai:v0.31.0-ubuntu2404, `vllm serve` with no
+  // flag but the model; docs/engines/vllm-budget.md): "Free memory on device (78.84/79.25 GiB) on startup.
+  // Desired GPU memory utilization is (0.92, 72.91 GiB). Actual usage is 15.26 GiB for consumed memory
+  // (weights + non-torch), 1.44 GiB for peak activation, and 0.23 GiB for CUDAGraph memory"; "Available KV
+  // cache memory: 56.21 GiB"; "GPU KV cache size: 460,496 tokens". kvplan is given the model, the GPU, the
+  // release and the context (max_model_len 131,072); no utilisation.
+  PlanInputs in;
+  in.model = presets::find_model("llama-3.1-8b");
+  in.context = Tokens{131072};
+  in.gpu = presets::find_gpu("a100-80gb");
+  REQUIRE_FALSE(in.gpu->runtime_memory.has_value());  // no preset total: the logged one, 79.25 GiB
+  in.gpu->runtime_memory = Bytes{81152ULL << 20};     // 79.25 x 1,024 MiB
+  in.engine.engine = Engine::vllm;
+  in.engine.release = "0.31.0";
+  in.engine.version = vllm_rules_for_release(in.engine.release);
+  const Plan p = make_plan(in);
+  const MemoryBudget& b = p.budget;
+  REQUIRE(b.modelled);
+  // vLLM's default utilisation from v0.21 (0.92), floored as usable_memory does: 85,094,039,552 x 0.92
+  // (the double 0.92000000000000003997) = 78,286,516,387.84 -> 78,286,516,387 B (72.91 GiB, as logged).
+  CHECK(b.utilization == 0.92);
+  CHECK(b.requested.value == 78286516387ULL);
+  // The A100 keeps vllm serve's smaller defaults (vllm/engine/arg_utils.py get_batch_defaults).
+  CHECK(b.max_num_seqs == 256);
+  CHECK(b.max_num_batched_tokens == 2048);
+  // Weights: 8,030,261,248 x 2 B = 16,060,522,496 and the RoPE cache 33,554,432: 16,094,076,928 B (14.99
+  // GiB; "Model loading took 15.0 GiB"). Non-torch 256 MiB (15.26 - 15.0 logged).
+  CHECK(b.weights.value == 16094076928ULL);
+  CHECK(b.non_torch.value == 256ULL << 20);
+  // Activation: the sampler, 256 x 128,256 x 14 = 459,669,504, its hidden states 2,048 x 4,096 x 2 =
+  // 16,777,216 and the base 134,217,728: 610,664,448 B (the forward pass, 2,048 x (3 x 14,336 + 4 x 4,096)
+  // x 2 = 243,269,632, is smaller). With the 1 GiB CUDA graph estimate: 1,684,406,272 B (1.57 GiB) where the
+  // log's "peak activation", which holds the estimate (peak_activation_memory = torch_peak_increase +
+  // cudagraph_memory_estimate_applied), is 1.44 GiB.
+  CHECK(b.activation.value == 610664448ULL);
+  CHECK(b.cuda_graphs.value == 1ULL << 30);
+  CHECK(std::abs(static_cast<double>((b.activation + b.cuda_graphs).value) / kGiB - 1.44) <= 0.15);
+  // KV: 78,286,516,387 - 16,094,076,928 - 268,435,456 - 610,664,448 - 1,073,741,824 = 60,239,597,731 B
+  // (56.10 GiB) against 56.21 logged: -0.11 GiB.
+  CHECK(b.kv.value == 60239597731ULL);
+  CHECK(std::abs(static_cast<double>(b.kv.value) / kGiB - 56.21) <= 0.15);
+  // Tokens: 128 KiB a token (32 layers x 8 KV heads x 128 x 2 x 2 B), blocks of 16 tokens (2 MiB):
+  // 60,239,597,731 // 2,097,152 = 28,724 blocks, 459,584 tokens, against 460,496 logged (28,781 blocks).
+  REQUIRE(p.engine.kv_cache_tokens.has_value());
+  CHECK(*p.engine.kv_cache_tokens == 459584);
+  // The same run under 0.26's row takes kvplan's 0.9: 76,584,635,596 B requested (85,094,039,552 x 0.9
+  // = 76,584,635,596.8), 1,701,880,791 B less.
+  in.engine.release = "0.26.0";
+  const Plan v026 = make_plan(in);
+  CHECK(v026.budget.utilization == 0.90);
+  CHECK(b.kv.value - v026.budget.kv.value == 1701880791ULL);
 }
 
 TEST_CASE("vLLM budget: weights as vLLM loads them", "[budget][vllm]") {
@@ -545,4 +621,64 @@ TEST_CASE("TensorRT-LLM budget: the fraction and max_num_tokens move it; a model
   CHECK_FALSE(big.budget.fits_weights);
   CHECK(big.budget.kv == Bytes{0});
   CHECK_FALSE(big.fits);
+}
+
+TEST_CASE("TensorRT-LLM budget: the fraction of free memory, on discrete-GPU start-up logs",
+          "[budget][trtllm]") {
+  const auto gib_bytes = [](double g) { return Bytes{static_cast<std::uint64_t>(g * kGiB)}; };
+  // lmontigny/lm7 docs/tensorrt-llm.md (TensorRT-LLM 1.2.1, trtllm-serve, RTX 4070 SUPER 12 GiB,
+  // SmolLM2-135M): "Allocated 9.06 GiB for max tokens in paged KV cache (422048)" at the default fraction
+  // 0.9, and "2.52 GiB / 117,216 tokens" with --free_gpu_memory_fraction 0.25. One free figure explains
+  // both: 9.06 / 0.9 = 10.067 and 2.52 / 0.25 = 10.08 GiB, each within the two-decimal print of 10.07 GiB
+  // (total 12 GiB less a peak of 1.93 GiB). A fraction of the GPU's total instead would give 10.8 and 3.0
+  // GiB.
+  const Bytes total = gib_bytes(12.0);
+  const Bytes peak = gib_bytes(12.0 - 10.07);
+  CHECK(std::abs(static_cast<double>(trtllm_available_kv(total, peak, 0.9).value) / kGiB - 9.06) < 0.006);
+  CHECK(std::abs(static_cast<double>(trtllm_available_kv(total, peak, 0.25).value) / kGiB - 2.52) < 0.006);
+  // NVIDIA/TensorRT-LLM issue #4275 (RTX 5090, 0.19.0, the TensorRT-engine C++ runtime, same rule): "total:
+  // 31.84 GiB, available: 17.83 GiB", kv_cache_free_gpu_mem_fraction 0.9, "Allocated 16.05 GiB":
+  // 17.83 x 0.9 = 16.047.
+  CHECK(std::abs(
+            static_cast<double>(trtllm_available_kv(gib_bytes(31.84), gib_bytes(31.84 - 17.83), 0.9).value) /
+                kGiB -
+            16.05) < 0.006);
+}
+
+TEST_CASE("TensorRT-LLM budget: two discrete-GPU start-ups within 0.5 GiB of the logged pool",
+          "[budget][trtllm]") {
+  const std::string dir = std::string(KVPLAN_CORPUS) + "/../budget-configs";
+  // farbodtavakkoli/OTel inference/tensorrtllm/llm/README.md: TensorRT-LLM 1.2.1, LLM API (PyTorch backend),
+  // one H100 80GB HBM3, Qwen/Qwen3-Reranker-0.6B (Qwen3ForCausalLM, bf16), defaults (fraction 0.9,
+  // max_num_tokens 8,192): "Allocated 68.69 GiB for max tokens in paged KV cache (643136)".
+  PlanInputs h100;
+  h100.model = presets::load_model_file(dir + "/qwen3-reranker-0.6b.json");
+  h100.context = Tokens{40960};
+  h100.gpu = presets::find_gpu("h100-sxm");
+  h100.engine.engine = Engine::trtllm;
+  const Plan a = make_plan(h100);
+  // 595,776,512 parameters (embeddings 151,669 x 1,024 tied; 28 layers of 15,730,944; the final norm) x 2 B;
+  // the forward pass 8,192 x (3 x 3,072 + 4 x 1,024) x 2 B; 256 MiB non-torch; 1 GiB CUDA graphs.
+  CHECK(a.budget.weights.value == 1191553024ULL);
+  CHECK(a.budget.activation.value == 218103808ULL);
+  // peak 2,751,834,112; floor((85,029,027,840 - 2,751,834,112) x 0.9) = floor(74,049,474,355.2).
+  CHECK(a.budget.kv.value == 74049474355ULL);
+  CHECK(std::abs(static_cast<double>(a.budget.kv.value) / kGiB - 68.69) <= 0.5);  // +0.27 GiB
+  // lmontigny/lm7 docs/tensorrt-llm.md, above: SmolLM2-135M-Instruct on a 12 GiB RTX 4070 SUPER.
+  PlanInputs ada;
+  ada.model = presets::load_model_file(dir + "/smollm2-135m-instruct.json");
+  ada.context = Tokens{2049};
+  ada.gpu = custom_gpu(Bytes{12ULL << 30});
+  ada.engine.engine = Engine::trtllm;
+  const Plan b = make_plan(ada);
+  // 134,515,008 parameters x 2 B; 8,192 x (3 x 1,536 + 4 x 576) x 2 B; peak 1,724,453,504;
+  // floor((12,884,901,888 - 1,724,453,504) x 0.9) = floor(10,044,403,545.6).
+  CHECK(b.budget.weights.value == 269030016ULL);
+  CHECK(b.budget.activation.value == 113246208ULL);
+  CHECK(b.budget.kv.value == 10044403545ULL);
+  CHECK(std::abs(static_cast<double>(b.budget.kv.value) / kGiB - 9.06) <= 0.5);  // +0.29 GiB
+  ada.deployment.gpu_memory_utilization = 0.25;
+  const Plan c = make_plan(ada);
+  CHECK(c.budget.kv.value == 2790112096ULL);  // floor(11,160,448,384 x 0.25)
+  CHECK(std::abs(static_cast<double>(c.budget.kv.value) / kGiB - 2.52) <= 0.5);  // +0.08 GiB
 }

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -159,4 +161,32 @@ TEST_CASE("Step-3: one K and one V head per layer, whatever num_attention_groups
            w.find("130,944 parameters per layer too many") != std::string::npos;
   });
   CHECK(said);
+}
+
+TEST_CASE("Qwen3-VL's vision tower counted with its mergers", "[presets][hf][configs2026]") {
+  // Qwen/Qwen3-VL-30B-A3B-Instruct's vision_config (tests/data/configs): hidden 1,152, intermediate 4,304,
+  // depth 27, patch 16, temporal patch 2, 3 channels, 2,304 positions, spatial merge 2, out 2,048, three
+  // deepstack indexes (8, 16, 24). transformers models/qwen3_vl_moe/modeling_qwen3_vl_moe.py
+  // Qwen3VLMoeVisionModel, worked by hand:
+  //   patch embedding (Conv3d with bias): 3 x 2 x 16 x 16 x 1,152 + 1,152 = 1,770,624
+  //   position embedding: 2,304 x 1,152 = 2,654,208
+  //   a block: LayerNorms 4 x 1,152 = 4,608; qkv 1,152 x 3,456 + 3,456 = 3,984,768; proj 1,152^2 + 1,152 =
+  //     1,328,256; MLP 2 x 1,152 x 4,304 + 4,304 + 1,152 = 9,921,872: 15,239,504; x 27 = 411,466,608
+  //   merger (merge = 1,152 x 4 = 4,608): LayerNorm 2,304; fc1 4,608^2 + 4,608 = 21,238,272; fc2 4,608 x
+  //     2,048 + 2,048 = 9,439,232: 30,679,808
+  //   deepstack mergers: the same linears and a LayerNorm over 4,608 (9,216): 30,686,720; x 3 = 92,060,160
+  //   in all 538,631,408 parameters (1.00 GiB in bf16).
+  const std::string dir = KVPLAN_CORPUS;
+  std::ifstream in(dir + "/qwen3-vl-30b-a3b-instruct.json");
+  REQUIRE(in);
+  json config = json::parse(in);
+  const ModelSpec m = load(config);
+  CHECK(m.encoder_parameters == 538631408ULL);
+  CHECK(m.encoder_unknown.empty());
+  // Without deepstack mergers (the configuration class's default []): 538,631,408 - 92,060,160.
+  config["vision_config"].erase("deepstack_visual_indexes");
+  CHECK(load(config).encoder_parameters == 446571248ULL);
+  // A deepstack index past the tower's depth is refused, naming the key.
+  config["vision_config"]["deepstack_visual_indexes"] = json::array({8, 27});
+  CHECK_THROWS_WITH(load(config), Catch::Contains("deepstack_visual_indexes"));
 }

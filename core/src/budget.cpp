@@ -22,6 +22,7 @@
 #include <cmath>
 #include <utility>
 
+#include "engine_defaults.hpp"
 #include "kvplan/dtype.hpp"
 #include "kvplan/error.hpp"
 #include "kvplan/format.hpp"
@@ -136,15 +137,32 @@ Bytes non_torch_bytes(const Parallelism& p, std::uint64_t single_gpu, std::uint6
 /// vLLM's budget rules by release, oldest first; each row's logs are in docs/engines/vllm-budget.md.
 constexpr VllmBudgetRelease kVllmBudgetReleases[] = {
     {11, 11, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel011, false,
+     kDefaultGpuUtilization,
      "v0.11: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
     {12, 16, kSamplerBytesPerLogitSorted, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
+     kDefaultGpuUtilization,
      "v0.12 to v0.16: vllm/v1/sample/ops/topk_topp_sampler.py sorts the vocabulary in PyTorch"},
     {17, 17, kSamplerBytesPerLogit, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
+     kDefaultGpuUtilization,
      "v0.17.0: vllm/v1/sample/ops/topk_topp_triton.py masks top-k/top-p in Triton (PR #33538)"},
     {18, 20, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, false,
-     "v0.18.0 to v0.20: as v0.17.0, 0.25 GiB outside torch on one GPU"},
-    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
+     kDefaultGpuUtilization, "v0.18.0 to v0.20: as v0.17.0, 0.25 GiB outside torch on one GPU"},
+    // vLLM's own default is 0.92 from v0.21.0 (PR #38284, engine_defaults.hpp); these rows keep 0.9, the
+    // figure kvplan has always used for them, until a 0.21 to 0.26 start-up without the flag is checked.
+    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true, kDefaultGpuUtilization,
      "v0.21.0 to v0.26: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate"},
+    // v0.27.0 to v0.31.0 (0.27.1, 0.28.0, 0.29.0, 0.30.0 and 0.31.0 start-ups seen; none later): the same
+    // budget as v0.21 to v0.26. gpu_worker.py determine_available_memory still subtracts the CUDA graph
+    // estimate ("CUDA graph memory profiling is enabled (default since v0.21.0)" logged by 0.27.1 and
+    // later), and logs it inside the peak activation of its closing line (peak_activation_memory =
+    // torch_peak_increase + cudagraph_memory_estimate_applied), so a 0.31.0 log's KV memory is requested -
+    // consumed - "peak activation" with no separate graph term. Non-torch 0.26 GiB on one GPU (0.31.0
+    // Llama-3.1-8B: 15.26 GiB consumed less 15.0 GiB of weights). Default utilisation 0.92
+    // (vllm/config/cache.py; the 0.31.0 log: "Desired GPU memory utilization is (0.92, 72.91 GiB)").
+    {27, 31, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
+     engine_defaults::kVllmGpuMemoryUtilizationFrom021,
+     "v0.27 to v0.31: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate; vllm/config/cache.py "
+     "gpu_memory_utilization 0.92 by default"},
 };
 
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return ceil_div(v, to) * to; }
@@ -282,7 +300,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
   // Activations are in the dtype vLLM serves at (an fp32 checkpoint's auto dtype is bf16 or fp16: 2 B).
   const std::uint64_t act = info(auto_serving_dtype(m, Engine::vllm)).block_bytes;
   const LoadedExtras extras = loaded_extras(in, Engine::vllm);
-  const double utilization = in.gpu_memory_utilization.value_or(kDefaultGpuUtilization);
+  const double utilization = in.gpu_memory_utilization.value_or(release.default_gpu_utilization);
   MemoryBudget b =
       flat_budget(total, utilization, in.weights_per_gpu + padding + extras.encoder + extras.rope, Bytes{0});
   b.modelled = true;
@@ -340,6 +358,9 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
       "the rest of the memory reserved for KV Cache is " + gib(p.pp > 1 ? b.first_stage_kv : b.kv) + "GiB" +
       (p.pp > 1 ? " (rank 0; every stage takes the smallest stage's pool: " + gib_text(b.kv) + ")" : ""));
 
+  if (!in.gpu_memory_utilization && release.default_gpu_utilization != kDefaultGpuUtilization)
+    b.notes.push_back("gpu_memory_utilization " + util +
+                      ": vLLM's default from v0.21.0 (vllm/config/cache.py CacheConfig; PR #38284)");
   note_loaded_extras(b, m, extras, total,
                      "vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not modelled");
   if (padding.value != 0)
@@ -366,7 +387,12 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back(
         "CUDA graph memory is not subtracted (vLLM up to 0.20 prints its estimate only; "
         "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts it)");
-  if (release.first_minor >= 21 || in.engine.version == "0.20")
+  if (release.first_minor == 27)
+    b.notes.push_back(
+        "vLLM 0.27 to 0.31: 0.19's profile-run figures, checked against one 0.31.0 start-up only "
+        "(Llama-3.1-8B, one A100 80GB: KV 0.11 GiB under the logged 56.21 GiB; vLLM logs its CUDA graph "
+        "estimate inside the peak activation)");
+  else if (release.first_minor >= 21 || in.engine.version == "0.20")
     b.notes.push_back(
         "the activation and non-torch figures follow vLLM 0.19's profile run; releases from 0.20 "
         "were not checked against start-up logs");
@@ -636,7 +662,7 @@ VllmBudgetRelease vllm_budget_release(const EngineOptions& o) {
   for (const auto& row : kVllmBudgetReleases)
     if (minor >= row.first_minor && minor <= row.last_minor) return row;
   throw Error("engine_version",
-              "'" + o.release + "' is not a vLLM release kvplan models: releases 0.11 to 0.26");
+              "'" + o.release + "' is not a vLLM release kvplan models: releases 0.11 to 0.31");
 }
 
 std::string vllm_rules_for_release(std::string_view release) {
@@ -646,9 +672,11 @@ std::string vllm_rules_for_release(std::string_view release) {
   if (minor && *minor >= 11 && *minor <= 19) return "v1";
   if (minor && *minor == 20) return "0.20";
   if (minor && *minor >= 21 && *minor <= 25) return "0.21";
-  if (minor && *minor == 26) return "0.26";
+  // 0.27 to 0.31 keep 0.26's KV rules (PR #47728's in-flight reserve); their budget row differs
+  // (kVllmBudgetReleases: the default utilisation). 0.31 is the newest release seen.
+  if (minor && *minor >= 26 && *minor <= 31) return "0.26";
   throw Error("engine_version", "'" + std::string(release) +
-                                    "' is not a vLLM release kvplan models: releases 0.11 to 0.26 (e.g. "
+                                    "' is not a vLLM release kvplan models: releases 0.11 to 0.31 (e.g. "
                                     "0.19.0), or the rule sets v1, 0.20, 0.21, 0.26, v0");
 }
 

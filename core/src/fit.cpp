@@ -566,12 +566,15 @@ std::string layout_line(const Plan& p) {
   const std::string rev = revision.empty() ? std::string() : " --revision " + revision;
   const std::string ctx = std::to_string(in.context.value);
   // The user's fraction as given (fraction2); else the engine's default as the budget took it (SGLang's is
-  // computed to three decimals, printed as it is so the server takes the same).
-  const std::string util = in.deployment.gpu_memory_utilization
-                               ? fraction2(*in.deployment.gpu_memory_utilization)
-                           : in.engine.engine == Engine::sglang && p.budget.utilization > 0.0
-                               ? format_fixed(p.budget.utilization, 3)
-                               : fraction2(kDefaultGpuUtilization);
+  // computed to three decimals, printed as it is so the server takes the same; vLLM's by release, 0.92 from
+  // 0.27 in kvplan's rows).
+  const std::string util =
+      in.deployment.gpu_memory_utilization ? fraction2(*in.deployment.gpu_memory_utilization)
+      : in.engine.engine == Engine::sglang && p.budget.utilization > 0.0
+          ? format_fixed(p.budget.utilization, 3)
+      : in.engine.engine == Engine::vllm && p.budget.modelled && p.budget.utilization > 0.0
+          ? fraction2(p.budget.utilization)
+          : fraction2(kDefaultGpuUtilization);
   std::string s;
   switch (in.engine.engine) {
     case Engine::sglang:

@@ -50,6 +50,51 @@ void check_layer_pattern_keys(const Reader& r, std::uint64_t layers) {
   }
 }
 
+/// Qwen3-VL's vision tower (vision_config model_type qwen3_vl or qwen3_vl_moe), in parameters, as
+/// transformers builds it (models/qwen3_vl/modeling_qwen3_vl.py and
+/// models/qwen3_vl_moe/modeling_qwen3_vl_moe.py Qwen3VLVisionModel / Qwen3VLMoeVisionModel; vLLM's
+/// vllm/model_executor/models/qwen3_vl.py loads the same tensors): the Conv3d patch embedding in_channels x
+/// temporal_patch_size x patch_size^2 x hidden with a bias; the learned position embedding
+/// num_position_embeddings x hidden; depth blocks of two LayerNorms, the qkv (hidden x 3 hidden) and proj
+/// linears with biases and the linear_fc1/linear_fc2 MLP with biases; the merger (a LayerNorm over hidden,
+/// then linear_fc1 of merge x merge and linear_fc2 to out_hidden_size, merge = hidden x spatial_merge_size^2,
+/// both with biases) and one deepstack merger per deepstack_visual_indexes entry (the same with its LayerNorm
+/// over merge: use_postshuffle_norm). The rotary table is a buffer.
+std::uint64_t qwen3_vl_vision_tower(const Reader& v) {
+  const auto need = [&](std::string_view key) {
+    const auto value = v.u64(key);
+    if (!value || *value == 0) v.fail(key, "must be a positive integer (the vision encoder's size)");
+    if (*value > kMaxDimension) v.fail(key, "must be at most " + format_count(kMaxDimension));
+    return *value;
+  };
+  const std::uint64_t h = need("hidden_size"), i = need("intermediate_size"), depth = need("depth"),
+                      patch = need("patch_size"), out = need("out_hidden_size"),
+                      positions = need("num_position_embeddings");
+  const auto optional = [&](std::string_view key, std::uint64_t fallback) {
+    const std::uint64_t value = v.positive_or(key, fallback);
+    if (value > kMaxDimension) v.fail(key, "must be at most " + format_count(kMaxDimension));
+    return value;
+  };
+  // transformers' Qwen3VLVisionConfig defaults: in_channels 3, temporal_patch_size 2, spatial_merge_size 2.
+  const std::uint64_t channels = optional("in_channels", 3), temporal = optional("temporal_patch_size", 2),
+                      merge_size = optional("spatial_merge_size", 2);
+  // One deepstack merger per entry, each a block index (absent: none, as the configuration class's []).
+  const std::uint64_t deepstack =
+      v.u64_list("deepstack_visual_indexes", depth).value_or(std::vector<std::uint64_t>{}).size();
+  const auto mul = [](std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "vision_config"); };
+  const auto add = [](std::uint64_t a, std::uint64_t b) { return checked_add(a, b, "vision_config"); };
+  const std::uint64_t merged = mul(h, mul(merge_size, merge_size));
+  const std::uint64_t mlp = add(add(mul(h, i), i), add(mul(i, h), h));
+  const std::uint64_t block = add(add(add(mul(h, 3 * h), 3 * h), add(mul(h, h), h)), add(mlp, 4 * h));
+  const std::uint64_t merger_linears = add(add(mul(merged, merged), merged), add(mul(merged, out), out));
+  std::uint64_t n = add(mul(mul(channels, temporal), mul(mul(patch, patch), h)), h);  // patch embedding
+  n = add(n, mul(positions, h));
+  n = add(n, mul(depth, block));
+  n = add(n, add(merger_linears, 2 * h));                           // merger, LayerNorm over hidden
+  n = add(n, mul(deepstack, add(merger_linears, mul(2, merged))));  // deepstack mergers, over merge
+  return n;
+}
+
 /// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
 /// ViT encoders as transformers builds them (modeling_siglip.py SiglipVisionTransformer: patch embedding
 /// c x p x p x h + h, position embedding (image / patch)^2 x h, per layer two LayerNorms, q/k/v/o with
@@ -57,8 +102,8 @@ void check_layer_pattern_keys(const Reader& r, std::uint64_t layers) {
 /// vision_use_head; modeling_clip.py CLIPVisionTransformer: the class embedding, one more position, a
 /// pre LayerNorm), and the projector of the families whose one is known (modeling_gemma3.py
 /// Gemma3MultiModalProjector: a vision x text matrix and an RMSNorm; modeling_llava.py
-/// LlavaMultiModalProjector: two linears with biases). Sets encoder_unknown for any other vision model
-/// or projector.
+/// LlavaMultiModalProjector: two linears with biases), and Qwen3-VL's tower with its own mergers
+/// (qwen3_vl_vision_tower). Sets encoder_unknown for any other vision model or projector.
 void count_vision_tower(const json& root, const std::string& origin, std::uint64_t text_hidden,
                         ModelSpec& m) {
   const auto it = root.find("vision_config");
@@ -66,6 +111,10 @@ void count_vision_tower(const json& root, const std::string& origin, std::uint64
   if (!it->is_object()) throw Error(origin + ": /vision_config", "must be an object");
   const Reader v(*it, origin, "/vision_config");
   const std::string type = v.string("model_type").value_or("");
+  if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
+    m.encoder_parameters = qwen3_vl_vision_tower(v);
+    return;
+  }
   const bool siglip = type == "siglip_vision_model", clip = type == "clip_vision_model";
   if (!siglip && !clip) {
     m.encoder_unknown = "the vision encoder (vision_config model_type '" + type + "')";

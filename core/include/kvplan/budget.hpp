@@ -95,13 +95,15 @@ struct VllmBudgetRelease {
   std::uint64_t non_torch_single_gpu = 0;       ///< memory outside torch on one GPU (tp 1, pp 1), bytes
   std::uint64_t non_torch_tensor_parallel = 0;  ///< the same with tp >= 2 (NCCL, custom all-reduce), bytes
   bool subtracts_cuda_graphs = false;           ///< the CUDA graph estimate is taken from the KV memory
-  const char* source = "";                      ///< the tag and file the row follows
+  /// gpu_memory_utilization when none is given (vllm/config/cache.py CacheConfig.gpu_memory_utilization).
+  double default_gpu_utilization = 0.0;
+  const char* source = "";  ///< the tag and file the row follows
 };
 
 /// The vLLM release `o` plans, as its minor number 0.MINOR: of o.release ("0.15.1") where a release number
 /// was typed, else of the rule set o.version (v1 or empty: 19, calibrated on 0.19.0; "0.20": 20; "0.21":
 /// 21; "0.26": 26; "v0": 6, the V0 engine of the 0.6 releases). Throws kvplan::Error("engine_version", ...)
-/// for a release number outside 0.11 to 0.26.
+/// for a release number outside 0.11 to 0.31.
 unsigned vllm_release_minor(const EngineOptions& o);
 
 /// The rules vLLM's budget applies for `o`: the row of o.release ("0.15.1") where a release number was
@@ -230,9 +232,10 @@ struct RequestedName {
 };
 RequestedName requested_name(Engine engine, const MemoryBudget& b);
 
-/// Maps a vLLM release number ("0.19.0", "0.11.2", "0.26") to the rule set kvplan models for it ("v1"
-/// for 0.11 to 0.19, "0.20" for 0.20 to 0.25, "0.26" for 0.26); a rule-set name (engine_versions) is
-/// returned as it is. Throws kvplan::Error("engine_version", ...) naming the known range otherwise.
+/// Maps a vLLM release number ("0.19.0", "0.11.2", "0.31.0") to the rule set kvplan models for it ("v1"
+/// for 0.11 to 0.19, "0.20" for 0.20, "0.21" for 0.21 to 0.25, "0.26" for 0.26 to 0.31; the release's own
+/// budget row, vllm_budget_release, still applies); a rule-set name (engine_versions) is returned as it is.
+/// Throws kvplan::Error("engine_version", ...) naming the known range otherwise.
 std::string vllm_rules_for_release(std::string_view release);
 
 }  // namespace kvplan
