@@ -87,6 +87,22 @@ TEST_CASE("model JSON: hand-built specs round trip in the shared dialect", "[mod
     CHECK(j["kv_lora_rank"] == 512);
     CHECK(!j.contains("num_key_value_heads"));  // 0 in an MLA layer: not written
   }
+  SECTION("a GGUF's pre-split MLA and recurrent rollback, as llama.cpp caches them") {
+    // A scenario reopened with a GGUF model kept neither flag, and llama.cpp's KV and state figures moved.
+    AttentionLayer a;
+    a.kind = AttentionKind::mla;
+    a.num_attention_heads = 16;
+    a.head_dim_k = 192;
+    a.head_dim_v = 128;
+    a.kv_lora_rank = 512;
+    a.qk_rope_head_dim = 64;
+    a.mla_per_head_cache = true;
+    ModelSpec m = model_of({{a, dense(10944), 27}});
+    m.llamacpp_rs_rollback = true;
+    CHECK(round_trip(m) == m);
+    CHECK(presets::attention_to_json(a)["mla_per_head_cache"] == true);
+    CHECK(presets::model_to_json(m)["llamacpp_rs_rollback"] == true);
+  }
   SECTION("chunked (Llama 4) beside full layers") {
     AttentionLayer full = gqa(40, 8, 128, AttentionKind::full);
     const AttentionLayer chunked = gqa(40, 8, 128, AttentionKind::chunked, 8192);

@@ -108,15 +108,32 @@ json attention_to_json(const AttentionLayer& a) {
   count("index_head_dim", a.indexer_head_dim);  // DeepseekV32Config.index_head_dim
   flag("kv_shared", a.kv_shared);
   flag("parallel_recurrent", a.parallel_recurrent);
+  flag("mla_per_head_cache", a.mla_per_head_cache);  // a GGUF's pre-split MLA, as llama.cpp caches it
   if (a.recurrent != RecurrentSpec{}) j["recurrent"] = recurrent_to_json(a.recurrent);
   return j;
 }
 
 AttentionLayer attention_from_json(const json& j, const std::string& where) {
   const ObjectReader r(j, where);
-  r.only({"kind", "num_attention_heads", "num_key_value_heads", "head_dim_k", "head_dim_v", "sliding_window",
-          "attention_chunk_size", "window", "kv_lora_rank", "qk_rope_head_dim", "q_lora_rank", "qkv_bias",
-          "o_bias", "qk_norm", "index_head_dim", "indexer_head_dim", "kv_shared", "parallel_recurrent",
+  r.only({"kind",
+          "num_attention_heads",
+          "num_key_value_heads",
+          "head_dim_k",
+          "head_dim_v",
+          "sliding_window",
+          "attention_chunk_size",
+          "window",
+          "kv_lora_rank",
+          "qk_rope_head_dim",
+          "q_lora_rank",
+          "qkv_bias",
+          "o_bias",
+          "qk_norm",
+          "index_head_dim",
+          "indexer_head_dim",
+          "kv_shared",
+          "parallel_recurrent",
+          "mla_per_head_cache",
           "recurrent"});
   AttentionLayer a;
   a.kind = parse_kind(r.str("kind", "full"), r.at("kind"));
@@ -140,6 +157,7 @@ AttentionLayer attention_from_json(const json& j, const std::string& where) {
   a.indexer_head_dim = u64_or_legacy(r, "index_head_dim", "indexer_head_dim");
   a.kv_shared = r.boolean("kv_shared", false);
   a.parallel_recurrent = r.boolean("parallel_recurrent", false);
+  a.mla_per_head_cache = r.boolean("mla_per_head_cache", false);
   if (const json* rec = r.get("recurrent")) a.recurrent = recurrent_from_json(*rec, r.at("recurrent"));
   return a;
 }
@@ -317,6 +335,7 @@ json model_to_json(const ModelSpec& m) {
           {"encoder_parameters", m.encoder_parameters},
           {"encoder_unknown", m.encoder_unknown},
           {"mtp_layers", m.mtp_layers},
+          {"llamacpp_rs_rollback", m.llamacpp_rs_rollback},
           {"quant", m.quant.method == WeightQuant::Method::none ? json(nullptr) : quant_to_json(m.quant)},
           {"warnings", m.warnings}};
 }
@@ -344,6 +363,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
           "encoder_parameters",
           "encoder_unknown",
           "mtp_layers",
+          "llamacpp_rs_rollback",
           "quant",
           "warnings"},
          {"quant"});
@@ -400,6 +420,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.encoder_parameters = r.u64("encoder_parameters", 0);  // the vision tower vLLM's budget loads
   m.encoder_unknown = r.str("encoder_unknown", "");
   m.mtp_layers = r.u64("mtp_layers", 0);
+  m.llamacpp_rs_rollback = r.boolean("llamacpp_rs_rollback", false);  // from a GGUF's general.architecture
   if (const json* q = r.get("quant")) m.quant = quant_from_json(*q, r.at("quant"));
   if (const json* w = r.get("warnings")) {
     if (!w->is_array()) throw Error(r.at("warnings"), "must be an array of strings");

@@ -23,9 +23,9 @@ namespace kvplan::presets {
 /// head counts; head dims in values (MLA: head_dim_k = qk_nope_head_dim + qk_rope_head_dim, head_dim_v =
 /// v_head_dim); `sliding_window` or, on a chunked layer, `attention_chunk_size` (tokens); MLA's kv_lora_rank,
 /// qk_rope_head_dim, q_lora_rank; qkv_bias, o_bias, qk_norm; index_head_dim; kv_shared;
-/// parallel_recurrent; "recurrent" (the state's RecurrentSpec as an object of its fields, its dtypes by
-/// kvplan name). Never throws. attention_from_json(attention_to_json(a), w) == a, but for
-/// mla_per_head_cache (set by the GGUF reader only), which is not written.
+/// parallel_recurrent; mla_per_head_cache (a GGUF's MLA as llama.cpp caches it); "recurrent" (the state's
+/// RecurrentSpec as an object of its fields, its dtypes by kvplan name). Never throws.
+/// attention_from_json(attention_to_json(a), w) == a.
 nlohmann::json attention_to_json(const AttentionLayer& a);
 
 /// The inverse of attention_to_json; `where` is the object's location for messages ("s.json:
@@ -40,11 +40,10 @@ AttentionLayer attention_from_json(const nlohmann::json& j, const std::string& w
 /// A whole model as JSON: {"id", "name", "source", "layers": [{"count", "attention"
 /// (attention_to_json), "mlp"}], "hidden_size", "vocab_size", ..., "dtype", "weight_dtype",
 /// "embedding_dtype", "expert_weight_dtype" (kvplan dtype names), "published_params", "context_keys",
-/// "quant" (null when unquantised), "warnings"}: every field a preset or a config.json sets, so that
-/// model_from_json(model_to_json(m), w) == m for any model a preset or a config.json alone gives. Not
-/// written: draft_layers, weights_bytes, weights_parameters, weights_origin (a checkpoint's own bytes),
-/// llamacpp_rs_rollback and AttentionLayer::mla_per_head_cache (GGUF only), WeightQuant::at_load (set at
-/// plan time). Counts are integers. Never throws.
+/// "quant" (null when unquantised), "llamacpp_rs_rollback" (a GGUF's architecture), "warnings"}: every field
+/// a preset or a config.json sets, so that model_from_json(model_to_json(m), w) == m for any model a preset
+/// or a config.json alone gives. Not written: draft_layers, weights_bytes, weights_parameters, weights_origin
+/// (a checkpoint's own bytes), WeightQuant::at_load (set at plan time). Counts are integers. Never throws.
 nlohmann::json model_to_json(const ModelSpec& m);
 
 /// The inverse of model_to_json; `where` prefixes error messages ("s.json: /model/architecture").
