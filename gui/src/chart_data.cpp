@@ -162,7 +162,10 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
   bar.parts = {QStringLiteral("weights"), QStringLiteral("KV cache")};
   bar.colors = {QColor(0x4c, 0x72, 0xb0), QColor(0xdd, 0x84, 0x52)};
   bar.values = {gib(g.weights_bytes), gib(g.kv_bytes_total)};
-  if (p.has_gpu && !in.kv_memory && p.budget.modelled) {
+  // SGLang's budget has no activation or CUDA graph part of its own (they live in the 1 - fraction share):
+  // its bar shows the reserve, as its results table does.
+  const bool sglang_budget = in.engine.engine == Engine::sglang && p.budget.modelled && !in.kv_memory;
+  if (p.has_gpu && !in.kv_memory && p.budget.modelled && !sglang_budget) {
     // vLLM's budget, part by part as the results table and vLLM's log name them (core/budget.hpp);
     // together they are per_gpu.reserve_bytes.
     // llama.cpp's one component is its compute buffer (budget.hpp llamacpp_budget): it has no torch and
@@ -178,7 +181,8 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
       bar.values << gib(p.budget.activation) << gib(p.budget.non_torch) << gib(p.budget.cuda_graphs);
     }
   } else {
-    bar.parts << QStringLiteral("reserve");
+    bar.parts << (sglang_budget ? QStringLiteral("reserve (outside mem_fraction_static)")
+                                : QStringLiteral("reserve"));
     bar.colors << QColor(0x8c, 0x8c, 0x8c);
     bar.values << gib(g.reserve_bytes);
   }
@@ -188,8 +192,11 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
   // Lines for the usable memory (memory x utilisation; the reserve is a part of the bar) and the GPU's
   // capacity; with the KV memory given there is no usable-memory figure.
   if (in.gpu) {
-    if (!in.kv_memory && p.budget.modelled && in.engine.engine == Engine::llamacpp) {
-      // llama.cpp has no utilisation: the line is the device's memory, in the table's words.
+    const bool basis_words = in.engine.engine == Engine::llamacpp || in.engine.engine == Engine::trtllm;
+    if (!in.kv_memory && p.budget.modelled && basis_words) {
+      // llama.cpp has no utilisation, and TensorRT-LLM's fraction is of the memory left after its profile
+      // peak, not of the GPU: the line says what it is in the table's words ("held ... (profile peak +
+      // free_gpu_memory_fraction of the rest)").
       const RequestedName device = requested_name(in.engine.engine, p.budget);
       bar.marks.push_back({QStringLiteral("%1 %2 %3 (%4)")
                                .arg(qstr(device.name))
@@ -197,11 +204,13 @@ ChartsData describe_charts(const Figures& f, const QString& model_title, UnitSys
                                .arg(unit, qstr(device.basis)),
                            qstr(device.name), gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
     } else if (!in.kv_memory) {
-      bar.marks.push_back({QStringLiteral("usable %1 %3 (x %2)")
+      // vLLM's and SGLang's "requested", else "usable" (requested_name).
+      const QString word = qstr(requested_name(in.engine.engine, p.budget).name);
+      bar.marks.push_back({QStringLiteral("%4 %1 %3 (x %2)")
                                .arg(gib(g.usable_bytes), 0, 'f', 1)
                                .arg(applied_gpu_utilization(p))
-                               .arg(unit),
-                           QStringLiteral("usable (x %1)").arg(applied_gpu_utilization(p)),
+                               .arg(unit, word),
+                           QStringLiteral("%1 (x %2)").arg(word).arg(applied_gpu_utilization(p)),
                            gib(g.usable_bytes), QColor(0xc4, 0x4e, 0x52), true});
     }
     bar.marks.push_back({QStringLiteral("GPU %1 %2").arg(gib(in.gpu->memory), 0, 'f', 1).arg(unit),

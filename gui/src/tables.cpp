@@ -159,6 +159,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
             Quantity::of_bytes(g.weights_bytes)});
   const bool budget = p.has_gpu && !in.kv_memory && p.budget.modelled;
   const bool sglang = in.engine.engine == Engine::sglang;
+  const bool trtllm = in.engine.engine == Engine::trtllm;
   // llama.cpp has no torch, no utilisation and no CUDA graphs in its budget: its one part is the compute
   // buffer (core/budget.hpp llamacpp_budget), and its memory the device's (requested_name).
   const bool llamacpp = in.engine.engine == Engine::llamacpp;
@@ -175,17 +176,26 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
     add("per_gpu.budget.activation", QStringLiteral("  compute buffer (llama.cpp sched_reserve)"),
         bytes(p.budget.activation));
   } else if (budget) {  // the engine's budget, component by component, in its own words (core/budget.hpp)
+    // TensorRT-LLM's log: "device total memory", "Peak memory during memory usage profiling (torch +
+    // non-torch)" (tensorrt_llm/_torch/pyexecutor/_util.py); vLLM's: total_gpu_memory, "PyTorch activation
+    // peak memory", non_torch_memory (vllm/v1/worker/gpu_worker.py).
+    const QString total = trtllm ? QStringLiteral("device total memory") : QStringLiteral("total_gpu_memory");
     add("per_gpu.budget.total",
-        p.budget.runtime_total ? QStringLiteral("  total_gpu_memory (torch's)")
-                               : QStringLiteral("  total_gpu_memory (nvidia-smi's; torch's unknown)"),
+        p.budget.runtime_total ? QStringLiteral("  %1 (torch's)").arg(total)
+                               : QStringLiteral("  %1 (nvidia-smi's; torch's unknown)").arg(total),
         bytes(p.budget.total));
     if (sglang) {
       add("per_gpu.budget.non_torch", QStringLiteral("  held before the weights load (CUDA, NCCL)"),
           bytes(p.budget.non_torch));
     } else {
-      add("per_gpu.budget.activation", QStringLiteral("  PyTorch activation peak (profile run)"),
+      add("per_gpu.budget.activation",
+          trtllm ? QStringLiteral("  activation peak (profile run of max_num_tokens)")
+                 : QStringLiteral("  PyTorch activation peak (profile run)"),
           bytes(p.budget.activation));
-      add("per_gpu.budget.non_torch", QStringLiteral("  non_torch_memory"), bytes(p.budget.non_torch));
+      add("per_gpu.budget.non_torch",
+          trtllm ? QStringLiteral("  outside torch (CUDA context, NCCL)")
+                 : QStringLiteral("  non_torch_memory"),
+          bytes(p.budget.non_torch));
       add("per_gpu.budget.cuda_graphs", QStringLiteral("  CUDA graphs (subtracted)"),
           bytes(p.budget.cuda_graphs));
     }
@@ -197,7 +207,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
     } else {
       const RequestedName device = requested_name(in.engine.engine, p.budget);
       add("per_gpu.usable_bytes",
-          budget && llamacpp
+          budget && (llamacpp || trtllm)
               ? QStringLiteral("%1 per GPU (%2)").arg(qstr(device.name), qstr(device.basis))
               : (!budget  ? QStringLiteral("usable per GPU (memory x %1)")
                  : sglang ? QStringLiteral("requested per GPU (free before the weights load x %1)")

@@ -2,6 +2,9 @@
 // that does not plan named by its JSON pointer, and llama.cpp's memory budget in llama.cpp's words. Each
 // case drives the window as a person does and failed before its fix; expected figures are worked out by
 // hand from the presets (in comments), not read back from kvplan.
+#include <algorithm>
+#include <cmath>
+
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
@@ -272,6 +275,55 @@ class Round4Test : public QObject {
     // Back under vLLM its own words return.
     engine->setCurrentIndex(engine->findText(QStringLiteral("vllm")));
     QVERIFY(r.label(QStringLiteral("per_gpu.usable_bytes")).startsWith(QStringLiteral("requested per GPU")));
+  }
+
+  // 5. A fresh tester's round: under TensorRT-LLM the memory row read "requested per GPU (total_gpu_memory
+  // x 0.9)" beside a figure that is no such product (TensorRT-LLM holds its profile peak and 0.9 of the rest:
+  // budget.cpp trtllm_budget), and the bar's line "usable (x 0.9)"; under SGLang the bar listed vLLM's
+  // activation, non-torch and CUDA graph parts and no reserve, and its line said "usable" where SGLang and
+  // the table say "requested". Each now speaks as the CLI's table does (core requested_name).
+  void trtllmAndSglangBudgetsSpeakTheirWords() {
+    test::Window win;
+    win.w.resize(1366, 768);
+    QVERIFY(QTest::qWaitForWindowExposed(&win.w));
+    auto* engine = win.find<QComboBox>("engine");
+    QVERIFY(engine != nullptr);
+    ResultsModel& r = *win.w.results();
+
+    engine->setCurrentIndex(engine->findText(QStringLiteral("trtllm")));
+    QCOMPARE(win.c.scenario().inputs.engine.engine, Engine::trtllm);
+    test::settle_charts(win.w);
+    QCOMPARE(r.label(QStringLiteral("per_gpu.usable_bytes")),
+             QStringLiteral("held per GPU (profile peak + free_gpu_memory_fraction of the rest)"));
+    QCOMPARE(r.label(QStringLiteral("per_gpu.budget.total")),
+             QStringLiteral("  device total memory (torch's)"));
+    QStringList legend = legend_labels(win.w, ChartPanel::GpuMemory);
+    QVERIFY2(legend.contains(QStringLiteral("held")), qPrintable(legend.join('|')));
+    for (const QString& entry : legend)
+      QVERIFY2(!entry.startsWith(QStringLiteral("usable")), qPrintable(entry));
+    QVERIFY2(
+        describe_charts(win.c.figures(), win.c.modelTitle()).memory.title.contains(QStringLiteral(", held ")),
+        qPrintable(describe_charts(win.c.figures(), win.c.modelTitle()).memory.title));
+
+    engine->setCurrentIndex(engine->findText(QStringLiteral("sglang")));
+    QCOMPARE(win.c.scenario().inputs.engine.engine, Engine::sglang);
+    test::settle_charts(win.w);
+    const QStringList parts = bar_parts(win.w);
+    QVERIFY2(parts.contains(QStringLiteral("reserve (outside mem_fraction_static)")),
+             qPrintable(parts.join('|')));
+    for (const char* vllm_part : {"activation", "non-torch", "CUDA graphs"})
+      QVERIFY2(!parts.contains(QLatin1String(vllm_part)), qPrintable(parts.join('|')));
+    legend = legend_labels(win.w, ChartPanel::GpuMemory);
+    QVERIFY2(std::any_of(legend.begin(), legend.end(),
+                         [](const QString& e) { return e.startsWith(QStringLiteral("requested (x ")); }),
+             qPrintable(legend.join('|')));
+    // The bar's parts add up to what the table says: weights + KV + reserve + free = requested, each part
+    // rounded for its label to 0.1 GiB (0.05 at most off, four parts).
+    const ChartsData d = describe_charts(win.c.figures(), win.c.modelTitle());
+    const PerGpu& g = win.c.figures().plan.per_gpu;
+    double sum = 0;
+    for (const double v : d.memory.values) sum += v;
+    QVERIFY2(std::abs(sum - to_gib(g.usable_bytes)) <= 0.2, qPrintable(QString::number(sum)));
   }
 };
 
