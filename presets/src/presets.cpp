@@ -184,6 +184,17 @@ std::vector<GpuPreset> gpus_in_file(const fs::path& path) {
 }  // namespace
 
 namespace {
+/// `read(dir)`, read once per process and folder (a cache per T, the last folder's): for the built-in
+/// folder, the installation's files. Thread-safe (the GUI looks presets up from worker threads).
+template <class T>
+std::vector<T> read_once(const PresetDir& dir, std::vector<T> (*read)(const PresetDir&)) {
+  static std::mutex mutex;
+  static std::optional<std::pair<fs::path, std::vector<T>>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!cache || cache->first != dir.path) cache.emplace(dir.path, read(dir));
+  return cache->second;
+}
+
 /// The presets of one folder's models/, in file order. Throws kvplan::Error naming the file and the JSON
 /// path for a file that is not a preset, an id that differs from its file name, or two presets of one id.
 std::vector<ModelPreset> presets_in(const PresetDir& dir) {
@@ -221,13 +232,7 @@ std::vector<ModelPreset> presets_in(const PresetDir& dir) {
 /// not the user's, and reading their 200 KB of JSON again on every lookup was most of a lookup's time
 /// (fuzz_preset ran 56 inputs a second under ASan). A user's folder is read every time. Thread-safe (the
 /// GUI looks models up from worker threads).
-std::vector<ModelPreset> builtin_presets(const PresetDir& dir) {
-  static std::mutex mutex;
-  static std::optional<std::pair<fs::path, std::vector<ModelPreset>>> cache;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (!cache || cache->first != dir.path) cache.emplace(dir.path, presets_in(dir));
-  return cache->second;
-}
+std::vector<ModelPreset> builtin_presets(const PresetDir& dir) { return read_once(dir, presets_in); }
 }  // namespace
 
 std::vector<ModelPreset> list_models() {
@@ -375,13 +380,7 @@ std::vector<GpuPreset> gpus_in(const PresetDir& dir) {
 
 /// The built-in folder's GPUs, read once per process and folder, as builtin_presets reads its models: the
 /// installation's file, not the user's, and every GPU lookup read and checked it again. Thread-safe.
-std::vector<GpuPreset> builtin_gpus(const PresetDir& dir) {
-  static std::mutex mutex;
-  static std::optional<std::pair<fs::path, std::vector<GpuPreset>>> cache;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (!cache || cache->first != dir.path) cache.emplace(dir.path, gpus_in(dir));
-  return cache->second;
-}
+std::vector<GpuPreset> builtin_gpus(const PresetDir& dir) { return read_once(dir, gpus_in); }
 }  // namespace
 
 std::vector<GpuPreset> list_gpu_presets() {
