@@ -236,7 +236,12 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
     const EngineResult& e = p.engine;
     add("engine.rules", QStringLiteral("engine rules"), qstr(e.rules));
     if (e.bytes_per_token)
-      add("engine.bytes_per_token", QStringLiteral("engine bytes per token per GPU"),
+      // llama.cpp's figure is a cell's K and V over every layer, whatever the devices (engine_llamacpp.cpp:
+      // "per cell, every layer"); under pp each device holds only its layers' share of it.
+      add("engine.bytes_per_token",
+          in.engine.engine == Engine::llamacpp
+              ? QStringLiteral("engine bytes per cell (every layer, all devices)")
+              : QStringLiteral("engine bytes per token per GPU"),
           bytes(*e.bytes_per_token));
     if (e.block_size != 0)
       add("engine.block_size", QStringLiteral("engine block"),

@@ -272,6 +272,9 @@ class Round4Test : public QObject {
     // H100 SXM's 85,520,809,984 B = 79.65 GiB.
     const QString title = describe_charts(win.c.figures(), win.c.modelTitle()).memory.title;
     QVERIFY2(title.contains(QStringLiteral("device memory 79.2 GiB of 79.6 GiB: fits")), qPrintable(title));
+    // Its per-token figure is a cell over every layer, not a GPU's share (the CLI: "per cell, every layer").
+    QCOMPARE(r.label(QStringLiteral("engine.bytes_per_token")),
+             QStringLiteral("engine bytes per cell (every layer, all devices)"));
     // Back under vLLM its own words return.
     engine->setCurrentIndex(engine->findText(QStringLiteral("vllm")));
     QVERIFY(r.label(QStringLiteral("per_gpu.usable_bytes")).startsWith(QStringLiteral("requested per GPU")));
