@@ -439,7 +439,11 @@ bool Controller::openModelFile(const QString& path) {
 }
 
 bool Controller::openFile(const QString& path) {
-  if (QFileInfo(path).isDir() || presets::is_gguf_file(fspath(path))) return openModelFile(path);
+  // A .gguf without GGUF's magic is a model file that load_model_file refuses as "not a GGUF file", not
+  // JSON to be read as a scenario ("malformed JSON").
+  if (QFileInfo(path).isDir() || presets::is_gguf_file(fspath(path)) ||
+      QFileInfo(path).suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0)
+    return openModelFile(path);
   try {
     if (is_scenario(presets::read_json_file(fspath(path)))) return loadScenario(path);
   } catch (const std::exception& e) {

@@ -193,7 +193,13 @@ Scenario read_scenario(const json& j, const std::string& origin, const std::stri
     if (path.is_relative() && !base_dir.empty()) path = base_dir / path;
     path = path.lexically_normal();
     s.source = {ModelSource::Kind::file, path.string()};
-    s.base = presets::load_model_file(path);
+    try {
+      s.base = presets::load_model_file(path);
+    } catch (const Error& e) {
+      // The model file's own error ("/etc/passwd: malformed JSON ..."), named under the scenario's key, so
+      // the user sees which file of theirs pointed there: "s.json: /model/file: /etc/passwd: ...".
+      throw Error(mr.at("file"), e.what());
+    }
   } else if (mr.boolean("custom", false)) {
     s.source = {ModelSource::Kind::custom, ""};
   } else {

@@ -199,6 +199,24 @@ class Round4Test : public QObject {
              qPrintable(error));
     QCOMPARE(win.c.scenario().baselines.size(), std::size_t{1});
 
+    // A model file the scenario points at that is refused is named under the scenario's key (it said
+    // "passwd.json: malformed JSON ..." alone, with no word of the scenario that named it).
+    const QString not_json = write_file(dir, "passwd.json", "root:x:0:0:root:/root:/bin/bash\n");
+    const QString points = write_file(
+        dir, "points.json",
+        R"({"kvplan_scenario": 1, "model": {"file": "passwd.json"}, "context": 4096, "users": 1})");
+    test::drop(win.w, points);
+    error = win.w.shownError();
+    QVERIFY2(error.startsWith(QStringLiteral("points.json: /model/file: ")) &&
+                 error.contains(QStringLiteral("malformed JSON")),
+             qPrintable(error));
+    (void)not_json;
+    // A .gguf without GGUF's magic is a model file refused as not GGUF, not a scenario of malformed JSON.
+    const QString fake = write_file(dir, "random.gguf", "{\"not\": \"gguf\"}");
+    QVERIFY(!win.c.openFile(fake));
+    error = win.w.shownError();
+    QVERIFY2(error.contains(QStringLiteral("not a GGUF file")), qPrintable(error));
+
     // The file's own inputs that do not plan are named the same way (it said "tensor parallel (tp): ..."
     // with no file): gpus 3 at tp 3 on 32 heads.
     const Scenario kept = win.c.scenario();
