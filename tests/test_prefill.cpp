@@ -91,4 +91,11 @@ TEST_CASE("one token's FLOPs and prompts whose FLOPs pass 2^64", "[prefill]") {
   // chunks of 10 pairs = 2,500: 256 x (500,500 + 2,997 + 2,500) = 129,535,232.
   CHECK(prefill_flops(m, 1000).attention == 129'535'232ULL);
   CHECK_THAT(prefill_flops_approx(m, 1000), Catch::Matchers::WithinRel(129535232.0, 1e-15));
+  // One token past 2^64: at position 10^15 the big model's token is 32 x 16,384 x 10^15 = 5.24288e20 FLOPs.
+  // The exact count refuses; the estimate gives it (a decode step's speed at that context needs no more).
+  CHECK_THROWS_AS(token_flops(big, 1'000'000'000'000'000ULL), Error);
+  CHECK_THAT(token_flops_approx(big, 1'000'000'000'000'000ULL),
+             Catch::Matchers::WithinRel(5.24288e20, 1e-12));
+  CHECK_THAT(token_flops_approx(m, 6), Catch::Matchers::WithinRel(256.0 * (6 + 3 + 2), 1e-15));
+  CHECK_THROWS_AS(token_flops_approx(m, 0), Error);
 }

@@ -101,6 +101,11 @@ double prefill_flops_approx(const ModelSpec& m, std::uint64_t n) {
          attention_flops<double>(m, n, false);
 }
 
+double token_flops_approx(const ModelSpec& m, std::uint64_t position) {
+  check_prefill(m, position);
+  return 2.0 * static_cast<double>(active_parameter_count(m)) + attention_flops<double>(m, position, true);
+}
+
 PrefillComparison compare_prefill(const ModelSpec& m, std::uint64_t prompt_tokens,
                                   std::uint64_t versus_tokens) {
   PrefillComparison c;

@@ -62,8 +62,17 @@ DecodeStep decode_step(const ModelSpec& m, const KvDtypes& t, const Parallelism&
   s.kv_bytes_per_gpu = per_sequence * batch;
 
   // FLOPs of the token at position `context`: the prefill of L tokens less that of L - 1 (token_flops).
-  s.flops_per_gpu = static_cast<double>(token_flops(m, std::max<std::uint64_t>(context.value, 1))) *
-                    static_cast<double>(batch) / tp;
+  // Exact where it fits in 64 bits; past that in doubles, as the TTFT below: a time needs no exact count
+  // (it said "--prompt: overflows" for a 10^15-token context, naming a flag `size` does not have).
+  const std::uint64_t position = std::max<std::uint64_t>(context.value, 1);
+  double token = 0;
+  try {
+    token = static_cast<double>(token_flops(m, position));
+  } catch (const Error& e) {
+    if (e.field() != "prompt") throw;
+    token = token_flops_approx(m, position);
+  }
+  s.flops_per_gpu = token * static_cast<double>(batch) / tp;
 
   const double bytes = s.weight_bytes_per_gpu + static_cast<double>(s.kv_bytes_per_gpu.value);
   s.memory_s = bytes / (static_cast<double>(gpu.memory_bandwidth_bytes_per_s) * e.memory);

@@ -123,6 +123,11 @@ kvplan_bad("gpu memory negative" "--gpu-memory: must not be negative\n$" size ll
 # 99,999,999 x 2^40 = 1.1e20 > 2^64.
 kvplan_bad("gpu memory past 2^64" "--gpu-memory: overflows 64-bit arithmetic\n$" size llama-3.1-8b --gpu-memory 99999999TiB)
 kvplan_bad("weights 1e400" "--weights: unknown unit 'e400'" size llama-3.1-8b --gpu h100-sxm --weights 1e400)
+# A 10^15-token context on a hybrid (4 of 40 layers keep KV): its decode step's FLOPs pass 2^64 and are
+# estimated in doubles, as the TTFT's are; it said "--prompt: overflows", a flag size does not have.
+kvplan_cli_ok("catalogue: a 10^15 context on a hybrid has a speed"
+  "TTFT \\(1,000,000,000,000,000 tokens\\)"
+  size granite-4.0-h-tiny --engine llamacpp --context 1000000000000000 --kv-unified --gpu h100-sxm)
 # A 300-byte model name is echoed as its first 120 bytes and its length, not whole.
 string(REPEAT "x" 300 kvplan_name_300)
 string(REPEAT "x" 120 kvplan_name_120)

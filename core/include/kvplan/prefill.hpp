@@ -42,6 +42,11 @@ std::uint64_t token_flops(const ModelSpec& m, std::uint64_t position);
 /// ("model") when the parameters are unknown.
 double prefill_flops_approx(const ModelSpec& m, std::uint64_t n);
 
+/// token_flops(m, position) in double precision, for a decode step at a context whose exact count passes
+/// 2^64 (a 10^15-token context on a hybrid whose few attention layers keep the KV small). Same formula
+/// (relative error about 1e-15). Throws as prefill_flops_approx does.
+double token_flops_approx(const ModelSpec& m, std::uint64_t position);
+
 /// Two prompt lengths side by side: how much more work the first is than the second
 /// (the lesson: 40,000 against 2,000 tokens is about 400x for attention).
 struct PrefillComparison {
