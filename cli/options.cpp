@@ -271,7 +271,8 @@ void add_capacity_options(CLI::App& app, CapacityOptions& o) {
   app.add_option(option_names("--gpu-util"), o.gpu_util,
                  alias_help("--gpu-util",
                             "share of GPU memory the engine uses, (0, 1] (default: the engine's; 0.90, "
-                            "SGLang's mem_fraction_static from the GPU's memory and tp as server_args.py "
+                            "vLLM 0.20 and later 0.92 (vllm/config/cache.py), SGLang's mem_fraction_static "
+                            "from the GPU's memory and tp as server_args.py "
                             "computes it; TensorRT-LLM: free_gpu_memory_fraction, a share of the memory "
                             "left after the weights and the profile run, 0.9)"));
   app.add_option("--weights", o.weights, "weights of the whole model (size, or auto)");

@@ -342,3 +342,15 @@ kvplan_cli_ok("fit: DP attention over two nodes (vLLM)"
 # Plain tp 16 is still not a layout past a node: only the DP attention rows are planned.
 kvplan_cli_ok("fit: past a node only DP attention" "2 layouts judged .*dpa16.*dpa16"
   fit deepseek-v3 --engine sglang --context 8192 --users 64 --gpu h200 --tp 16 --dp-attention 1,16 --top 3)
+
+# vLLM runs at most max_num_seqs sequences at once (1,024 by default on an H100: vllm/engine/arg_utils.py).
+# 2,000 users of 128 tokens: the KV cache of one H100 at 0.95 holds 3,717 (tests/test_budget.cpp), the
+# scheduler 1,024: size says so; fit raises --max-num-seqs to the users on one server, and its budget's sampler
+# takes 2,000 sequences: at fit's 0.9, 58,123,608,064 B of KV at 1,024 less 14 x 976 x 128,256 B = 56,371,118,080
+# B pinned; 2,000 x 8 blocks of 2 MiB = 31.2 GiB for the users, 21.2 GiB free, all 2,000 at once.
+kvplan_cli_ok("limit: vLLM's max_num_seqs caps the users at once"
+  "fits +NO\n  max users at 128 tokens +1,024\n.*concurrency: vllm runs at most 1,024 sequences at once \\(max_num_seqs, per replica\\), 2,000 asked; the others wait \\(the KV cache holds 3,717\\)"
+  size llama-3.1-8b --context 128 --users 2000 --gpu h100-sxm --gpu-util 0.95 --engine vllm)
+kvplan_cli_ok("fit: vLLM's --max-num-seqs raised past its default for the users of one server"
+  "31\\.2 GiB +21\\.2 GiB +2,000 [^\n]*\n +vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 1 --pipeline-parallel-size 1 --max-model-len 128 --max-num-seqs 2000 --kv-cache-dtype auto --gpu-memory-utilization 0.90 --kv-cache-memory-bytes 56371118080"
+  fit llama-3.1-8b --context 128 --users 2000 --gpu h100-sxm --engine vllm --kv-dtype bf16 --tp 1 --pp 1 --weight-dtype ckpt)

@@ -9,6 +9,7 @@
 #include "kvplan/budget.hpp"
 #include "kvplan/plan.hpp"
 #include "kvplan/presets.hpp"
+#include "kvplan/units.hpp"
 
 using namespace kvplan;
 
@@ -182,7 +183,9 @@ TEST_CASE("vLLM release numbers map to the rule sets", "[budget][vllm]") {
     CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.31"));
 }
 
-TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.21 on", "[budget][vllm]") {
+TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.20 on", "[budget][vllm]") {
+  // PR #38284 is in the released 0.20.0: its official images log "CUDA graph memory profiling is enabled
+  // (default since v0.21.0)" with an equivalent utilisation below the one set (docs/engines/vllm-budget.md).
   PlanInputs in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
   const Plan v019 = make_plan(in);
   in.engine.version = "0.20";
@@ -190,8 +193,9 @@ TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.21 on", "[budget][vllm]") 
   in.engine.version = "0.21";
   const Plan v021 = make_plan(in);
   CHECK(v019.budget.cuda_graphs.value == 0);
-  CHECK(v020.budget.cuda_graphs.value == 0);
+  CHECK(v020.budget.cuda_graphs.value == 1ULL << 30);
   CHECK(v021.budget.cuda_graphs.value == 1ULL << 30);
+  CHECK(v019.budget.kv.value - v020.budget.kv.value == 1ULL << 30);
   CHECK(v019.budget.kv.value - v021.budget.kv.value == 1ULL << 30);
 }
 
@@ -295,12 +299,23 @@ TEST_CASE("vLLM budget: the rules by release", "[budget][vllm]") {
   CHECK_FALSE(vllm_budget_release(o).subtracts_cuda_graphs);
   o.release = "0.22.1";
   CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
-  // Up to 0.26 the default utilisation kvplan applies stays 0.9; from 0.27 it is vLLM's 0.92
-  // (vllm/config/cache.py, PR #38284), with the CUDA graph estimate still subtracted.
-  for (const char* r : {"0.19.0", "0.21.0", "0.26.0"}) {
+  // Up to 0.19 the default utilisation is 0.9; from 0.20 it is 0.92 (vllm/config/cache.py, raised by PR
+  // #38284 with the CUDA graph profile that vLLM logs as "default since v0.21.0", in the released 0.20.0:
+  // its start-ups list 'gpu_memory_utilization': 0.9 among the "non-default args", and a 0.26.0 start-up
+  // without the flag logs "Desired GPU memory utilization is (0.92, 246.27 GiB)"), with the estimate
+  // subtracted.
+  for (const char* r : {"0.11.0", "0.18.0", "0.19.1"}) {
     o.release = r;
     INFO(r);
     CHECK(vllm_budget_release(o).default_gpu_utilization == 0.90);
+    CHECK_FALSE(vllm_budget_release(o).subtracts_cuda_graphs);
+  }
+  for (const char* r : {"0.20.0", "0.21.0", "0.23.1", "0.26.0"}) {
+    o.release = r;
+    INFO(r);
+    CHECK(vllm_budget_release(o).first_minor == 20);
+    CHECK(vllm_budget_release(o).default_gpu_utilization == 0.92);
+    CHECK(vllm_budget_release(o).subtracts_cuda_graphs);
   }
   for (const char* r : {"0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0"}) {
     o.release = r;
@@ -375,12 +390,21 @@ TEST_CASE("vLLM budget: the 0.31.0 start-up of Llama-3.1-8B on an A100 80GB", "[
   // 60,239,597,731 // 2,097,152 = 28,724 blocks, 459,584 tokens, against 460,496 logged (28,781 blocks).
   REQUIRE(p.engine.kv_cache_tokens.has_value());
   CHECK(*p.engine.kv_cache_tokens == 459584);
-  // The same run under 0.26's row takes kvplan's 0.9: 76,584,635,596 B requested (85,094,039,552 x 0.9
-  // = 76,584,635,596.8), 1,701,880,791 B less.
+  // The same run under 0.26's row is the same budget (0.92, the graph estimate subtracted). Under 0.19's it
+  // takes 0.9: 76,584,635,596 B requested (85,094,039,552 x 0.9 = 76,584,635,596.8), 1,701,880,791 B less,
+  // and no graph estimate, 1,073,741,824 B more: 628,138,967 B less KV (the sampler's 14 B per logit and the
+  // 256 MiB outside torch are the same from 0.18).
   in.engine.release = "0.26.0";
+  in.engine.version = vllm_rules_for_release(in.engine.release);
   const Plan v026 = make_plan(in);
-  CHECK(v026.budget.utilization == 0.90);
-  CHECK(b.kv.value - v026.budget.kv.value == 1701880791ULL);
+  CHECK(v026.budget.utilization == 0.92);
+  CHECK(v026.budget.kv.value == b.kv.value);
+  in.engine.release = "0.19.0";
+  in.engine.version = vllm_rules_for_release(in.engine.release);
+  const Plan v019 = make_plan(in);
+  CHECK(v019.budget.utilization == 0.90);
+  CHECK(v019.budget.cuda_graphs.value == 0);
+  CHECK(b.kv.value - v019.budget.kv.value == 628138967ULL);
 }
 
 TEST_CASE("vLLM budget: weights as vLLM loads them", "[budget][vllm]") {
@@ -681,4 +705,96 @@ TEST_CASE("TensorRT-LLM budget: two discrete-GPU start-ups within 0.5 GiB of the
   const Plan c = make_plan(ada);
   CHECK(c.budget.kv.value == 2790112096ULL);  // floor(11,160,448,384 x 0.25)
   CHECK(std::abs(static_cast<double>(c.budget.kv.value) / kGiB - 2.52) <= 0.5);  // +0.08 GiB
+}
+
+TEST_CASE("vLLM: more users than max_num_seqs wait, whatever the pool holds", "[budget][vllm][plan]") {
+  // vllm/v1/core/sched/scheduler.py runs at most max_num_seqs requests; `vllm serve`'s default on an H100
+  // is 1,024 (vllm/engine/arg_utils.py). Llama-3.1-8B on one H100 at 0.95 under 0.19's rules: requested
+  // 80,777,576,447 B, weights 16,094,076,928, non-torch 268,435,456, activation 2,040,004,608 (14 B x
+  // 1,024 x 128,256 logits + 8,192 x 4,096 x 2 B of hidden states + 128 MiB): 62,375,059,455 B of KV, 29,743
+  // blocks of 16 tokens (2,097,152 B). A 128-token request takes 8 blocks: 3,717 requests fit.
+  PlanInputs in = vllm_inputs("llama-3.1-8b", 1, 1, 0.95);
+  in.context = Tokens{128};
+  in.users = 2000;
+  const Plan p = make_plan(in);
+  REQUIRE(p.budget.kv.value == 62375059455ULL);
+  CHECK_FALSE(p.fits);
+  CHECK(p.max_users == 1024);
+  CHECK(p.limit.kind == Limit::Kind::concurrency);
+  CHECK(p.limit.max_running == 1024);
+  CHECK(p.limit.kv_max_users == 3717);
+  CHECK(describe_limit(p.limit, UnitSystem::iec) ==
+        "concurrency: vllm runs at most 1,024 sequences at once (max_num_seqs, per replica), 2,000 asked; "
+        "the others wait (the KV cache holds 3,717)");
+  // Two replicas: 1,000 users each, within the cap; 2 x min(3,717, 1,024) = 2,048 users at most.
+  in.deployment.parallel.dp = 2;
+  const Plan two = make_plan(in);
+  CHECK(two.fits);
+  CHECK(two.limit.kind == Limit::Kind::fits);
+  CHECK(two.max_users == 2048);
+  // max_num_seqs 2,000 given: the sampler takes 14 x 2,000 x 128,256 = 3,591,168,000 B, + 201,326,592 =
+  // 3,792,494,592 B of activation; 60,622,569,471 B of KV, 28,907 blocks, 3,613 requests: the users fit.
+  in.deployment.parallel.dp = 1;
+  in.engine.max_num_seqs = 2000;
+  const Plan raised = make_plan(in);
+  CHECK(raised.budget.activation.value == 3792494592ULL);
+  CHECK(raised.fits);
+  CHECK(raised.max_users == 2000);
+  // The KV cache binds before the cap: 1,024-token requests take 64 blocks, 464 fit (29,743 / 64), 2,000
+  // asked: the limit is the KV cache's.
+  in.engine.max_num_seqs = 0;
+  in.context = Tokens{1024};
+  const Plan kv = make_plan(in);
+  CHECK(kv.limit.kind == Limit::Kind::kv_cache);
+  CHECK(kv.max_users == 464);
+  // SGLang, TensorRT-LLM and llama.cpp: no cap modelled (their own rows).
+  in.context = Tokens{128};
+  in.engine.engine = Engine::sglang;
+  CHECK_FALSE(max_running_sequences(make_plan(in), in).has_value());
+}
+
+TEST_CASE("vLLM budget: 0.26.0 and 0.27.1 start-ups without --gpu-memory-utilization", "[budget][vllm]") {
+  // Public notes files in the stored public-code index (docs/engines/vllm-budget.md, "0.20 to 0.30").
+  // 1. vLLM 0.26.0, google/gemma-4-31B-it on a B300 (V1 runner): "Free memory on device (267.08/267.69 GiB)
+  //    on startup. Desired GPU memory utilization is (0.92, 246.27 GiB)"; a sibling 0.26.0 run on that GPU
+  //    with no --gpu-memory-utilization in its command logs the same 0.92. kvplan given only the model, the
+  //    GPU's 267.69 GiB, the release and max_model_len 16,384: 267.69 GiB = 287,429,948,866 B (floored), x
+  //    0.92 = 264,435,552,956 B requested (floored) = 246.27 GiB, as logged.
+  PlanInputs in;
+  in.model = presets::find_model("gemma-4-31b");
+  in.context = Tokens{16384};
+  in.gpu = custom_gpu(parse_bytes("267.69GiB"));
+  in.engine.engine = Engine::vllm;
+  in.engine.release = "0.26.0";
+  in.engine.version = vllm_rules_for_release(in.engine.release);
+  const Plan gemma = make_plan(in);
+  CHECK(gemma.budget.utilization == 0.92);
+  CHECK(gemma.budget.requested.value == 264435552956ULL);
+  CHECK(gemma.budget.lines[0] == "total_gpu_memory (267.69GiB) x gpu_memory_utilization (0.92) = 246.27GiB");
+  // Logged: 58.99 GiB of weights, 3.9 of peak activation, 0.25 non-torch, an estimate of 0.76 for the CUDA
+  // graphs: 182.37 GiB of KV (217,116 tokens). kvplan's KV is within 1.5 GiB above it: its weights leave
+  // out Gemma 4's vision tower (a note says so; 57.63 against 58.99 GiB), the rest agrees within 0.25 GiB.
+  const double kv = static_cast<double>(gemma.budget.kv.value) / kGiB;
+  CHECK(kv >= 182.37);
+  CHECK(kv <= 182.37 + 1.5);
+  // 2. vLLM 0.27.1, Qwen/Qwen3-8B on an RTX 4090, `vllm serve` with --max-model-len 8192 and no utilisation:
+  //    "Desired GPU memory utilization is (0.92, 21.64 GiB)", "Model loading took 15.27 GiB", "Available KV
+  //    cache memory: 4.92 GiB" (the first start-up, compiling; 5.91 GiB on warm restarts, whose logged peak
+  //    activation fell from 1.18 to 0.19 GiB). The GPU's torch total: 23.52 GiB (0.92 x 23.52 = 21.64).
+  in.model = presets::find_model("qwen3-8b");
+  in.context = Tokens{8192};
+  in.gpu = custom_gpu(parse_bytes("23.52GiB"));
+  in.engine.release = "0.27.1";
+  in.engine.version = vllm_rules_for_release(in.engine.release);
+  const Plan qwen = make_plan(in);
+  CHECK(qwen.budget.utilization == 0.92);
+  CHECK(std::abs(static_cast<double>(qwen.budget.requested.value) / kGiB - 21.64) < 0.005);
+  CHECK(std::abs(static_cast<double>(qwen.budget.weights.value) / kGiB - 15.27) < 0.005);
+  // A GPU under 70 GiB: 256 sequences and 2,048 batched tokens; the sampler 14 x 256 x 151,936 +
+  // 2,048 x 4,096 x 2 + 128 MiB = 695,533,568 B (0.65 GiB), with the 1 GiB graph estimate 1.65 GiB against
+  // the cold start's 1.18 logged: the pool is under the log by less than 0.5 GiB.
+  CHECK(qwen.budget.activation.value == 695533568ULL);
+  const double qkv = static_cast<double>(qwen.budget.kv.value) / kGiB;
+  CHECK(qkv <= 4.92);
+  CHECK(qkv >= 4.92 - 0.5);
 }

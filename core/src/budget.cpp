@@ -145,12 +145,18 @@ constexpr VllmBudgetRelease kVllmBudgetReleases[] = {
     {17, 17, kSamplerBytesPerLogit, kNonTorchSingleGpuTo017, kNonTorchTensorParallel, false,
      kDefaultGpuUtilization,
      "v0.17.0: vllm/v1/sample/ops/topk_topp_triton.py masks top-k/top-p in Triton (PR #33538)"},
-    {18, 20, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, false,
-     kDefaultGpuUtilization, "v0.18.0 to v0.20: as v0.17.0, 0.25 GiB outside torch on one GPU"},
-    // vLLM's own default is 0.92 from v0.21.0 (PR #38284, engine_defaults.hpp); these rows keep 0.9, the
-    // figure kvplan has always used for them, until a 0.21 to 0.26 start-up without the flag is checked.
-    {21, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true, kDefaultGpuUtilization,
-     "v0.21.0 to v0.26: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate"},
+    {18, 19, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, false,
+     kDefaultGpuUtilization, "v0.18.0 to v0.19: as v0.17.0, 0.25 GiB outside torch on one GPU"},
+    // PR #38284 turned the CUDA graph profile on "and correspondingly increases the default
+    // --gpu-memory-utilization to 0.92" (its description; engine_defaults.hpp). Slated for v0.21 (its log
+    // line says "default since v0.21.0"), it is in the released v0.20.0: two start-ups of the official
+    // vllm/vllm-openai:v0.20.0 images log that line with "--gpu-memory-utilization=0.9000 is equivalent to
+    // ... 0.8878 without CUDA graph memory profiling", and list 'gpu_memory_utilization': 0.9 among their
+    // "non-default args" (docs/engines/vllm-budget.md).
+    {20, 26, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
+     engine_defaults::kVllmGpuMemoryUtilizationFrom020,
+     "v0.20.0 to v0.26: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate; vllm/config/cache.py "
+     "gpu_memory_utilization 0.92 by default"},
     // v0.27.0 to v0.31.0 (0.27.1, 0.28.0, 0.29.0, 0.30.0 and 0.31.0 start-ups seen; none later): the same
     // budget as v0.21 to v0.26. gpu_worker.py determine_available_memory still subtracts the CUDA graph
     // estimate ("CUDA graph memory profiling is enabled (default since v0.21.0)" logged by 0.27.1 and
@@ -160,7 +166,7 @@ constexpr VllmBudgetRelease kVllmBudgetReleases[] = {
     // Llama-3.1-8B: 15.26 GiB consumed less 15.0 GiB of weights). Default utilisation 0.92
     // (vllm/config/cache.py; the 0.31.0 log: "Desired GPU memory utilization is (0.92, 72.91 GiB)").
     {27, 31, kSamplerBytesPerLogit, kNonTorchSingleGpu, kNonTorchTensorParallel, true,
-     engine_defaults::kVllmGpuMemoryUtilizationFrom021,
+     engine_defaults::kVllmGpuMemoryUtilizationFrom020,
      "v0.27 to v0.31: vllm/v1/worker/gpu_worker.py subtracts the CUDA graph estimate; vllm/config/cache.py "
      "gpu_memory_utilization 0.92 by default"},
 };
@@ -360,7 +366,7 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
 
   if (!in.gpu_memory_utilization && release.default_gpu_utilization != kDefaultGpuUtilization)
     b.notes.push_back("gpu_memory_utilization " + util +
-                      ": vLLM's default from v0.21.0 (vllm/config/cache.py CacheConfig; PR #38284)");
+                      ": vLLM's default from v0.20.0 (vllm/config/cache.py CacheConfig; PR #38284)");
   note_loaded_extras(b, m, extras, total,
                      "vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not modelled");
   if (padding.value != 0)
@@ -381,21 +387,21 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back("non-torch memory with both tp and pp is taken as tp's (" + gib_text(b.non_torch) +
                       "): no log of that layout was checked");
   if (graphs)
-    b.notes.push_back("CUDA graph memory: vLLM 0.21 and later subtract their estimate; taken as " +
+    b.notes.push_back("CUDA graph memory: vLLM 0.20 and later subtract their estimate; taken as " +
                       gib_text(b.cuda_graphs) + " (0.54 to 1.69 GiB in the 0.19.0 logs)");
   else
     b.notes.push_back(
-        "CUDA graph memory is not subtracted (vLLM up to 0.20 prints its estimate only; "
+        "CUDA graph memory is not subtracted (vLLM up to 0.19 prints its estimate only; "
         "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts it)");
   if (release.first_minor == 27)
     b.notes.push_back(
-        "vLLM 0.27 to 0.31: 0.19's profile-run figures, checked against one 0.31.0 start-up only "
-        "(Llama-3.1-8B, one A100 80GB: KV 0.11 GiB under the logged 56.21 GiB; vLLM logs its CUDA graph "
-        "estimate inside the peak activation)");
-  else if (release.first_minor >= 21 || in.engine.version == "0.20")
+        "vLLM 0.27 to 0.31: 0.19's profile-run figures, checked against two start-ups (0.31.0, "
+        "Llama-3.1-8B on an A100 80GB: KV 0.11 GiB under the logged 56.21 GiB; 0.27.1, Qwen3-8B on an RTX "
+        "4090: 0.45 GiB under 4.92 GiB); vLLM logs its CUDA graph estimate inside the peak activation");
+  else if (release.first_minor == 20)
     b.notes.push_back(
-        "the activation and non-torch figures follow vLLM 0.19's profile run; releases from 0.20 "
-        "were not checked against start-up logs");
+        "the activation and non-torch figures follow vLLM 0.19's profile run, checked against one 0.26.0 "
+        "start-up (Gemma-4-31B on a B300: the activation 0.19 GiB under the logged 3.9 GiB)");
   else if (release.first_minor == 12)
     b.notes.push_back(
         "vLLM 0.12 to 0.16's figures were checked against 0.15 and 0.16 start-ups on one GPU only (0.12 to "

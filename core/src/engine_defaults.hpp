@@ -14,8 +14,8 @@ inline constexpr std::uint64_t kVllmMaxNumBatchedTokens = 8192;
 /// `gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)` (as of v0.25.0, v0.27.1 and v0.30.0),
 /// raised from 0.9 by vllm-project/vllm PR #38284 ("[Startup][UX] Enable CUDAGraph memory profiling by
 /// default", merged for v0.21), which turned the CUDA graph memory profile on in the same change. kvplan
-/// applies it from 0.27 (budget.cpp kVllmBudgetReleases); 0.21 to 0.26 keep 0.9 for now.
-inline constexpr double kVllmGpuMemoryUtilizationFrom021 = 0.92;
+/// applies it from 0.21 (budget.cpp kVllmBudgetReleases).
+inline constexpr double kVllmGpuMemoryUtilizationFrom020 = 0.92;
 /// SGLang page_size (python/sglang/srt/server_args.py, ServerArgs.page_size).
 inline constexpr std::uint64_t kSglangPageSize = 1;
 /// TensorRT-LLM KvCacheConfig.tokens_per_block (tensorrt_llm/llmapi/llm_args.py).

@@ -13,7 +13,8 @@
 //    num_blocks / sum over groups of cdiv(max_memory_usage_bytes, page_size).
 //  - GPU KV cache size (_report_kv_cache_config), version "v1" (the default; vLLM up to at least v0.19.0):
 //    num_blocks // groups * min block_size tokens. Versions "0.20", "0.21" and "0.26" (vLLM v0.20 and later;
-//    "0.21" differs from "0.20" only in its memory budget, budget.cpp;
+//    "0.21" is "0.20" by another name (their memory budgets are one row since the CUDA graph estimate
+//    and the 0.92 default were found in 0.20.0, budget.cpp);
 //    changed after v0.19.0, see docs/engines/vllm-kv-report.md): int(max_concurrency * max_model_len),
 //    in Python floats.
 //  - max_memory_usage_bytes: full cdiv(max_model_len, bs) pages; SlidingWindowSpec

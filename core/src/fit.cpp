@@ -567,7 +567,7 @@ std::string layout_line(const Plan& p) {
   const std::string ctx = std::to_string(in.context.value);
   // The user's fraction as given (fraction2); else the engine's default as the budget took it (SGLang's is
   // computed to three decimals, printed as it is so the server takes the same; vLLM's by release, 0.92 from
-  // 0.27 in kvplan's rows).
+  // 0.21).
   const std::string util =
       in.deployment.gpu_memory_utilization ? fraction2(*in.deployment.gpu_memory_utilization)
       : in.engine.engine == Engine::sglang && p.budget.utilization > 0.0
@@ -642,11 +642,12 @@ std::string layout_line(const Plan& p) {
                  "; llamacpp's rules have it)";
       }
       // Under DP attention vLLM's tp is each data-parallel rank's, and --max-num-seqs each rank's
-      // scheduler's.
+      // scheduler's: the max_num_seqs the budget took where given or raised (fit), else the rank's users.
       s = "vllm serve " + repo + rev + " --tensor-parallel-size " + std::to_string(par.tp / n) +
           " --pipeline-parallel-size " + std::to_string(par.pp) + " --max-model-len " + ctx +
-          " --max-num-seqs " + std::to_string(rank_seqs) + " --kv-cache-dtype " + vllm_kv(p) +
-          " --gpu-memory-utilization " + util;
+          " --max-num-seqs " +
+          std::to_string(in.engine.max_num_seqs != 0 ? in.engine.max_num_seqs : rank_seqs) +
+          " --kv-cache-dtype " + vllm_kv(p) + " --gpu-memory-utilization " + util;
       // The pool the plan predicted, pinned: vLLM then skips its profile-based sizing
       // (CacheConfig.kv_cache_memory_bytes, vllm/v1/worker/gpu_worker.py), so the server cannot hold a
       // different pool than the row promises.
@@ -840,6 +841,18 @@ FitResult fit(const FitRequest& request) {
       throw Error("weight_dtype",
                   whole_load_reason(engine) + ", and its weights per GPU pass the GPU's memory");
   };
+  // The engine's options at a layout. vLLM runs at most max_num_seqs sequences at once (plan.hpp
+  // max_running_sequences): where `vllm serve`'s default for the GPU is below one server's users and none
+  // was given, the launch line raises it to them, and the budget's sampler run takes as many.
+  const auto engine_at = [&](const Gpu& gpu, std::uint64_t dpa) {
+    EngineOptions o = r.engine;
+    if (engine == Engine::vllm && o.max_num_seqs == 0 && o.version != "v0") {
+      const std::uint64_t server_seqs = ceil_div(r.users, dpa);
+      if (server_seqs > vllm_default_max_num_seqs(gpu.runtime_memory.value_or(gpu.memory), gpu.name))
+        o.max_num_seqs = std::min(server_seqs, kMaxEngineMaxNumSeqs);
+    }
+    return o;
+  };
   std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
   // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
   std::vector<std::pair<std::string, std::uint64_t>> refusals;
@@ -857,7 +870,7 @@ FitResult fit(const FitRequest& request) {
               in.context = r.context;
               in.users = r.users;
               in.deployment = r.deployment;
-              in.engine = r.engine;
+              in.engine = engine_at(gpu, dpa);
               in.gpu = gpu;
               in.kv = kv;
               in.deployment.parallel = Parallelism{tp, pp, 1};
@@ -966,9 +979,9 @@ FitResult fit(const FitRequest& request) {
     c.in.model = variants[c.variant]->in.model;
     c.in.context = r.context;
     c.in.users = r.users;
-    c.in.engine = r.engine;
     const Parallelism par = c.in.deployment.parallel;
     const std::uint64_t dpa = c.in.deployment.dp_attention;
+    c.in.engine = engine_at(*c.in.gpu, dpa);
     c.in.deployment = r.deployment;
     c.in.deployment.parallel = par;
     c.in.deployment.dp_attention = dpa;
@@ -997,6 +1010,7 @@ FitResult fit(const FitRequest& request) {
     const PreparedModel& prepared = *variants[nearest->variant]->prepared;
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
+    in.engine = engine_at(*nearest->gpu, nearest->dp_attention);
     in.deployment.parallel = nearest->parallel;
     in.deployment.dp_attention = nearest->dp_attention;
     n.plan = make_plan(prepared, in, true);

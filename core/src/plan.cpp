@@ -99,6 +99,11 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
       return "fits: " + format_count(l.users, "user", "users") + " x " + format_count(l.context.value) +
              " tokens within " + format_bytes(l.available, u) + " " + where +
              (l.engine == Engine::ideal ? "" : " (" + engine + " rules)");
+    case Limit::Kind::concurrency:
+      return "concurrency: " + engine + " runs at most " + format_count(l.max_running) +
+             (l.max_running == 1 ? " sequence" : " sequences") + " at once (max_num_seqs, per replica), " +
+             format_count(l.users) + " asked; the others wait (the KV cache holds " +
+             format_count(l.kv_max_users) + ")";
     case Limit::Kind::kv_cache:
       if (l.engine == Engine::ideal)
         return "KV cache: " + format_count(l.users, "user", "users") + " x " + format_count(l.context.value) +
@@ -872,6 +877,20 @@ void capacity(Plan& p, const EnginePolicy& policy, const PreparedModel& pm, cons
   p.limit.kind = p.fits ? Limit::Kind::fits : Limit::Kind::kv_cache;
   p.limit.available = memory;
   p.limit.needed = g.kv_bytes_total;
+  // The engine's scheduler runs at most `running` sequences per replica at once: more users wait, whatever
+  // the pool holds. The limit is the concurrency where the pool holds at least that many.
+  if (const auto running = max_running_sequences(p, in)) {
+    const std::uint64_t kv_max_users = p.max_users;
+    const std::uint64_t max_running = all_replicas(*running, par.dp);
+    p.max_users = std::min(kv_max_users, max_running);
+    if (g.users > *running && max_running <= kv_max_users) {
+      p.fits = false;
+      g.free_bytes = Bytes{0};
+      p.limit.kind = Limit::Kind::concurrency;
+      p.limit.max_running = max_running;
+      p.limit.kv_max_users = kv_max_users;
+    }
+  }
   p.limit.max_users = p.max_users;
 }
 /// The GPU as a figures-only plan keeps it (PlanDetail::figures): its id and every figure, not its name
@@ -934,6 +953,14 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
   if (!memory) return p;  // no GPU (limit no_capacity), or the weights do not fit (limit weights)
   capacity(p, *policy, model, in, *memory, par, with_max_context);
   return p;
+}
+
+std::optional<std::uint64_t> max_running_sequences(const Plan& p, const PlanInputs& in) {
+  if (in.engine.engine != Engine::vllm || in.engine.version == "v0") return std::nullopt;
+  if (p.budget.modelled && p.budget.max_num_seqs != 0) return p.budget.max_num_seqs;
+  if (in.engine.max_num_seqs != 0) return in.engine.max_num_seqs;
+  if (!in.gpu) return std::nullopt;
+  return vllm_default_max_num_seqs(in.gpu->runtime_memory.value_or(in.gpu->memory), in.gpu->name);
 }
 
 void rethrow_naming_input(const Error& e, const PlanInputs& in) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine_common.hpp"
 
@@ -68,6 +69,10 @@ CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> con
     // make_plan's capacity step runs only with KV memory left after the weights (else max users is 0).
     const bool capacity = first.has_gpu && first.limit.kind != Limit::Kind::weights;
     const Bytes memory = first.per_gpu.available_kv_bytes;
+    // The sequences the engine runs at once (plan.hpp max_running_sequences) do not follow the context.
+    const auto running = max_running_sequences(first, at);
+    const std::uint64_t most_users =
+        running ? engine_detail::mul_sat(*running, par.dp) : std::numeric_limits<std::uint64_t>::max();
     // Past the first point that needs make_plan, every later one is planned whole; so is every point of a
     // llama.cpp budget, whose compute buffer (its KQ masks) follows the context (budget_llamacpp.cpp).
     bool whole = at.engine.engine == Engine::llamacpp && first.budget.modelled;
@@ -76,8 +81,9 @@ CapacitySeries capacity_series(const PlanInputs& in, std::span<const Tokens> con
       const auto bytes = whole ? std::nullopt : policy_point(*policy, at, par, first.per_gpu.users, ctx);
       if (bytes) {
         s.per_gpu.push_back(*bytes);
-        s.max_users.push_back(capacity ? engine_detail::mul_sat(policy->max_requests(ctx, memory), par.dp)
-                                       : first.max_users);
+        s.max_users.push_back(
+            capacity ? std::min(engine_detail::mul_sat(policy->max_requests(ctx, memory), par.dp), most_users)
+                     : first.max_users);
         continue;
       }
       whole = true;

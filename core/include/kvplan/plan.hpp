@@ -133,18 +133,21 @@ struct Limit {
     weights,      ///< weights + reserve exceed the usable memory per GPU
     fits,         ///< the users fit
     kv_cache,     ///< the users' KV cache does not fit
+    concurrency,  ///< the KV cache holds the users, the engine runs fewer at once (vLLM max_num_seqs)
   };
   Kind kind = Kind::no_capacity;
   Engine engine = Engine::ideal;  ///< whose rules decided
   bool kv_memory_given = false;   ///< available is the engine's logged KV memory, not derived
   std::uint64_t users = 0;        ///< asked
   Tokens context{0};
-  std::uint64_t max_users = 0;  ///< kv_cache under an engine: whole requests that fit
-  Bytes weights;                ///< per GPU
-  Bytes reserve;                ///< per GPU
-  Bytes usable;                 ///< per GPU: memory x utilisation
-  Bytes available;              ///< per GPU, for the KV cache
-  Bytes needed;                 ///< per GPU, the KV cache of the users (kv_cache)
+  std::uint64_t max_users = 0;     ///< kv_cache under an engine: whole requests that fit
+  std::uint64_t max_running = 0;   ///< concurrency: sequences the engine runs at once, over all replicas
+  std::uint64_t kv_max_users = 0;  ///< concurrency: whole requests the KV cache holds, over all replicas
+  Bytes weights;                   ///< per GPU
+  Bytes reserve;                   ///< per GPU
+  Bytes usable;                    ///< per GPU: memory x utilisation
+  Bytes available;                 ///< per GPU, for the KV cache
+  Bytes needed;                    ///< per GPU, the KV cache of the users (kv_cache)
   bool operator==(const Limit&) const = default;
 };
 
@@ -173,9 +176,11 @@ struct Plan {
   Bytes weights_bytes;                  ///< whole model
   bool weights_from_architecture = true;
   PerGpu per_gpu;
-  bool has_gpu = false;         ///< capacity computed (a GPU or kv_memory given)
-  bool fits = false;            ///< only meaningful with capacity; under an engine, by its rules
-  std::uint64_t max_users = 0;  ///< at the context, over all replicas (engine: floor of its concurrency)
+  bool has_gpu = false;  ///< capacity computed (a GPU or kv_memory given)
+  bool fits = false;     ///< only meaningful with capacity; under an engine, by its rules
+  /// At the context, over all replicas (engine: the whole requests its pool holds, at most the sequences
+  /// it runs at once: max_running_sequences).
+  std::uint64_t max_users = 0;
   std::optional<Tokens> max_context;  ///< for the users; nullopt when unbounded (every layer windowed)
   std::uint64_t ideal_max_users = 0;  ///< the exact layout's figures, whatever the engine
   std::optional<Tokens> ideal_max_context;
@@ -303,6 +308,16 @@ Bytes usable_memory(Bytes memory, double utilization);
 /// budget took it (MemoryBudget::utilization: SGLang's mem_fraction_static for the GPU and layout), else
 /// kDefaultGpuUtilization.
 double applied_gpu_utilization(const Plan& p);
+
+/// The most sequences one server (one replica; under DP attention one attention rank) of the plan's engine
+/// runs at once, or nullopt where kvplan knows no cap. vLLM V1: max_num_seqs, the user's or `vllm serve`'s
+/// default for the GPU (vllm/engine/arg_utils.py get_batch_defaults: 1,024 on GPUs of 70 GiB or more but
+/// the A100, else 256), at most max_num_batched_tokens (vllm/config/scheduler.py refuses more), as the
+/// memory budget took it (MemoryBudget::max_num_seqs) where it is modelled; no GPU and no max_num_seqs
+/// given: nullopt. The scheduler admits no more (vllm/v1/core/sched/scheduler.py: running requests up to
+/// max_num_seqs); the others wait. SGLang, TensorRT-LLM, llama.cpp and vLLM V0: nullopt (llama.cpp's slots
+/// are the users).
+std::optional<std::uint64_t> max_running_sequences(const Plan& p, const PlanInputs& in);
 
 /// The longest context at which `users` sequences fit in `available` bytes per GPU, exactly
 /// (windows included); nullopt when it fits at any length (every cached layer is windowed).
