@@ -11,6 +11,7 @@
 
 #include "hf_support.hpp"
 #include "kvplan/kv.hpp"
+#include "kvplan/weights.hpp"
 
 using namespace kvplan;
 using nlohmann::json;
@@ -189,4 +190,66 @@ TEST_CASE("Qwen3-VL's vision tower counted with its mergers", "[presets][hf][con
   // A deepstack index past the tower's depth is refused, naming the key.
   config["vision_config"]["deepstack_visual_indexes"] = json::array({8, 27});
   CHECK_THROWS_WITH(load(config), Catch::Contains("deepstack_visual_indexes"));
+}
+
+TEST_CASE("LongCat-Flash: two latent caches per decoder layer, the weights of both halves", "[hf][configs]") {
+  // vLLM longcat_flash.py FlashDecoderLayer: two DeepseekV2MLAAttention, two FlashMLP and one LongcatMoe per
+  // layer of num_layers. The corpus case checks the cache (56 caches of 576 values); here the weights. By
+  // hand, per decoder layer (hidden 6,144, 64 heads):
+  //   an MLA attention: q_a 6,144 x 1,536 = 9,437,184; q_b 1,536 x 64 x 192 = 18,874,368; kv_a 6,144 x 576 =
+  //     3,538,944; kv_b 512 x 64 x 256 = 8,388,608; o 8,192 x 6,144 = 50,331,648: 90,570,752; x 2
+  //   a dense MLP: 3 x 6,144 x 12,288 = 226,492,416; x 2
+  //   the MoE: 512 x 3 x 6,144 x 2,048 = 19,327,352,832 and its router 6,144 x 512 = 3,145,728
+  //   in all 19,964,624,896 (norms aside); x 28 = 559,009,497,088, + 2 x 131,072 x 6,144 embeddings =
+  //   560,620,109,824: the "560-billion parameter MoE" of the LongCat-Flash Technical Report's abstract (the
+  //   generic reading, 28 caches and no expert width, had the weights unknown).
+  const std::string dir = KVPLAN_CORPUS;
+  std::ifstream in(dir + "/longcat-flash-chat.json");
+  REQUIRE(in);
+  json config = json::parse(in);
+  const ModelSpec m = load(config);
+  const std::uint64_t p = parameter_count(m);
+  CHECK(p >= 560620109824ULL);
+  CHECK(p <= 560620109824ULL + 28ULL * 2 * 4 * 6144);  // the norms: under four hidden-wide per half-layer
+  // The zero experts are named, with the router columns left out: 28 x 6,144 x 256 = 44,040,192.
+  CHECK(std::any_of(m.warnings.begin(), m.warnings.end(), [](const std::string& w) {
+    return w.find("zero_expert_num") != std::string::npos && w.find("44,040,192") != std::string::npos;
+  }));
+  // num_hidden_layers, where given, is the decoder layers' count (FlashConfig.__init__).
+  config["num_hidden_layers"] = 2;
+  CHECK(bytes_per_token(load(config), KvDtypes{}).value == 4ULL * 1152);
+}
+
+TEST_CASE("Bamba: attention at attn_layer_indices, Mamba2 elsewhere; the key refused where unread",
+          "[hf][configs]") {
+  // BambaConfig.layers_block_type: "attention" for the indices listed, "mamba" for the rest. Four layers,
+  // attention at 1: KV 2 x 8 x 128 x 2 B = 4,096 B per token; three Mamba2 layers of (128 x 64 x 256 SSM +
+  // (8,192 + 2 x 256) x 3 conv) x 2 B = (2,097,152 + 26,112) x 2 = 4,246,528 B: 12,739,584 B per sequence.
+  json bamba = {{"model_type", "bamba"}, {"num_hidden_layers", 4}, {"attn_layer_indices", {1}}};
+  const ModelSpec m = load(bamba);
+  CHECK(bytes_per_token(m, KvDtypes{}).value == 4096);
+  CHECK(state_bytes_per_sequence(m, KvDtypes{}).value == 12739584ULL);
+  bamba["attn_layer_indices"] = {4};
+  CHECK_THAT(error_of(bamba), Catch::Contains("attn_layer_indices/0"));
+  // An unknown model_type with the key: refused, not read as every layer full attention.
+  json other = {{"model_type", "some_hybrid"}, {"num_hidden_layers", 4},    {"num_attention_heads", 8},
+                {"hidden_size", 512},          {"intermediate_size", 1024}, {"vocab_size", 1000},
+                {"attn_layer_indices", {1}}};
+  CHECK_THAT(error_of(other), Catch::Contains("attn_layer_indices"));
+}
+
+TEST_CASE("GLM-5.3: indexer_types names the layers that keep the indexer's key cache", "[hf][configs]") {
+  // "full" builds the lightning indexer (its key cache: 128 fp8 + one fp32 scale = 132 B per token),
+  // "shared" reuses the top-k of the layer before. Eight latent layers of 576 values (1,152 B in bf16):
+  // with only layer 0 full, 8 x 1,152 + 132 = 9,348 B per token; read before index_topk_freq.
+  json c = glm_dsa();
+  c["index_topk_freq"] = 4;
+  c["indexer_types"] = {"full", "shared", "shared", "shared", "shared", "shared", "shared", "shared"};
+  CHECK(bytes_per_token(load(c), KvDtypes{}).value == 9348);
+  c["indexer_types"][5] = "full";
+  CHECK(bytes_per_token(load(c), KvDtypes{}).value == 9348 + 132);
+  c["indexer_types"][5] = "dense";
+  CHECK_THAT(error_of(c), Catch::Contains("indexer_types/5") && Catch::Contains("\"dense\""));
+  c["indexer_types"] = {"full"};
+  CHECK_THAT(error_of(c), Catch::Contains("indexer_types") && Catch::Contains("8 layers"));
 }

@@ -29,7 +29,8 @@ void check_unread_cache_keys(const Reader& r, std::string_view family) {
 }
 
 /// An unknown family's keys that may say which layers are linear, sliding or recurrent, left unread by the
-/// generic rules: `layer_group_size`, `*_pattern`, `*_layers` and `*_interval` (counts named num_* aside),
+/// generic rules: `layer_group_size`, `*_pattern`, `*_layers`, `*_interval`, `*_indices` and `*_idxs` (counts
+/// named num_* aside; Bamba's attn_layer_indices names its attention layers by index),
 /// and lists of one entry per layer. The generic rules would read every layer as full attention (Ring-mini-
 /// linear-2.0's layer_group_size alone gave 5x its KV), so such a key is an error naming it.
 void check_layer_pattern_keys(const Reader& r, std::uint64_t layers) {
@@ -40,7 +41,8 @@ void check_layer_pattern_keys(const Reader& r, std::uint64_t layers) {
     if (value.is_null() || r.was_read(key)) continue;
     const bool named = key == "layer_group_size" ||
                        (key.rfind("num_", 0) != 0 &&
-                        (ends(key, "_pattern") || ends(key, "_layers") || ends(key, "_interval")));
+                        (ends(key, "_pattern") || ends(key, "_layers") || ends(key, "_interval") ||
+                         ends(key, "_indices") || ends(key, "_idxs")));
     const bool per_layer = value.is_array() && layers > 1 && value.size() == layers;
     if (named || per_layer)
       r.fail(key,

@@ -5,7 +5,8 @@
 // values and one fp32 scale per 128 (vLLM deepseek_v2.py DeepseekV32IndexerCache: head_dim + head_dim //
 // quant_block_size * 4 bytes, uint8; index_n_heads and index_topk shape its compute, not its cache).
 // GLM-5.2's IndexCache (index_topk_freq, index_skip_topk_offset, index_topk_pattern) builds the indexer,
-// and so its key cache, on some layers only; the others reuse the top-k of the layer before.
+// and so its key cache, on some layers only; the others reuse the top-k of the layer before. GLM-5.3 adds
+// indexer_types, the same layout per layer ("full" / "shared").
 // num_nextn_predict_layers (MTP) are not loaded unless speculative decoding asks for them.
 #include "adapters.hpp"
 
@@ -18,6 +19,26 @@ namespace {
 /// % index_topk_freq != 0 (getattr defaults 1 and 2); with a pattern, layer i skips it when pattern[i] is
 /// "S", and a layer past the pattern's end keeps it. Every layer keeps it when index_topk_freq is 1.
 std::vector<bool> indexer_layers(const Reader& r, std::uint64_t n_layers) {
+  // GLM-5.3 writes the layout out as indexer_types, one "full" (builds the indexer) or "shared" (reuses the
+  // layer before's top-k) per layer, beside the frequency and offset it spells out: read first.
+  if (const json* t = r.get("indexer_types"); t != nullptr && !t->is_null()) {
+    if (!t->is_array() || t->size() != n_layers)
+      r.fail("indexer_types", "must be a list of one \"full\" or \"shared\" per layer (" +
+                                  std::to_string(n_layers) + " layers)");
+    std::vector<bool> keep(n_layers, true);
+    for (std::uint64_t i = 0; i < n_layers; ++i) {
+      const json& e = (*t)[i];
+      if (!e.is_string() || (e.get<std::string>() != "full" && e.get<std::string>() != "shared"))
+        r.fail("indexer_types/" + std::to_string(i),
+               "must be \"full\" or \"shared\", got " +
+                   (e.is_string() ? "\"" + e.get<std::string>() + "\"" : a_type(e)));
+      keep[i] = e.get<std::string>() == "full";
+    }
+    r.consider("index_topk_freq");
+    r.consider("index_skip_topk_offset");
+    r.consider("index_topk_pattern");
+    return keep;
+  }
   const std::uint64_t freq = r.positive_or("index_topk_freq", 1);
   const std::uint64_t offset = r.u64("index_skip_topk_offset").value_or(2);
   std::vector<bool> keep(n_layers, true);

@@ -20,6 +20,7 @@ const Adapter kAdapters[] = {
     {"Jamba", {"jamba"}, adapt_jamba},
     {"NemotronH", {"nemotron_h"}, adapt_nemotron_h},
     {"Granite 4.0 hybrid", {"granitemoehybrid"}, adapt_granite_hybrid},
+    {"Bamba", {"bamba"}, adapt_bamba, bamba_defaults},
     {"Falcon-H1", {"falcon_h1"}, adapt_falcon_h1},
     {"Qwen3-Next / Qwen3.5", {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}, adapt_qwen3_next, qwen3_next_defaults},
     {"Kimi Linear", {"kimi_linear"}, adapt_kimi_linear},
@@ -31,6 +32,7 @@ const Adapter kAdapters[] = {
     {"Ling/Ring linear", {"bailing_moe_linear"}, adapt_bailing_linear},
     {"Laguna", {"laguna"}, adapt_laguna},
     {"Step-3", {"step3_text", "step3_vl"}, adapt_step3},
+    {"LongCat-Flash", {"longcat_flash"}, adapt_longcat_flash},
 };
 
 const std::initializer_list<std::string_view> kCacheKeys = {
@@ -43,11 +45,12 @@ const std::initializer_list<std::string_view> kCacheKeys = {
     "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim", "num_attention_groups",
     "use_sliding_window", "max_window_layers", "mamba_ssm_cache_dtype", "mamba_ssm_dtype", "no_rope_layers",
     "cross_attention_layers", "layers_block_type", "kv_channels", "global_attn_every_n_layers", "local_attention",
+    "attn_layer_indices",
     // Layouts no generic rule reads: per-block attention (DeciLM), compressed / sparse attention with index
     // caches (DeepSeek-V4, MiniMax-M3), cross-layer KV sharing (Hunyuan's use_cla).
     "block_configs", "compress_ratios", "sparse_attention_config", "use_cla", "cla_share_factor",
     // The lightning indexer on some layers only (GLM-5.2's IndexCache; adapter_deepseek.cpp).
-    "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset",
+    "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset", "indexer_types",
     // Phi-4-mini-flash (phi4flash, SambaY): a Mamba layer every mb_per_layer and a second half that reads
     // one layer's K/V (YOCO cross-decoder with gated memory units; vLLM phi4flash.py): no generic reading.
     "mb_per_layer",

@@ -51,6 +51,10 @@ ModelSpec adapt_gpt2(const HfConfig& c);
 ModelSpec adapt_jamba(const HfConfig& c);
 ModelSpec adapt_nemotron_h(const HfConfig& c);
 ModelSpec adapt_granite_hybrid(const HfConfig& c);
+ModelSpec adapt_bamba(const HfConfig& c);
+ModelSpec adapt_longcat_flash(const HfConfig& c);
+/// BambaConfig's defaults (configuration_bamba.py), for bamba.
+const json* bamba_defaults(std::string_view model_type);
 ModelSpec adapt_falcon_h1(const HfConfig& c);
 ModelSpec adapt_qwen3_next(const HfConfig& c);
 ModelSpec adapt_kimi_linear(const HfConfig& c);
