@@ -44,6 +44,20 @@ int finish_output(int rc) {
   return 1;
 }
 
+/// An error line as printed: whole up to 2,000 bytes; a longer one (a flag's 100 kB value echoed back) keeps
+/// its first 1,000 and last 500 bytes around the count, so that the one line stays one readable line.
+std::string readable(const std::string& line) {
+  if (line.size() <= 2000) return line;
+  std::size_t head = 1000, tail = line.size() - 500;
+  const auto continuation = [&](std::size_t i) {
+    return (static_cast<unsigned char>(line[i]) & 0xc0) == 0x80;
+  };
+  while (head > 0 && continuation(head)) --head;  // never inside a UTF-8 character
+  while (tail < line.size() && continuation(tail)) ++tail;
+  return line.substr(0, head) + " [... " + std::to_string(line.size() - head - (line.size() - tail)) +
+         " bytes left out ...] " + line.substr(tail);
+}
+
 }  // namespace
 }  // namespace kvplan::cli
 
@@ -100,20 +114,20 @@ int main(int argc, char** argv) {
     (void)app.exit(e, std::cout, err);
     std::string msg = err.str();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
-    std::fprintf(stderr, "kvplan: error: %s\n", msg.c_str());
+    std::fprintf(stderr, "kvplan: error: %s\n", readable(msg).c_str());
     return 2;
   } catch (const kvplan::Error& e) {
     // Core names an input by its key, as the field and in the reason; here each is worded as the flag the
     // user typed ("tp" -> "--tp", "use `pp` for a layer split" -> "use --pp for a layer split").
     const std::string field = cli_field(e.field()), reason = cli_words(e.reason());
     std::fprintf(stderr, "kvplan: error: %s\n",
-                 field.empty() ? reason.c_str() : (field + ": " + reason).c_str());
+                 readable(field.empty() ? reason : field + ": " + reason).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kvplan: error: out of memory: the input is too large to plan\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kvplan: error: %s\n", e.what());
+    std::fprintf(stderr, "kvplan: error: %s\n", readable(e.what()).c_str());
     return 2;
   }
 }

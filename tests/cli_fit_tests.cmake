@@ -354,3 +354,8 @@ kvplan_cli_ok("limit: vLLM's max_num_seqs caps the users at once"
 kvplan_cli_ok("fit: vLLM's --max-num-seqs raised past its default for the users of one server"
   "31\\.2 GiB +21\\.2 GiB +2,000 [^\n]*\n +vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 1 --pipeline-parallel-size 1 --max-model-len 128 --max-num-seqs 2000 --kv-cache-dtype auto --gpu-memory-utilization 0.90 --kv-cache-memory-bytes 56371118080"
   fit llama-3.1-8b --context 128 --users 2000 --gpu h100-sxm --engine vllm --kv-dtype bf16 --tp 1 --pp 1 --weight-dtype ckpt)
+# A search past 20,000 layouts is refused before any is planned (a 4,096-layer model over 12 GPU presets up to
+# 4,096 GPUs judged 276,480 layouts in 83 s and 818 MB): one line naming the count, the limit and the flags.
+kvplan_cli_bad("fit: a search past its layout limit"
+  "--max-gpus: the search would judge [0-9,]+ layouts .*more than the 20,000 one search judges \\(the limit\\): narrow it with --gpu, --tp, --pp"
+  fit --layers 4096 --heads 8 --head-dim 128 --context 8192 --users 1 --max-gpus 4096)

@@ -747,10 +747,30 @@ TEST_CASE("vLLM: more users than max_num_seqs wait, whatever the pool holds", "[
   const Plan kv = make_plan(in);
   CHECK(kv.limit.kind == Limit::Kind::kv_cache);
   CHECK(kv.max_users == 464);
-  // SGLang, TensorRT-LLM and llama.cpp: no cap modelled (their own rows).
+  // SGLang and TensorRT-LLM: no cap modelled.
   in.context = Tokens{128};
   in.engine.engine = Engine::sglang;
   CHECK_FALSE(max_running_sequences(make_plan(in), in).has_value());
+  // llama.cpp: one llama-server holds at most 256 slots (src/llama-cparams.h LLAMA_MAX_SEQ; "n_seq_max must
+  // be <= 256"). 300 users of 1,024 tokens on one H100: the cache would hold them (300 x 128 MiB = 37.5 GiB),
+  // the server refuses -np 300.
+  in.engine = EngineOptions{};
+  in.engine.engine = Engine::llamacpp;
+  in.context = Tokens{1024};
+  in.users = 300;
+  const Plan llama = make_plan(in);
+  CHECK_FALSE(llama.fits);
+  CHECK(llama.limit.kind == Limit::Kind::concurrency);
+  CHECK(llama.max_users == 256);
+  CHECK_THAT(
+      describe_limit(llama.limit, UnitSystem::iec),
+      Catch::StartsWith("concurrency: llamacpp holds at most 256 sequences per replica (LLAMA_MAX_SEQ"));
+  in.users = 256;
+  CHECK(make_plan(in).fits);
+  // Two replicas (two servers of 150 slots): held.
+  in.users = 300;
+  in.deployment.parallel.dp = 2;
+  CHECK(make_plan(in).fits);
 }
 
 TEST_CASE("vLLM budget: 0.26.0 and 0.27.1 start-ups without --gpu-memory-utilization", "[budget][vllm]") {

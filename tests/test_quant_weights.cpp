@@ -4,6 +4,7 @@
 // Real checkpoints (tests/fixtures/quant/*.json, each the public config's architecture and its
 // quantization_config): kvplan's config-only figure against the checkpoint's safetensors files on the Hub.
 #include <fstream>
+#include <limits>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -174,6 +175,16 @@ TEST_CASE("an AWQ or GPTQ group_size that does not divide a layer's input width 
   CHECK_THAT(
       error_of("bad-gptq-group-misaligned.json"),
       Catch::Matchers::Contains("/quantization_config/group_size: 96 does not divide the input width 256"));
+  // 2^64 - 1 is not GPTQ's -1 (per output channel), though it reads as -1 in 64-bit two's complement: a
+  // group past every width, refused as vLLM refuses it.
+  std::ifstream in(std::string(KVPLAN_FIXTURES) + "/quant/bad-gptq-group-misaligned.json");
+  REQUIRE(in);
+  auto config = nlohmann::json::parse(in);
+  config["quantization_config"]["group_size"] = std::numeric_limits<std::uint64_t>::max();
+  CHECK_THROWS_WITH(presets::model_from_hf_config(config, "gptq.json"),
+                    Catch::Matchers::Contains("group_size: 18446744073709551615 does not divide"));
+  config["quantization_config"]["group_size"] = -1;
+  CHECK_NOTHROW(presets::model_from_hf_config(config, "gptq.json"));
 }
 
 TEST_CASE("a quantization_config without quant_method is refused, as transformers and vLLM refuse it",

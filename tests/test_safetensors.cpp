@@ -386,3 +386,46 @@ TEST_CASE("safetensors folder: a shard that is no plain file is named as what it
                       at + "is a file of /proc (the kernel's, not a plain file)");
   }
 }
+
+TEST_CASE("safetensors: an empty checkpoint, a tensor in two files, a stale index entry",
+          "[safetensors][hostile]") {
+  const fs::path dir = fs::temp_directory_path() / "kvplan-test-safetensors" / "two-files";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // A header of __metadata__ only: no tensor of the language model, not 0 B of exact weights.
+  write_shard(dir / "model.safetensors", {});
+  auto empty = presets::read_safetensors_folder(dir);
+  REQUIRE(empty);
+  ModelSpec m;
+  m.id = m.name = "x";
+  CHECK_THROWS_WITH(presets::apply_safetensors(*empty, m),
+                    "safetensors: the 1 file holds no tensor of the language model: not a checkpoint an "
+                    "engine can load");
+  fs::remove(dir / "model.safetensors");
+  // The embeddings in both files, the index naming only a.safetensors: counted twice before (128,000
+  // parameters for 64,000); refused naming the tensor and both files.
+  std::ofstream(dir / "model.safetensors.index.json") << json{
+      {"weight_map",
+       {{"model.embed_tokens.weight", "a.safetensors"},
+        {"model.norm.weight", "b.safetensors"}}}}.dump();
+  write_shard(dir / "a.safetensors", {{"model.embed_tokens.weight", "BF16", {1000, 64}}});
+  write_shard(dir / "b.safetensors",
+              {{"model.embed_tokens.weight", "BF16", {1000, 64}}, {"model.norm.weight", "BF16", {64}}});
+  CHECK_THROWS_WITH(
+      presets::read_safetensors_folder(dir),
+      "b.safetensors: /model.embed_tokens.weight: is also in a.safetensors: a tensor in two files");
+  // The norm in a.safetensors, though the index names b: the files' tensors are counted (64,000 + 64 BF16
+  // values), with a warning naming the entry.
+  write_shard(dir / "a.safetensors",
+              {{"model.embed_tokens.weight", "BF16", {1000, 64}}, {"model.norm.weight", "BF16", {64}}});
+  write_shard(dir / "b.safetensors", {{"lm_head.weight", "BF16", {8, 64}}});
+  const auto stale = presets::read_safetensors_folder(dir);
+  REQUIRE(stale);
+  CHECK(stale->total.elements == 64000 + 64 + 512);
+  presets::apply_safetensors(*stale, m);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] ==
+        "safetensors: 1 index entry does not match the files (model.safetensors.index.json: "
+        "/weight_map/model.norm.weight names b.safetensors, but a.safetensors holds it); the weights are the "
+        "files' tensors");
+}

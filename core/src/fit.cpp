@@ -853,6 +853,27 @@ FitResult fit(const FitRequest& request) {
     }
     return o;
   };
+  // The layouts the search would judge, counted before any is planned: past kMaxFitLayouts (a 4,096-layer
+  // model over 12 GPU presets and 4,096 GPUs was 276,480 layouts, 83 s and 818 MB) the request is refused,
+  // naming the limit and the inputs that narrow it.
+  std::uint64_t layouts = 0;
+  for (const Gpu& gpu : r.gpus) {
+    const std::uint64_t types =
+        checked_mul(r.kv_dtypes.empty() ? default_kv_dtypes(gpu, r.engine.engine).size() : r.kv_dtypes.size(),
+                    weight_variants(gpu).size(), "max_gpus");
+    for (const std::uint64_t tp : tps)
+      for (const std::uint64_t pp : pp_sizes(r, tp))
+        layouts = checked_add(
+            layouts, checked_mul(types, dp_attention_sizes(r, dpa_searched, tp, pp).size(), "max_gpus"),
+            "max_gpus");
+  }
+  if (layouts > kMaxFitLayouts)
+    throw Error("max_gpus",
+                "the search would judge " + format_count(layouts) +
+                    " layouts (GPU presets x weight types x KV dtypes x tp x pp), more than the " +
+                    format_count(kMaxFitLayouts) +
+                    " one search judges (the limit): narrow it with `gpu`, `tp`, `pp`, `kv_dtype`, "
+                    "`weight_dtype` or a smaller `max_gpus`");
   std::optional<Error> refused;  // the first refusal, reported when no layout could be planned at all
   // Every distinct refusal and the layouts it skipped, noted when other layouts were planned.
   std::vector<std::pair<std::string, std::uint64_t>> refusals;

@@ -100,6 +100,11 @@ std::string describe_limit(const Limit& l, UnitSystem u) {
              " tokens within " + format_bytes(l.available, u) + " " + where +
              (l.engine == Engine::ideal ? "" : " (" + engine + " rules)");
     case Limit::Kind::concurrency:
+      if (l.engine == Engine::llamacpp)
+        return "concurrency: llamacpp holds at most " + format_count(l.max_running) +
+               " sequences per replica (LLAMA_MAX_SEQ: llama-server refuses more slots), " +
+               format_count(l.users) + " asked; add replicas (the KV cache holds " +
+               format_count(l.kv_max_users) + ")";
       return "concurrency: " + engine + " runs at most " + format_count(l.max_running) +
              (l.max_running == 1 ? " sequence" : " sequences") + " at once (max_num_seqs, per replica), " +
              format_count(l.users) + " asked; the others wait (the KV cache holds " +
@@ -956,6 +961,7 @@ Plan make_plan(const PreparedModel& model, const PlanInputs& in, bool with_max_c
 }
 
 std::optional<std::uint64_t> max_running_sequences(const Plan& p, const PlanInputs& in) {
+  if (in.engine.engine == Engine::llamacpp) return kLlamacppMaxSequences;
   if (in.engine.engine != Engine::vllm || in.engine.version == "v0") return std::nullopt;
   if (p.budget.modelled && p.budget.max_num_seqs != 0) return p.budget.max_num_seqs;
   if (in.engine.max_num_seqs != 0) return in.engine.max_num_seqs;

@@ -597,6 +597,13 @@ bool hf_hub_offline() {
 
 std::string hf_endpoint() {
   std::string e = trim(env("HF_ENDPOINT"));
+  // File paths are appended to it (huggingface_hub: f"{endpoint}/{repo_id}/resolve/{revision}/{filename}"): a
+  // query or fragment would end up inside every URL, and a token put there was printed in errors. Refused,
+  // without echoing the value.
+  if (e.find_first_of("?#") != std::string::npos)
+    throw Error("HF_ENDPOINT",
+                "must be the Hub's base URL, without a query ('?') or fragment ('#'): file "
+                "paths are appended to it");
   while (!e.empty() && e.back() == '/') e.pop_back();
   return e.empty() ? "https://huggingface.co" : e;
 }

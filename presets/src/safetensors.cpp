@@ -176,7 +176,13 @@ void add_safetensors_header_text(std::string_view text, std::uint64_t file_size,
     tensors.push_back({&name, dt->get_ref<const std::string&>(), elements, begin, end});
   }
   check_coverage(tensors, data, origin);
+  // A tensor another file already holds would be counted twice (transformers and vLLM load it once): the
+  // checkpoint is refused, as llama.cpp refuses a GGUF with a tensor named twice.
+  for (const auto& t : tensors)
+    if (const auto it = into.tensor_files.find(*t.name); it != into.tensor_files.end())
+      throw Error(origin + ": /" + *t.name, "is also in " + it->second + ": a tensor in two files");
   // Counted only once the whole header is known good: a refused file adds nothing.
+  for (const auto& t : tensors) into.tensor_files.emplace(*t.name, origin);
   for (const auto& t : tensors) {
     const std::string& name = *t.name;
     const std::string f = origin + ": /" + name;
@@ -240,6 +246,17 @@ std::optional<SafetensorsSummary> read_safetensors_folder(const fs::path& folder
     const json j = read_json_file(index);
     for (const auto& shard : safetensors_index_shards(j, origin))
       if (!add_shard(shard, origin)) return std::nullopt;
+    // Each entry's tensor should be in the file it names (transformers loads it from there); vLLM reads the
+    // files whatever the map says, so a stale entry changes no figure: noted, not refused.
+    for (const auto& [tensor, shard] : j.at("weight_map").items()) {
+      const auto it = s.tensor_files.find(tensor);
+      const std::string& named = shard.get_ref<const std::string&>();
+      if (it != s.tensor_files.end() && fs::path(it->second).filename().string() == named) continue;
+      s.index_mismatches.push_back(origin + ": /weight_map/" + tensor + " names " + named + ", " +
+                                   (it == s.tensor_files.end()
+                                        ? "and no file holds that tensor"
+                                        : "but " + fs::path(it->second).filename().string() + " holds it"));
+    }
     if (const auto meta = j.find("metadata"); meta != j.end() && meta->is_object())
       if (const auto t = meta->find("total_size"); t != meta->end() && t->is_number_unsigned())
         s.index_total_size = t->get<std::uint64_t>();
@@ -263,6 +280,11 @@ void apply_safetensors(const SafetensorsSummary& summary, ModelSpec& m) {
       s.language.elements -= t.elements;
       add(s.mtp, t.elements, t.bytes, f);
     }
+  // A checkpoint without a language-model tensor (a header of {} or of __metadata__ only, an index whose
+  // weight_map is empty) is no model any engine loads: 0 B of weights, labelled exact, would pass for one.
+  if (s.language.elements == 0)
+    throw Error(f, "the " + std::to_string(s.files) + (s.files == 1 ? " file holds" : " files hold") +
+                       " no tensor of the language model: not a checkpoint an engine can load");
   m.weights_bytes = Bytes{checked_add(s.language.bytes, s.vision.bytes, f)};
   m.weights_parameters = checked_add(s.language.elements, s.vision.elements, f);
   m.weights_origin = "safetensors headers (exact)";
@@ -272,6 +294,11 @@ void apply_safetensors(const SafetensorsSummary& summary, ModelSpec& m) {
   if (s.index_total_size && *s.index_total_size != s.total.bytes)
     m.warnings.push_back("safetensors: the index's total_size is " + std::to_string(*s.index_total_size) +
                          " B, the headers' tensors " + std::to_string(s.total.bytes) + " B");
+  if (!s.index_mismatches.empty())
+    m.warnings.push_back("safetensors: " + std::to_string(s.index_mismatches.size()) +
+                         (s.index_mismatches.size() == 1 ? " index entry does" : " index entries do") +
+                         " not match the files (" + s.index_mismatches.front() +
+                         "); the weights are the files' tensors");
   if (s.mtp.bytes > 0)
     m.warnings.push_back("safetensors: " + std::to_string(s.mtp.elements) + " MTP parameters (" +
                          std::to_string(s.mtp.bytes) +

@@ -394,6 +394,9 @@ def case_secrets(run, server):
     # A token given as the user name, without a password.
     p2 = run("size", "kvplan-test/absent", env={"HF_ENDPOINT": run.endpoint.replace("http://", "http://hf_" + secret + "@")})
     bad(run, p2, "404 with a token as HF_ENDPOINT's user", "no repo 'kvplan-test/absent' on " + shown)
+    # A token in a query string: refused, unprinted (file paths are appended to the endpoint).
+    p3 = run("size", "kvplan-test/absent", env={"HF_ENDPOINT": run.endpoint + "/?token=" + secret})
+    bad(run, p3, "a query in HF_ENDPOINT", "HF_ENDPOINT: must be the Hub's base URL, without a query")
     j = ok(run("size", "kvplan-test/tiny", "--json", env=env), "fetch with a password in HF_ENDPOINT")
     if "Hugging Face Hub " + shown not in j["model"]["source"]:
         fail("source: " + j["model"]["source"])
@@ -402,7 +405,7 @@ def case_secrets(run, server):
     p = run("size", "kvplan-test/other", env=env)
     if p.returncode != 2 or "cannot reach " + shown not in p.stderr:
         fail(f"no network with a password: exit {p.returncode}, {p.stderr}")
-    for out in (p.stdout, p.stderr, p2.stderr, json.dumps(j)):
+    for out in (p.stdout, p.stderr, p2.stderr, p3.stderr, json.dumps(j)):
         if secret in out:
             fail("the password was printed: " + out[:500])
     print("ok: secrets")

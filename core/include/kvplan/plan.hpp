@@ -315,9 +315,13 @@ double applied_gpu_utilization(const Plan& p);
 /// the A100, else 256), at most max_num_batched_tokens (vllm/config/scheduler.py refuses more), as the
 /// memory budget took it (MemoryBudget::max_num_seqs) where it is modelled; no GPU and no max_num_seqs
 /// given: nullopt. The scheduler admits no more (vllm/v1/core/sched/scheduler.py: running requests up to
-/// max_num_seqs); the others wait. SGLang, TensorRT-LLM, llama.cpp and vLLM V0: nullopt (llama.cpp's slots
-/// are the users).
+/// max_num_seqs); the others wait. llama.cpp: kLlamacppMaxSequences, the slots one llama-server holds (it
+/// refuses more at start-up). SGLang, TensorRT-LLM and vLLM V0: nullopt.
 std::optional<std::uint64_t> max_running_sequences(const Plan& p, const PlanInputs& in);
+
+/// The most sequences (slots, -np) one llama.cpp context holds: src/llama-cparams.h `#define LLAMA_MAX_SEQ
+/// 256`; llama_init_from_model throws "n_seq_max must be <= 256" past it (src/llama-context.cpp).
+inline constexpr std::uint64_t kLlamacppMaxSequences = 256;
 
 /// The longest context at which `users` sequences fit in `available` bytes per GPU, exactly
 /// (windows included); nullopt when it fits at any length (every cached layer is windowed).

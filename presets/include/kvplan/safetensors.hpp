@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -43,6 +44,12 @@ struct SafetensorsSummary {
   /// model.safetensors.index.json's metadata.total_size (bytes), when the index gives it: the tensors'
   /// bytes as the checkpoint's writer counted them, checked against the headers by apply_safetensors.
   std::optional<std::uint64_t> index_total_size;
+  /// Each tensor's file (its origin as read): a tensor in two files is refused, as it would be counted
+  /// twice, and an index entry is checked against the file that holds the tensor.
+  std::unordered_map<std::string, std::string> tensor_files;
+  /// Index entries whose file does not hold their tensor ("/weight_map/<tensor>: names X, ..."): vLLM reads
+  /// every file the index names whatever the map says, so they change no figure; apply_safetensors warns.
+  std::vector<std::string> index_mismatches;
 };
 
 /// The format's largest header (bytes): safetensors/src/tensor.rs MAX_HEADER_SIZE.

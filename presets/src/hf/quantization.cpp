@@ -81,7 +81,9 @@ void apply_unconverted(const Reader& q, std::string_view key, WeightQuant& w,
 std::uint64_t group_size(const Reader& q, std::string_view key, bool minus_one_ok, std::uint64_t fallback) {
   const json* v = q.get(key);
   if (v == nullptr) return fallback;
-  if (minus_one_ok && v->is_number_integer() && v->get<std::int64_t>() == -1) return 0;
+  // -1 as written (a signed integer): 2^64 - 1 parses as an unsigned one and read as int64_t would be -1 too.
+  if (minus_one_ok && v->is_number_integer() && !v->is_number_unsigned() && v->get<std::int64_t>() == -1)
+    return 0;
   const std::uint64_t g = *q.u64(key);
   if (g == 0)
     q.fail(key, minus_one_ok ? "must be positive, or -1 for one group per output channel, got 0"
