@@ -62,13 +62,17 @@ std::vector<bool> indexer_layers(const Reader& r, std::uint64_t n_layers) {
 }
 }  // namespace
 
-ModelSpec adapt_deepseek(const HfConfig& c) {
-  const Reader& r = c.r;
-  if (!r.has("kv_lora_rank"))
-    r.fail("kv_lora_rank", "missing (required for " + c.model_type + "'s latent attention)");
+Decoder read_latent_decoder(const HfConfig& c) {
+  if (!c.r.has("kv_lora_rank"))
+    c.r.fail("kv_lora_rank", "missing (required for " + c.model_type + "'s latent attention)");
   DecoderRules rules;
   rules.latent_attention = true;
-  Decoder d = read_decoder(c, rules);
+  return read_decoder(c, rules);
+}
+
+ModelSpec adapt_deepseek(const HfConfig& c) {
+  const Reader& r = c.r;
+  Decoder d = read_latent_decoder(c);
   if (r.has("index_head_dim") || c.model_type == "deepseek_v32") {
     const std::uint64_t dim = r.positive("index_head_dim");
     r.consider("index_n_heads");

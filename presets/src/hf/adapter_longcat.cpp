@@ -17,11 +17,7 @@ namespace kvplan::presets::hf {
 
 ModelSpec adapt_longcat_flash(const HfConfig& c) {
   const Reader& r = c.r;
-  if (!r.has("kv_lora_rank"))
-    r.fail("kv_lora_rank", "missing (required for " + c.model_type + "'s latent attention)");
-  DecoderRules rules;
-  rules.latent_attention = true;
-  Decoder d = read_decoder(c, rules);
+  Decoder d = read_latent_decoder(c);
   if (r.has("ffn_hidden_size")) {
     d.dense.intermediate_size = r.positive("ffn_hidden_size");
     d.dense_width_missing = false;

@@ -38,6 +38,9 @@ ModelSpec adapt_llama(const HfConfig& c);
 ModelSpec adapt_qwen(const HfConfig& c);
 ModelSpec adapt_gemma(const HfConfig& c);
 ModelSpec adapt_deepseek(const HfConfig& c);
+/// The decoder reading of a latent-attention (MLA) family: kv_lora_rank required (an error naming it), the
+/// generic rules with latent_attention (adapter_deepseek.cpp; LongCat-Flash too).
+Decoder read_latent_decoder(const HfConfig& c);
 ModelSpec adapt_llama4(const HfConfig& c);
 /// Llama4TextConfig's defaults (configuration_llama4.py), for llama4 and llama4_text.
 const json* llama4_defaults(std::string_view model_type);
