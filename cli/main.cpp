@@ -11,6 +11,7 @@
 
 #include "aliases.hpp"
 #include "commands.hpp"
+#include "kvplan/format.hpp"
 #include "kvplan/options.hpp"
 #include "kvplan/presets.hpp"
 #include "kvplan/version.hpp"
@@ -48,14 +49,12 @@ int finish_output(int rc) {
 /// its first 1,000 and last 500 bytes around the count, so that the one line stays one readable line.
 std::string readable(const std::string& line) {
   if (line.size() <= 2000) return line;
-  std::size_t head = 1000, tail = line.size() - 500;
-  const auto continuation = [&](std::size_t i) {
-    return (static_cast<unsigned char>(line[i]) & 0xc0) == 0x80;
-  };
-  while (head > 0 && continuation(head)) --head;  // never inside a UTF-8 character
-  while (tail < line.size() && continuation(tail)) ++tail;
-  return line.substr(0, head) + " [... " + std::to_string(line.size() - head - (line.size() - tail)) +
-         " bytes left out ...] " + line.substr(tail);
+  // Never inside a UTF-8 character: the head ends before one, the tail starts at the next one.
+  const std::size_t head = utf8_char_start(line, 1000);
+  std::size_t tail = line.size() - 500;
+  while (tail < line.size() && utf8_char_start(line, tail) != tail) ++tail;
+  return line.substr(0, head) + " [... " + format_count(tail - head) + " bytes left out ...] " +
+         line.substr(tail);
 }
 
 }  // namespace

@@ -668,5 +668,5 @@ kvplan_cli_warns("trtllm: fp8 weights on a GPU without FP8 warn"
 # A flag's 5,000-byte value echoed back: the one error line keeps its first 1,000 and last 500 bytes.
 string(REPEAT "x" 5000 kvplan_long_value)
 kvplan_cli_bad("an error echoing a 5,000-byte value stays one readable line"
-  "--gpu: unknown GPU 'x+ \\[\\.\\.\\. [0-9]+ bytes left out \\.\\.\\.\\] x+"
+  "--gpu: unknown GPU 'x+ \\[\\.\\.\\. [0-9,]+ bytes left out \\.\\.\\.\\] x+"
   size llama-3.1-8b --gpu ${kvplan_long_value})

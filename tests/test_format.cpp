@@ -92,3 +92,15 @@ TEST_CASE("format_shortest: the shortest decimal that reads back as the same dou
   for (const double v : {0.5, 4.0, 40.0, 0.9, 1e-7, 0.1 + 0.2, 2.2250738585072014e-308})
     CHECK(std::strtod(format_shortest(v).c_str(), nullptr) == v);
 }
+
+TEST_CASE("utf8_char_start: a cut never splits a character", "[format]") {
+  // "a" is one byte; "é" is C3 A9; "€" is E2 82 AC: "aé€" is 61 C3 A9 E2 82 AC.
+  const std::string s = "a\xc3\xa9\xe2\x82\xac";
+  CHECK(utf8_char_start(s, 0) == 0);
+  CHECK(utf8_char_start(s, 1) == 1);  // the lead byte of é
+  CHECK(utf8_char_start(s, 2) == 1);  // A9 continues é
+  CHECK(utf8_char_start(s, 3) == 3);  // the lead byte of €
+  CHECK(utf8_char_start(s, 5) == 3);  // AC continues €
+  CHECK(utf8_char_start(s, 6) == 6);  // the end
+  CHECK(utf8_char_start(s, 100) == 6);
+}

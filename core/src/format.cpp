@@ -83,4 +83,10 @@ namespace kvplan {
 
 std::string printable(std::string_view text) { return detail::one_line(text); }
 
+std::size_t utf8_char_start(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return text.size();
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80) --at;  // a continuation byte
+  return at;
+}
+
 }  // namespace kvplan

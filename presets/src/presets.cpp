@@ -277,8 +277,7 @@ namespace {
 /// script) cut to its first 120 bytes with its length, so that the one-line error stays readable.
 std::string shown_name(std::string_view name) {
   if (name.size() <= 200) return std::string(name);
-  std::size_t cut = 120;
-  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;  // not inside a UTF-8 char
+  const std::size_t cut = utf8_char_start(name, 120);  // not inside a UTF-8 character
   return std::string(name.substr(0, cut)) + "... (" + format_count(name.size()) + " bytes)";
 }
 }  // namespace

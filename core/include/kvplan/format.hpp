@@ -46,4 +46,8 @@ std::string format_seconds(double s);
 /// stays one.
 std::string printable(std::string_view text);
 
+/// The start of the UTF-8 character at byte `at` of `text` (at itself, or the lead byte before its
+/// continuation bytes); `at` past the end is the end. For cutting text without splitting a character.
+std::size_t utf8_char_start(std::string_view text, std::size_t at);
+
 }  // namespace kvplan
