@@ -323,9 +323,10 @@ FitRequest build_fit_request(const FitOptions& o) {
       }
   if (!o.gpu_util.empty())
     r.deployment.gpu_memory_utilization = parse_positive(o.gpu_util, "--gpu-util", true);
-  if (!o.overhead.empty()) r.deployment.reserve = parse_memory(o.overhead, "--overhead");
+  if (!o.overhead.empty()) r.deployment.reserve = parse_memory_size(o.overhead, "--overhead");
   refuse_weights_with_weight_dtype(o.weights, o.weight_dtype);
-  if (!o.weights.empty() && !is_auto(o.weights)) r.deployment.weights = parse_memory(o.weights, "--weights");
+  if (!o.weights.empty() && !is_auto(o.weights))
+    r.deployment.weights = parse_memory_size(o.weights, "--weights");
   if (!o.price.empty()) {
     // One text for every miss (not a number, infinite, 0 or less, past the bound): the range, with units.
     const Error range("--price-per-gpu-hour", price_range_text() + ", got '" + o.price + "'");

@@ -368,18 +368,6 @@ EngineOptions resolve_engine(const EngineCliOptions& o) {
   return e;
 }
 
-Bytes parse_memory(const std::string& text, const std::string& flag) {
-  const Bytes b = parse_bytes(text, flag);
-  std::string_view t = text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back())) != 0) t.remove_suffix(1);
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front())) != 0) t.remove_prefix(1);
-  const bool plain = !t.empty() && std::isdigit(static_cast<unsigned char>(t.back())) != 0;
-  if (plain && b != Bytes{0} && b < Bytes{1ULL << 20})
-    throw Error(flag, "'" + std::string(t) + "' is " + std::to_string(b.value) +
-                          " bytes (a plain number is bytes); give a unit, e.g. " + std::string(t) + "GiB");
-  return b;
-}
-
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype) {
   if (!weights.empty() && !is_auto(weights) && !weight_dtype.empty())
     throw Error(
@@ -542,7 +530,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
     if (auto note = auto_dtype_note(in.model, in.engine.engine))
       in.model.warnings.push_back(std::move(*note));
   if (!o.engine.kv_memory.empty()) {
-    in.kv_memory = parse_memory(o.engine.kv_memory, "--kv-memory");
+    in.kv_memory = parse_memory_size(o.engine.kv_memory, "--kv-memory");
     if (*in.kv_memory == Bytes{0}) throw Error("--kv-memory", "must be positive");
   }
   if (figures) {
@@ -605,10 +593,10 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
 
   if (!d.gpu_util.empty())
     in.deployment.gpu_memory_utilization = parse_positive(d.gpu_util, "--gpu-util", true);
-  if (!d.overhead.empty()) in.deployment.reserve = parse_memory(d.overhead, "--overhead");
+  if (!d.overhead.empty()) in.deployment.reserve = parse_memory_size(d.overhead, "--overhead");
   refuse_weights_with_weight_dtype(d.weights, o.dtypes.weight_dtype);
   if (!d.weights.empty() && !is_auto(d.weights)) {
-    in.deployment.weights = parse_memory(d.weights, "--weights");
+    in.deployment.weights = parse_memory_size(d.weights, "--weights");
     // Each GPU holds its weights and the reserve: the sum must exist for any split.
     (void)checked_add(in.deployment.weights->value, in.deployment.reserve.value_or(kDefaultReserve).value,
                       d.overhead.empty() ? "--weights" : "--weights plus --overhead");
@@ -616,7 +604,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   if (!d.gpu.empty() && !d.gpu_memory.empty()) throw Error("--gpu", "give --gpu or --gpu-memory, not both");
   if (!d.gpu.empty()) in.gpu = presets::find_gpu(d.gpu);
   if (!d.gpu_memory.empty()) {
-    const Bytes memory = parse_memory(d.gpu_memory, "--gpu-memory");
+    const Bytes memory = parse_memory_size(d.gpu_memory, "--gpu-memory");
     if (memory == Bytes{0}) throw Error("--gpu-memory", "must be positive");
     in.gpu = custom_gpu(memory);
   }

@@ -205,11 +205,6 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine);
 /// (Error("--weight-dtype", ...) naming both flags); --weights auto goes with any --weight-dtype.
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype);
 
-/// A memory size given to a memory flag (--gpu-memory, --kv-memory, --weights, --overhead), in bytes
-/// (parse_bytes: B, KB ... TiB). A plain number is bytes, as in vLLM's --kv-cache-memory-bytes; one below
-/// 1 MiB (and not 0) is refused naming the flag, since `--kv-memory 54` meant 54 GiB, not 54 B. Throws
-/// kvplan::Error naming `flag`.
-Bytes parse_memory(const std::string& text, const std::string& flag);
 UnitSystem resolve_units(const std::string& units);
 /// Everything `size` needs. With --from-log, the log's engine (unless another was asked for, which is an
 /// error when it differs) and its KV memory; the log's figures go to *log when log is not null.

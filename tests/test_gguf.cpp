@@ -283,6 +283,11 @@ TEST_CASE("GGUF refusals: one line naming the field", "[gguf]") {
     CHECK_THROWS_WITH(parse(b),
                       "x.gguf: version: a big-endian GGUF file: kvplan reads little-endian GGUF only");
   }
+  SECTION("version 0: not a version, not a big-endian file") {
+    std::string b = good;
+    b[4] = 0;  // version 0 (bytes 4 to 7 all zero): llama.cpp's "bad GGUF version: 0"
+    CHECK_THROWS_WITH(parse(b), "x.gguf: version: 0 is not a GGUF version (2 and 3 are)");
+  }
   SECTION("truncated") {
     CHECK_THROWS_WITH(parse(good.substr(0, 100)), Catch::Contains("truncated header"));
     CHECK_THROWS_WITH(parse(good.substr(0, good.size() - 1)), Catch::Contains("truncated header"));

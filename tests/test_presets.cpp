@@ -752,3 +752,45 @@ TEST_CASE("presets folders: one that cannot be read is an error naming it", "[pr
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("one name, two user presets: an error naming both files, not file order's choice",
+          "[presets][hostile]") {
+  const auto dir = std::filesystem::temp_directory_path() / "kvplan-test-ambiguous-presets";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "models");
+  const EnvScope p("KVPLAN_PRESETS", dir.c_str());
+  // Two copies of a shipped preset under ids of their own, sharing one hf_repo and one alias.
+  nlohmann::json j;
+  const auto shipped = presets::list_models();
+  const auto llama =
+      std::find_if(shipped.begin(), shipped.end(), [](const auto& m) { return m.id == "llama-3.1-70b"; });
+  REQUIRE(llama != shipped.end());
+  std::ifstream(llama->path) >> j;
+  for (const char* id : {"mine-a", "mine-b"}) {
+    j["id"] = id;
+    j["hf_repo"] = "me/shared";
+    j["aliases"] = nlohmann::json::array({"shared-alias"});
+    std::ofstream(dir / "models" / (std::string(id) + ".json")) << j.dump();
+  }
+  const std::string both = (dir / "models" / "mine-a.json").string() + " and " +
+                           (dir / "models" / "mine-b.json").string() + ": give a preset id";
+  CHECK_THROWS_WITH(presets::find_model("shared-alias"),
+                    Catch::Contains("two presets") && Catch::EndsWith(both));
+  CHECK_THROWS_WITH(presets::find_model("me/shared"), Catch::EndsWith(both));
+  // Its id still names one of them.
+  CHECK(presets::find_model("mine-b").id == "mine-b");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a revision with a preset id or a local file is refused, not ignored", "[presets][hub]") {
+  CHECK_THROWS_WITH(
+      presets::find_model("llama-3.1-70b", "refs/pr/1"),
+      "revision: 'refs/pr/1' applies to a Hugging Face repo id, and 'llama-3.1-70b' is a preset id "
+      "(its hf_repo 'meta-llama/Llama-3.1-70B' reads that revision from the Hub)");
+  const auto file = std::filesystem::temp_directory_path() / "kvplan-test-revision-config.json";
+  std::ofstream(file) << "{}";
+  CHECK_THROWS_WITH(
+      presets::find_model(file.string(), "main"),
+      "revision: 'main' applies to a Hugging Face repo id, and '" + file.string() + "' is a local file");
+  std::filesystem::remove(file);
+}

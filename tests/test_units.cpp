@@ -48,6 +48,20 @@ TEST_CASE("token counts and counts parse", "[units]") {
   CHECK_THROWS_AS(parse_tokens("1.0001k"), Error);
   CHECK_THROWS_AS(parse_tokens("-5"), Error);
   CHECK(parse_count("16", "--users") == 16);
+  // A memory size: a plain number under 1 MiB is the slip "54" for 54 GiB; a unit or 0 or >= 2^20 passes.
+  CHECK(parse_memory_size("54GiB", "kv") == Bytes{54ULL << 30});
+  CHECK(parse_memory_size("0", "kv") == Bytes{0});
+  CHECK(parse_memory_size("1048576", "kv") == Bytes{1ULL << 20});
+  CHECK(parse_memory_size("512 B", "kv") == Bytes{512});  // a unit says bytes were meant
+  CHECK_THROWS_WITH(parse_memory_size("54", "kv"),
+                    "kv: '54' is 54 bytes (a plain number is bytes); give a unit, e.g. 54GiB");
+  CHECK_THROWS_WITH(parse_memory_size(" 54. ", "kv"),
+                    "kv: '54.' is 54 bytes (a plain number is bytes); give a unit, e.g. 54GiB");
+  CHECK_THROWS_WITH(parse_memory_size("54,000", "kv"), Catch::StartsWith("kv: '54,000' is 54000 bytes"));
+  // One leading '+', as parse_tokens takes "+5" for --context (and Python's int("+5") for vLLM's flags).
+  CHECK(parse_count("+5", "--users") == 5);
+  CHECK_THROWS_WITH(parse_count("++5", "--users"), "--users: must be a positive integer, got '++5'");
+  CHECK_THROWS_WITH(parse_count("+", "--users"), "--users: must be a positive integer, got '+'");
   CHECK_THROWS_AS(parse_count("0", "--users"), Error);
   CHECK_THROWS_AS(parse_count("1.5", "--users"), Error);
   CHECK_THROWS_AS(parse_count("99999999999999999999", "--users"), Error);

@@ -97,7 +97,7 @@ const std::array<EngineOptionSpec, 11> kEngineOptions{{
 }};
 
 // The other inputs core names in its errors. The GUI's labels are the words its input panel uses.
-const std::array<InputName, 29> kInputs{{
+const std::array<InputName, 30> kInputs{{
     {"tp", "--tp", "tensor parallel (tp)"},
     {"pp", "--pp", "pipeline stages (pp)"},
     {"gpus", "--gpus", "GPUs"},
@@ -127,6 +127,7 @@ const std::array<InputName, 29> kInputs{{
     {"calibration", "--calibration", "calibration"},
     {"dp_attention", "--dp-attention", "data-parallel attention"},
     {"gpus_per_node", "--gpus-per-node", "GPUs per node"},
+    {"revision", "--revision", "revision"},
 }};
 }  // namespace
 

@@ -206,6 +206,18 @@ Bytes parse_bytes(std::string_view text, std::string_view field) {
   return Bytes{scaled(d, unit, field)};
 }
 
+Bytes parse_memory_size(std::string_view text, std::string_view field) {
+  const Bytes b = parse_bytes(text, field);
+  const std::string shown(trim(text));
+  // The unit as parse_bytes read it: none is a plain number ("54", "54.", "54,000").
+  const bool plain = parse_decimal(without_separators(shown, field), field).suffix.empty();
+  if (plain && b != Bytes{0} && b < Bytes{std::uint64_t{1} << 20})
+    throw Error(std::string(field), "'" + shown + "' is " + std::to_string(b.value) +
+                                        " bytes (a plain number is bytes); give a unit, e.g. " +
+                                        shown.substr(0, shown.find_last_not_of('.') + 1) + "GiB");
+  return b;
+}
+
 Tokens parse_tokens(std::string_view text, std::string_view field) {
   const std::string plain = without_separators(trim(text), field);
   const Decimal d = parse_decimal(plain, field);
@@ -238,13 +250,16 @@ Tokens parse_tokens(std::string_view text, std::string_view field) {
 std::uint64_t parse_count(std::string_view text, std::string_view field) {
   const std::string f(field);
   const std::string plain = without_separators(trim(text), field);
-  const std::string_view t = plain;
+  std::string_view t = plain;
   if (t.empty()) throw Error(f, "is empty");
   if (t.front() == '-') throw Error(f, "must be positive, got '" + std::string(t) + "'");
+  // One leading '+', as parse_tokens (parse_decimal) and the engines' own parsers take it (Python's
+  // int("+5"), argparse type=int; llama.cpp's std::stoi).
+  if (t.size() > 1 && t.front() == '+') t.remove_prefix(1);
   u128 v = 0;
   for (const char c : t) {
     if (!std::isdigit(static_cast<unsigned char>(c)))
-      throw Error(f, "must be a positive integer, got '" + std::string(t) + "'");
+      throw Error(f, "must be a positive integer, got '" + plain + "'");
     v = v * 10 + static_cast<unsigned>(c - '0');
     if (v > std::numeric_limits<std::uint64_t>::max()) throw Error(f, "overflows 64-bit arithmetic");
   }

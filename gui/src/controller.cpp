@@ -624,7 +624,7 @@ bool Controller::selectGpu(const QString& presetId) {
 
 bool Controller::setGpuMemory(const QString& size) {
   return apply([&](Scenario& s) {
-    const Bytes memory = parse_bytes(size.trimmed().toStdString(), "GPU memory");
+    const Bytes memory = parse_memory_size(size.trimmed().toStdString(), "GPU memory");
     if (memory == Bytes{0}) throw Error("GPU memory", "must be positive");
     s.inputs.gpu = custom_gpu(memory);
     s.gpu_preset.clear();
@@ -686,7 +686,7 @@ bool Controller::setReserve(const QString& size) {
     if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
       s.inputs.deployment.reserve.reset();
     else
-      s.inputs.deployment.reserve = parse_bytes(t.toStdString(), "reserve");
+      s.inputs.deployment.reserve = parse_memory_size(t.toStdString(), "reserve");
   });
 }
 
@@ -696,7 +696,7 @@ bool Controller::setWeights(const QString& sizeOrAuto) {
     if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
       s.inputs.deployment.weights.reset();
     else
-      s.inputs.deployment.weights = parse_bytes(t.toStdString(), "weights");
+      s.inputs.deployment.weights = parse_memory_size(t.toStdString(), "weights");
   });
 }
 
@@ -789,7 +789,7 @@ bool Controller::setKvMemory(const QString& sizeOrAuto) {
     if (t.isEmpty() || t.compare(QStringLiteral("auto"), Qt::CaseInsensitive) == 0)
       s.inputs.kv_memory.reset();
     else
-      s.inputs.kv_memory = parse_bytes(t.toStdString(), "kv-memory");
+      s.inputs.kv_memory = parse_memory_size(t.toStdString(), "kv-memory");
   });
 }
 

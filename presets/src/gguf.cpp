@@ -416,7 +416,9 @@ GgufHeader parse_header(Cursor& c) {
   if (c.take(std::min<std::uint64_t>(4, c.total()), "magic") != "GGUF")
     c.fail("magic", "not a GGUF file (no \"GGUF\" magic)");
   h.version = static_cast<std::uint32_t>(c.le(4, "version"));
-  // gguf.cpp: a version whose low 16 bits are 0 was written on a big-endian host.
+  // ggml/src/gguf.cpp gguf_init_from_file_impl: version 0 is "bad GGUF version"; any other version whose
+  // low 16 bits are 0 was written on a host of the other endianness.
+  if (h.version == 0) c.fail("version", "0 is not a GGUF version (2 and 3 are)");
   if ((h.version & 0xFFFFU) == 0)
     c.fail("version", "a big-endian GGUF file: kvplan reads little-endian GGUF only");
   if (h.version == 1) c.fail("version", "GGUF version 1 (2023, 32-bit counts) is not supported: reconvert");

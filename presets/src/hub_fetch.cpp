@@ -722,7 +722,7 @@ fs::path fetch_model(std::string_view repo_view, std::string_view revision_view)
   hub.repo = std::string(repo_view);
   hub.revision = revision_view.empty() ? "main" : std::string(revision_view);
   if (!is_hf_revision(hub.revision))
-    throw Error("--revision", "'" + hub.revision + "' cannot be a branch, tag or commit name");
+    throw Error("revision", "'" + hub.revision + "' cannot be a branch, tag or commit name");
   // config.json at the revision; the Hub names the commit it resolved to in X-Repo-Commit.
   const std::string config_url = hub.url(hub.revision, "config.json");
   const Response config = hub.get(config_url, kMaxJsonBytes, std::nullopt, "config.json");
@@ -1169,7 +1169,7 @@ ModelSpec load_gguf(std::string_view repo_view, std::string_view tag, std::strin
   hub.repo = std::string(repo_view);
   hub.revision = revision_view.empty() ? "main" : std::string(revision_view);
   const std::string& rev = hub.revision;
-  if (!is_hf_revision(rev)) throw Error("--revision", "'" + rev + "' cannot be a branch, tag or commit name");
+  if (!is_hf_revision(rev)) throw Error("revision", "'" + rev + "' cannot be a branch, tag or commit name");
   const std::string what = "'" + hub.repo + "' at revision '" + rev + "'";
   const fs::path root = gguf_cache_root(hub.repo);
   std::optional<std::string> cached =

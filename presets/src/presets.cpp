@@ -130,9 +130,10 @@ Gpu gpu_from_json(const json& g, const std::string& origin, const std::string& a
   // --gpu a,b and fit's --gpus split on commas, and a shell splits on whitespace: such an id could never be
   // asked for.
   if (gpu.id.find_first_of(", \t\n\r\v\f") != std::string::npos)
-    throw Error(where("id"), "'" + gpu.id +
-                                 "' holds a comma or whitespace: `--gpu a,b` splits on commas, so it could "
-                                 "never be named; use letters, digits, '-', '_' or '.'");
+    throw Error(where("id"),
+                "'" + gpu.id +
+                    "' holds a comma or whitespace: a list of GPUs splits on commas, so it could "
+                    "never be named; use letters, digits, '-', '_' or '.'");
   gpu.name = text("name");
   const auto mem = g.find("memory_bytes");
   if (mem == g.end() || !mem->is_number_unsigned() || mem->get<std::uint64_t>() == 0)
@@ -286,21 +287,46 @@ ModelSpec find_model(std::string_view name_or_path, std::string_view revision) {
   if (name_or_path.empty()) throw Error("model", "is empty");
   const fs::path as_path{std::string(name_or_path)};
   std::error_code ec;
-  if (fs::is_regular_file(as_path, ec)) return load_model_file(as_path);
+  // A revision is a Hub commit, branch or tag: a local file or a preset has none, and reading it at its
+  // one version while saying nothing would answer for a revision that was not read.
+  const auto no_revision = [&](std::string_view what) {
+    if (!revision.empty())
+      throw Error("revision", "'" + shown_name(revision) + "' applies to a Hugging Face repo id, and '" +
+                                  shown_name(name_or_path) + "' is " + std::string(what));
+  };
+  if (fs::is_regular_file(as_path, ec)) {
+    no_revision("a local file");
+    return load_model_file(as_path);
+  }
   // A model folder (config.json, and safetensors shards for exact weights).
-  if (fs::is_directory(as_path, ec) && fs::is_regular_file(as_path / "config.json", ec))
+  if (fs::is_directory(as_path, ec) && fs::is_regular_file(as_path / "config.json", ec)) {
+    no_revision("a local folder");
     return load_model_file(as_path / "config.json");
+  }
   const std::string key = lower(name_or_path);
   auto presets = list_models();
   // An id first; then a repo id or an alias, a user's preset before a built-in one.
   std::stable_partition(presets.begin(), presets.end(), [](const auto& p) { return p.user; });
   for (const auto& p : presets)
-    if (lower(p.id) == key) return load_model_file(p.path);
+    if (lower(p.id) == key) {
+      no_revision(p.hf_repo.empty()
+                      ? std::string("a preset id")
+                      : "a preset id (its hf_repo '" + p.hf_repo + "' reads that revision from the Hub)");
+      return load_model_file(p.path);
+    }
   const ModelPreset* preset = nullptr;
   for (const auto& p : presets) {
     bool match = lower(p.hf_repo) == key;
     for (const auto& a : p.aliases) match = match || lower(a) == key;
-    if (match && preset == nullptr) preset = &p;
+    if (!match) continue;
+    if (preset == nullptr) {
+      preset = &p;
+    } else if (p.user) {
+      // Two user presets answer for one name: which one is meant is the user's to say, not file order's
+      // (a user's preset before a built-in one is the intended override, and stays silent).
+      throw Error("model", "'" + shown_name(name_or_path) + "' is the hf_repo or an alias of two presets, " +
+                               preset->path.string() + " and " + p.path.string() + ": give a preset id");
+    }
   }
   if (preset == nullptr) {
     // A folder is a model when it holds a config.json: say that it lacks one.

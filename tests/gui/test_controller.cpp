@@ -237,11 +237,14 @@ class ControllerTest : public QObject {
     Controller c;
     ResultsModel results(&c);
     QVERIFY(c.setWeightDtype(DType::fp8_e4m3));
-    QVERIFY(results.value(QStringLiteral("per_gpu.weights_bytes")).contains(QStringLiteral("fp8_e4m3")));
+    // The dtype is named in the row's label (the value is a figure).
+    QVERIFY(results.label(QStringLiteral("per_gpu.weights_bytes")).contains(QStringLiteral("fp8_e4m3")));
     QVERIFY2(c.setWeights(QStringLiteral("10GiB")), qPrintable(c.errorMessage()));
     const QString row = results.value(QStringLiteral("per_gpu.weights_bytes"));
+    const QString label = results.label(QStringLiteral("per_gpu.weights_bytes"));
     QVERIFY2(row.endsWith(QStringLiteral(", as given (the weight dtype does not apply)")), qPrintable(row));
-    QVERIFY2(!row.contains(QStringLiteral("fp8")), qPrintable(row));
+    QVERIFY2(!row.contains(QStringLiteral("fp8")) && !label.contains(QStringLiteral("fp8")),
+             qPrintable(row + QStringLiteral(" | ") + label));
   }
 
   // An fp32 checkpoint's weights at the engine's auto dtype, as the CLI counts them (the GUI counted 4 B a
@@ -315,6 +318,10 @@ class ControllerTest : public QObject {
         {"unknown engine", "engine"},
         {"split a group of one layer", "layers"},
         {"an overflowing context", "context: 4611686018427387904: the KV cache of one sequence overflows"},
+        // A plain number under 1 MiB is bytes, and refused as the CLI's memory flags refuse it.
+        {"KV memory 54 (bytes, not GiB)",
+         "kv-memory: '54' is 54 bytes (a plain number is bytes); give a unit"},
+        {"GPU memory 80 (bytes, not GB)", "GPU memory: '80' is 80 bytes"},
     };
     for (int i = 0; i < static_cast<int>(std::size(cases)); ++i)
       QTest::newRow(cases[i][0]) << i << QString::fromLatin1(cases[i][1]);
@@ -351,6 +358,8 @@ class ControllerTest : public QObject {
         [&] { return c.setEngine(QStringLiteral("no-such-engine")); },
         [&] { return c.splitGroup(0); },
         [&] { return c.setContext(1ULL << 62); },
+        [&] { return c.setKvMemory(QStringLiteral("54")); },
+        [&] { return c.setGpuMemory(QStringLiteral("80")); },
     };
     const Scenario ready = c.scenario();
     const Plan plan_ready = c.plan();

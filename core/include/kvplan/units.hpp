@@ -76,6 +76,12 @@ enum class UnitSystem { iec, si };
 /// three ("131,072", "1,024GiB"); a misplaced one ("4,09") is an error, never a different number.
 Bytes parse_bytes(std::string_view text, std::string_view field = "size");
 
+/// Parses a GPU-scale memory size (a GPU's memory, a KV budget, weights, a reserve) as parse_bytes does,
+/// and refuses a number without a unit below 1 MiB: "54" for 54 GiB is the slip to catch ("'54' is 54
+/// bytes (a plain number is bytes); give a unit, e.g. 54GiB"). 0 stays 0, and a plain number of 1 MiB or
+/// more is bytes, as vLLM's --kv-cache-memory-bytes takes it. Throws kvplan::Error(field, reason).
+Bytes parse_memory_size(std::string_view text, std::string_view field);
+
 /// Parses a positive token count: a plain integer, or a decimal with a suffix as vLLM's human_readable_int
 /// reads it (vllm/engine/arg_utils.py): one lowercase letter is decimal (k m g t = 10^3 .. 10^12), one
 /// uppercase letter binary (K M G T = 2^10 .. 2^40), and Ki Mi Gi Ti binary in any case ("32k" = 32,000;

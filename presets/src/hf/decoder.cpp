@@ -312,7 +312,7 @@ Decoder read_decoder(const HfConfig& c, const DecoderRules& rules) {
     m.warnings.push_back(
         given.where + " " + given.name +
         ": vLLM serves the model in bfloat16 (_resolve_auto_dtype: fp8 is not a model dtype), "
-        "so the KV cache's default (auto) is bf16; weights are counted at fp8, and --kv-dtype "
+        "so the KV cache's default (auto) is bf16; weights are counted at fp8, and a KV cache dtype of "
         "fp8_e4m3 asks for an fp8 cache");
   }
   read_quantization(c, m);

@@ -416,8 +416,8 @@ void read_quantization(const HfConfig& c, ModelSpec& m) {
     // modelopt, hqq, eetq, fbgemm_fp8, quanto, ...: the stored bits are not read here.
     m.warnings.push_back(
         "quantization_config quant_method '" + method->get<std::string>() +
-        "' is not modelled: weights are counted at the config's torch_dtype; pass --weights or "
-        "--weight-dtype for the checkpoint's real size");
+        "' is not modelled: weights are counted at the config's torch_dtype; give the weights' size or "
+        "their dtype for the checkpoint's real size");
   }
 }
 
