@@ -192,6 +192,48 @@ TEST_CASE("Qwen3-VL's vision tower counted with its mergers", "[presets][hf][con
   CHECK_THROWS_WITH(load(config), Catch::Contains("deepstack_visual_indexes"));
 }
 
+TEST_CASE("Gemma 4's vision and audio towers counted; another audio encoder named",
+          "[presets][hf][configs2026]") {
+  // google/gemma-4-31B-it's vision_config (tests/data/configs): hidden 1,152, intermediate 4,304, 27 layers,
+  // 16 heads and 16 KV heads of 72, patch 16, 10,240 positions, standardize true, no clipped linears; the
+  // text model's hidden 5,376. transformers models/gemma4/modeling_gemma4.py Gemma4VisionModel and
+  // Gemma4MultimodalEmbedder, worked by hand:
+  //   a layer: q, k, v, o 4 x 1,152 x 1,152 = 5,308,416; q_norm, k_norm 2 x 72 = 144; MLP 3 x 1,152 x 4,304
+  //     = 14,874,624; four norms 4,608: 20,187,792; x 27 = 545,070,384
+  //   patch input_proj 3 x 16^2 x 1,152 = 884,736; position table 2 x 10,240 x 1,152 = 23,592,960;
+  //   std_bias and std_scale 2,304: the tower 569,550,384
+  //   embed_vision 1,152 x 5,376 = 6,193,152: 575,743,536 in all. With the text stack, the checkpoint's
+  //   published total_size is 62,546,177,752 B.
+  const std::string dir = KVPLAN_CORPUS;
+  std::ifstream in(dir + "/gemma-4-31b.json");
+  REQUIRE(in);
+  json config = json::parse(in);
+  const ModelSpec m = load(config);
+  CHECK(m.encoder_parameters == 575743536ULL);
+  CHECK(m.encoder_unknown.empty());
+  // The E2B / E4B shape: a vision_config of Gemma4VisionConfig's defaults (hidden 768, intermediate 3,072,
+  // 16 layers, 12 heads and 12 KV heads of 64, patch 16, 10,240 positions) with clipped linears, and an
+  // audio_config of Gemma4AudioConfig's defaults (hidden 1,024, 12 layers, 8 heads, channels [128, 32],
+  // kernel 5, output 1,536, clipped linears), under the same 5,376-wide text model:
+  //   vision layer 4 x 768^2 + 2 x 64 + 3 x 768 x 3,072 + 4 x 768 + 28 bounds = 9,440,412; x 16 =
+  //     151,046,592; + 3 x 256 x 768 = 589,824 + 2 x 10,240 x 768 = 15,728,640: 167,365,056;
+  //     embed_vision 768 x 5,376 = 4,128,768
+  //   audio layer 24 x 1,024^2 + (9 + 5) x 1,024 + 1,024 / 8 + 40 bounds = 25,180,328; x 12 = 302,163,936;
+  //     convolutions 9 x 128 + 128 + 9 x 128 x 32 + 32 = 38,176; input_proj 32 x 32 x 1,024 = 1,048,576;
+  //     output_proj 1,024 x 1,536 + 1,536 = 1,574,400: 304,825,088; embed_audio 1,536 x 5,376 = 8,257,536
+  //   167,365,056 + 4,128,768 + 304,825,088 + 8,257,536 = 484,576,448
+  config["vision_config"] = json{{"model_type", "gemma4_vision"}, {"use_clipped_linears", true}};
+  config["audio_config"] = json{{"model_type", "gemma4_audio"}};
+  CHECK(load(config).encoder_parameters == 484576448ULL);
+  // Another family's audio encoder is not counted, and said so (the weights are too low).
+  config["audio_config"] = json{{"model_type", "voxtral_encoder"}};
+  CHECK(load(config).encoder_unknown == "the audio encoder (audio_config model_type 'voxtral_encoder')");
+  config["audio_config"] =
+      json{{"model_type", "gemma4_audio"}, {"subsampling_conv_channels", json::array({128})}};
+  CHECK_THROWS_WITH(load(config),
+                    Catch::Contains("subsampling_conv_channels: must be two positive channel counts"));
+}
+
 TEST_CASE("LongCat-Flash: two latent caches per decoder layer, the weights of both halves", "[hf][configs]") {
   // vLLM longcat_flash.py FlashDecoderLayer: two DeepseekV2MLAAttention, two FlashMLP and one LongcatMoe per
   // layer of num_layers. The corpus case checks the cache (56 caches of 576 values); here the weights. By

@@ -368,7 +368,9 @@ MemoryBudget vllm_budget(const BudgetInputs& in) {
     b.notes.push_back("gpu_memory_utilization " + util +
                       ": vLLM's default from v0.20.0 (vllm/config/cache.py CacheConfig; PR #38284)");
   note_loaded_extras(b, m, extras, total,
-                     "vLLM's text-only flag (--limit-mm-per-prompt with 0 images) is not modelled");
+                     "vLLM leaves an encoder out only when every modality it serves is limited to 0 per "
+                     "prompt (interfaces.py _mark_tower_model; images and videos for a vision tower): not "
+                     "modelled");
   if (padding.value != 0)
     b.notes.push_back(
         "weights as loaded: the MXFP4 experts padded for vLLM's Marlin MoE kernel (width to a "

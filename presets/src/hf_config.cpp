@@ -97,6 +97,106 @@ std::uint64_t qwen3_vl_vision_tower(const Reader& v) {
   return n;
 }
 
+/// A vision or audio config's size key, positive and bounded as every decoder dimension is (limits.hpp):
+/// the sums below then cannot pass 2^64. `fallback` is the configuration class's default for an absent key.
+std::uint64_t encoder_size(const Reader& v, std::string_view key, std::uint64_t fallback) {
+  const std::uint64_t value = v.positive_or(key, fallback);
+  if (value > kMaxDimension) v.fail(key, "must be at most " + format_count(kMaxDimension));
+  return value;
+}
+
+/// Gemma 4's vision tower and its projector into the text model (vision_config model_type gemma4_vision),
+/// in parameters, as transformers builds them (models/gemma4/modeling_gemma4.py, commit
+/// 0246b4f3335464614ef1de66531f9131a44ec801: Gemma4VisionModel, Gemma4MultimodalEmbedder; defaults from
+/// configuration_gemma4.py Gemma4VisionConfig, commit 008e574391258935f3ecc3035c882e73bbcac419) and vLLM
+/// loads them (gemma4_mm.py: the transformers tower itself, embed_vision a ReplicatedLinear):
+///  - the patch embedder: input_proj, a linear of 3 x patch_size^2 -> hidden without bias, and the
+///    position table 2 x position_embedding_size x hidden;
+///  - per layer: q and o (heads x head_dim x hidden each), k and v (num_key_value_heads x head_dim x
+///    hidden each), every linear without bias; q_norm and k_norm over head_dim (v_norm has no scale);
+///    gate, up and down (hidden x intermediate each); four RMSNorms over hidden;
+///  - standardize: the std_bias and std_scale buffers (hidden each), stored in the checkpoint;
+///    use_clipped_linears: four scalar bounds per linear (7 a layer);
+///  - embed_vision: hidden x the text model's hidden, without bias (its norm has no scale).
+/// google/gemma-4-31B-it: 569,550,384 + 6,193,152 = 575,743,536; with its text stack, its
+/// model.safetensors.index.json total_size, 62,546,177,752 B, to the byte.
+std::uint64_t gemma4_vision_tower(const Reader& v, std::uint64_t text_hidden) {
+  const std::uint64_t h = encoder_size(v, "hidden_size", 768), i = encoder_size(v, "intermediate_size", 3072),
+                      layers = encoder_size(v, "num_hidden_layers", 16),
+                      heads = encoder_size(v, "num_attention_heads", 12),
+                      kv_heads = encoder_size(v, "num_key_value_heads", 12),
+                      head_dim = encoder_size(v, "head_dim", 64), patch = encoder_size(v, "patch_size", 16),
+                      positions = encoder_size(v, "position_embedding_size", 10240);
+  const bool clipped = v.boolean("use_clipped_linears").value_or(false);
+  const bool standardize = v.boolean("standardize").value_or(false);
+  const auto mul = [](std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "vision_config"); };
+  const auto add = [](std::uint64_t a, std::uint64_t b) { return checked_add(a, b, "vision_config"); };
+  const std::uint64_t attention =
+      add(mul(2, mul(mul(heads, head_dim), h)), mul(2, mul(mul(kv_heads, head_dim), h)));
+  std::uint64_t layer = add(add(attention, 2 * head_dim), add(mul(3, mul(h, i)), 4 * h));
+  if (clipped) layer = add(layer, 7 * 4);
+  std::uint64_t n = add(mul(mul(3, mul(patch, patch)), h), mul(mul(2, positions), h));
+  n = add(n, mul(layers, layer));
+  if (standardize) n = add(n, 2 * h);
+  return add(n, mul(h, text_hidden));  // embed_vision
+}
+
+/// Gemma 4's audio tower and its projector (audio_config model_type gemma4_audio, the E2B and E4B
+/// models), in parameters, as transformers builds them (modeling_gemma4.py Gemma4AudioModel, same commit;
+/// defaults from Gemma4AudioConfig) and vLLM loads them (gemma4_mm.py, when audio_config is set):
+///  - the subsampling: two 3 x 3 convolutions without bias (1 -> C0, C0 -> C1 channels) each with a
+///    LayerNorm's weight, then input_proj_linear from (C0 / 4) x C1 to hidden;
+///  - per layer (hidden A, 4A feed-forward): two feed-forward blocks (A x 4A twice, two norms each); q, k,
+///    v, post and relative_k_proj (A x A each) with per_dim_scale (A / heads); the light conv block
+///    (linear_start A x 2A, linear_end A x A, a depthwise kernel of conv_kernel_size x A, two norms); and
+///    three norms around attention and out: 24 A^2 + (9 + kernel) A + A / heads;
+///  - output_proj: A x output_proj_dims with a bias; use_clipped_linears (the class default): four scalar
+///    bounds per linear (10 a layer);
+///  - embed_audio: output_proj_dims x the text model's hidden, without bias.
+/// With every default the tower is 304,824,608 (+480 bounds): google/gemma-4-E2B's and E4B's published
+/// counts (5,123,178,051 and 7,996,156,490 parameters) add up with it.
+std::uint64_t gemma4_audio_tower(const Reader& a, std::uint64_t text_hidden) {
+  const std::uint64_t h = encoder_size(a, "hidden_size", 1024),
+                      layers = encoder_size(a, "num_hidden_layers", 12),
+                      heads = encoder_size(a, "num_attention_heads", 8),
+                      kernel = encoder_size(a, "conv_kernel_size", 5),
+                      out = encoder_size(a, "output_proj_dims", 1536);
+  const auto channels = a.u64_list("subsampling_conv_channels", kMaxDimension + 1)
+                            .value_or(std::vector<std::uint64_t>{128, 32});
+  if (channels.size() != 2 || channels[0] == 0 || channels[1] == 0)
+    a.fail("subsampling_conv_channels",
+           "must be two positive channel counts (Gemma4AudioConfig's [128, 32])");
+  if (h % heads != 0) a.fail("num_attention_heads", "must divide hidden_size " + format_count(h));
+  const std::uint64_t c0 = channels[0], c1 = channels[1];
+  const bool clipped = a.boolean("use_clipped_linears").value_or(true);
+  const auto mul = [](std::uint64_t x, std::uint64_t y) { return checked_mul(x, y, "audio_config"); };
+  const auto add = [](std::uint64_t x, std::uint64_t y) { return checked_add(x, y, "audio_config"); };
+  std::uint64_t layer = add(mul(24, mul(h, h)), add(mul(9 + kernel, h), h / heads));
+  if (clipped) layer = add(layer, 10 * 4);
+  std::uint64_t n = add(mul(9, c0) + c0, add(mul(9, mul(c0, c1)), c1));  // the two convolutions, their norms
+  n = add(n, mul(mul(c0 / 4, c1), h));                                   // input_proj_linear
+  n = add(n, mul(layers, layer));
+  n = add(n, add(mul(h, out), out));     // output_proj with its bias
+  return add(n, mul(out, text_hidden));  // embed_audio
+}
+
+/// The audio encoder of a multimodal config (config.json audio_config), in parameters: Gemma 4's
+/// (gemma4_audio_tower); any other sets encoder_unknown, so that the weights are said to be too low.
+void count_audio_tower(const json& root, const std::string& origin, std::uint64_t text_hidden, ModelSpec& m) {
+  const auto it = root.find("audio_config");
+  if (it == root.end() || it->is_null()) return;
+  if (!it->is_object()) throw Error(origin + ": /audio_config", "must be an object");
+  const Reader a(*it, origin, "/audio_config");
+  const std::string type = a.string("model_type").value_or("");
+  if (type != "gemma4_audio") {
+    m.encoder_unknown += (m.encoder_unknown.empty() ? "" : "; ") +
+                         ("the audio encoder (audio_config model_type '" + type + "')");
+    return;
+  }
+  m.encoder_parameters =
+      checked_add(m.encoder_parameters, gemma4_audio_tower(a, text_hidden), "audio_config");
+}
+
 /// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
 /// ViT encoders as transformers builds them (modeling_siglip.py SiglipVisionTransformer: patch embedding
 /// c x p x p x h + h, position embedding (image / patch)^2 x h, per layer two LayerNorms, q/k/v/o with
@@ -105,7 +205,8 @@ std::uint64_t qwen3_vl_vision_tower(const Reader& v) {
 /// pre LayerNorm), and the projector of the families whose one is known (modeling_gemma3.py
 /// Gemma3MultiModalProjector: a vision x text matrix and an RMSNorm; modeling_llava.py
 /// LlavaMultiModalProjector: two linears with biases), and Qwen3-VL's tower with its own mergers
-/// (qwen3_vl_vision_tower). Sets encoder_unknown for any other vision model or projector.
+/// (qwen3_vl_vision_tower), and Gemma 4's (gemma4_vision_tower). Sets encoder_unknown for any other vision
+/// model or projector.
 void count_vision_tower(const json& root, const std::string& origin, std::uint64_t text_hidden,
                         ModelSpec& m) {
   const auto it = root.find("vision_config");
@@ -115,6 +216,10 @@ void count_vision_tower(const json& root, const std::string& origin, std::uint64
   const std::string type = v.string("model_type").value_or("");
   if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
     m.encoder_parameters = qwen3_vl_vision_tower(v);
+    return;
+  }
+  if (type == "gemma4_vision") {
+    m.encoder_parameters = gemma4_vision_tower(v, text_hidden);
     return;
   }
   const bool siglip = type == "siglip_vision_model", clip = type == "clip_vision_model";
@@ -213,7 +318,10 @@ ModelSpec model_from_hf_config(const json& root, std::string_view origin_view) {
   check_unread_cache_keys(r, adapter != nullptr ? adapter->family : "generic decoder");
   hf::check_quantized_widths(c, m);
   if (adapter == nullptr) check_layer_pattern_keys(r, num_layers(m));
-  if (text != nullptr) count_vision_tower(root, origin, m.hidden_size, m);
+  if (text != nullptr) {
+    count_vision_tower(root, origin, m.hidden_size, m);
+    count_audio_tower(root, origin, m.hidden_size, m);
+  }
   if (adapter == nullptr)
     m.warnings.push_back(
         "model_type '" + (model_type.empty() ? std::string("(none)") : model_type) +
