@@ -286,3 +286,25 @@ TEST_CASE("model JSON: a bad field is one line naming its JSON pointer", "[model
     CHECK(error_of(model(a)) == at + ": sliding_window: must be positive");
   }
 }
+
+TEST_CASE("model JSON: a checkpoint's exact weights and a drafter's layers are kept", "[model_json]") {
+  // A GGUF model edited in the GUI is saved inline: its exact tensor bytes and its drafter's layers were
+  // dropped, and the reloaded scenario counted the weights from the architecture (another figure).
+  ModelSpec m = model_of({{gqa(32, 8, 128), dense(14336), 30}, {gqa(32, 8, 128), dense(14336), 2}});
+  m.draft_layers = 2;
+  m.weights_bytes = Bytes{4'920'733'696};
+  m.weights_parameters = 8'030'261'248;
+  m.weights_origin = "GGUF tensors (exact)";
+  const json j = presets::model_to_json(m);
+  CHECK(j["weights_bytes"] == 4'920'733'696ULL);
+  CHECK(j["draft_layers"] == 2);
+  CHECK(round_trip(m) == m);
+  ModelSpec none = m;
+  none.weights_bytes.reset();  // from the architecture: null, read back as none
+  CHECK(presets::model_to_json(none)["weights_bytes"].is_null());
+  CHECK(round_trip(none) == none);
+  json bad = j;
+  bad["draft_layers"] = 33;
+  CHECK(error_of(bad) ==
+        "s.json: /model/architecture/draft_layers: 33 draft layers, more than the model's 32 layers");
+}

@@ -335,6 +335,12 @@ json model_to_json(const ModelSpec& m) {
           {"encoder_parameters", m.encoder_parameters},
           {"encoder_unknown", m.encoder_unknown},
           {"mtp_layers", m.mtp_layers},
+          {"draft_layers", m.draft_layers},
+          // The checkpoint's exact weights (GGUF tensor infos, safetensors headers), kept across a save: the
+          // file they were read from is not read again for an inline architecture.
+          {"weights_bytes", m.weights_bytes ? json(m.weights_bytes->value) : json(nullptr)},
+          {"weights_parameters", m.weights_parameters},
+          {"weights_origin", m.weights_origin},
           {"llamacpp_rs_rollback", m.llamacpp_rs_rollback},
           {"quant", m.quant.method == WeightQuant::Method::none ? json(nullptr) : quant_to_json(m.quant)},
           {"warnings", m.warnings}};
@@ -363,10 +369,14 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
           "encoder_parameters",
           "encoder_unknown",
           "mtp_layers",
+          "draft_layers",
+          "weights_bytes",
+          "weights_parameters",
+          "weights_origin",
           "llamacpp_rs_rollback",
           "quant",
           "warnings"},
-         {"quant"});
+         {"quant", "weights_bytes"});
   ModelSpec m;
   m.id = r.str("id", "custom");
   m.name = r.str("name", m.id);
@@ -420,6 +430,13 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.encoder_parameters = r.u64("encoder_parameters", 0);  // the vision tower vLLM's budget loads
   m.encoder_unknown = r.str("encoder_unknown", "");
   m.mtp_layers = r.u64("mtp_layers", 0);
+  m.draft_layers = r.u64("draft_layers", 0);
+  if (m.draft_layers > total)
+    throw Error(r.at("draft_layers"), format_count(m.draft_layers) + " draft layers, more than the model's " +
+                                          format_count(total) + " layers");
+  if (r.get("weights_bytes") != nullptr) m.weights_bytes = Bytes{r.u64("weights_bytes", 0)};
+  m.weights_parameters = r.u64("weights_parameters", 0);
+  m.weights_origin = r.str("weights_origin", "");
   m.llamacpp_rs_rollback = r.boolean("llamacpp_rs_rollback", false);  // from a GGUF's general.architecture
   if (const json* q = r.get("quant")) m.quant = quant_from_json(*q, r.at("quant"));
   if (const json* w = r.get("warnings")) {
