@@ -4,6 +4,8 @@
 // = ubatch when given: node-llama-cpp passes one batch size; else llama.cpp's 2048 / 512).
 // kv_unified, n_rs_seq, n_batch (apart from ubatch): the "harness" group only (harness.cpp).
 // server_refuses: llama-server's options refuse what the library takes; kvplan must refuse it (exit 2).
+// over_max_seq: more sequences than LLAMA_MAX_SEQ, which llama.cpp must refuse; kvplan, given a GPU, must
+// plan it with its concurrency limit (llama.cpp's 256 slots per server) rather than as running at once.
 // -c need not be a multiple of -np: llama.cpp pads n_ctx / n_seq_max (llama-context.cpp), kvplan plans
 // ceil(-c / -np) per slot (cli/options.cpp per_slot_context); the cases with n_ctx 10000 / 3 check it.
 const base = { n_ctx: 4096, seqs: 1, ctk: "f16", ctv: "f16", fa: true, swa_full: false };
@@ -69,6 +71,9 @@ export const groups = {
     c("jamba", { n_ctx: 6144, seqs: 3, kv_unified: true }),
     c("nemotronh", { seqs: 2, n_rs_seq: 3 }), c("nemotronh", { seqs: 1, n_rs_seq: 8, kv_unified: true }),
     c("lfm2", { seqs: 2, n_rs_seq: 4 }), c("qwen35", { seqs: 2, n_rs_seq: 2, kv_unified: true, n_ctx: 8192 }),
+    // LLAMA_MAX_SEQ: 256 slots are allocated; 257 are refused ("n_seq_max must be <= 256"), and kvplan, given a
+    // GPU, answers with its concurrency limit (over_max_seq: 256 sequences per server, add replicas).
+    c("llama", { n_ctx: 4096, seqs: 256 }), c("llama", { n_ctx: 4112, seqs: 257, over_max_seq: true }),
     // No rollback on these architectures: llama.cpp clamps n_rs_seq to 0.
     c("qwen3next", { n_rs_seq: 2 }), c("granitehybrid", { seqs: 2, n_rs_seq: 2 }),
   ],

@@ -145,6 +145,7 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   if (c.ubatch) argv.push("--ubatch", String(c.ubatch));
   if (c.kv_unified) argv.push("--kv-unified");
   if (c.n_rs_seq) argv.push("--n-rs-seq", String(c.n_rs_seq));
+  if (c.over_max_seq) argv.push("--gpu", "h100-sxm");  // the concurrency limit is a verdict against a GPU
   const run = spawnSync(kvplan, argv, { encoding: "utf8" });
   let planned = null, plannedCompute = null;
   if (run.status === 0) {
@@ -154,7 +155,13 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   }
 
   const why = [];
-  if (c.server_refuses) {
+  if (c.over_max_seq) {
+    const limit = run.status === 0 ? JSON.parse(run.stdout).limit ?? "" : "";
+    if (ok) why.push(`llama.cpp created ${c.seqs} sequences: LLAMA_MAX_SEQ is not the 256 kvplan plans with`);
+    else if (!/^concurrency: llamacpp holds at most 256 sequences per replica/.test(limit))
+      why.push(`llama.cpp refused ${c.seqs} sequences but kvplan's limit is '${limit}' (exit ${run.status}: ` +
+               `${run.stderr.trim()})`);
+  } else if (c.server_refuses) {
     if (run.status !== 2) why.push(`llama-server refuses these settings but kvplan exited ${run.status}`);
   } else if (!ok) {
     if (run.status !== 2)
@@ -168,7 +175,7 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   // The compute buffer: llama.cpp's "CPU compute buffer size" against kvplan's prediction, within the
   // tolerance docs/engines/llamacpp-budget.md states (computeTolerance).
   let computeNote = "";
-  if (ok && run.status === 0 && !c.server_refuses) {
+  if (ok && run.status === 0 && !c.server_refuses && !c.over_max_seq) {
     const real = mibOf(compute[0]);
     const tol = computeTolerance(real);
     computeNote = ` | compute predicted ${plannedCompute?.toFixed(2)} MiB (${(plannedCompute - real >= 0 ? "+" : "") + (plannedCompute - real).toFixed(2)})`;
@@ -178,7 +185,8 @@ for (const c of groups[group].filter((x) => !process.env.LIVE_MODEL || x.model =
   }
   const tag = why.length ? "FAIL" : "PASS";
   if (why.length) ++failed;
-  const said = ok ? engine.concat(compute).join(" | ") + computeNote : `refused: ${run.stderr.trim()}`;
+  const said = c.over_max_seq && !ok ? `llama.cpp refused; kvplan: ${run.status === 0 ? JSON.parse(run.stdout).limit : run.stderr.trim()}`
+             : ok ? engine.concat(compute).join(" | ") + computeNote : `refused: ${run.stderr.trim()}`;
   console.log(`${tag} ${name(c)}${why.length ? "\n  " + why.join("\n  ") : ": " + said}`);
 }
 rmSync(dir, { recursive: true, force: true });
