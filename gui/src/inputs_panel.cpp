@@ -1,5 +1,6 @@
 #include "kvplan/gui/inputs_panel.hpp"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -95,6 +96,14 @@ InputsPanel::InputsPanel(Controller* controller, QWidget* parent)
   setWidgetResizable(true);
   setMinimumWidth(340);
   connect(controller_, &Controller::inputsChanged, this, &InputsPanel::sync);
+  // A field focused by its mnemonic (Alt+U: users) or a shortcut is scrolled into sight: the pane may be
+  // scrolled to the top while the field is at the bottom. A click focuses what is in sight already, and
+  // scrolling then would move the field under the pointer, so a focus taken with a button down stays.
+  connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+    if (now != nullptr && widget() != nullptr && widget()->isAncestorOf(now) &&
+        QApplication::mouseButtons() == Qt::NoButton)
+      ensureWidgetVisible(now);
+  });
   keepEngineRowsHeight(true);
   sync();
 }

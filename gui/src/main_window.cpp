@@ -407,11 +407,21 @@ QWidget* MainWindow::buildStreamingRow() {
   auto* sinks = number_spin_box("streaming_sinks", 0, 1 << 20);
   auto* recent = number_spin_box("streaming_recent", 1, 1 << 30);
   for (QSpinBox* s : {sinks, recent}) s->setKeyboardTracking(false);
-  layout->addWidget(new QLabel(QStringLiteral("StreamingLLM curve on the KV chart: attention sinks")));
-  layout->addWidget(sinks);
-  layout->addWidget(new QLabel(QStringLiteral("+ recent window")));
-  layout->addWidget(recent);
-  layout->addWidget(new QLabel(QStringLiteral("tokens per full-attention layer")));
+  // Short labels, the whole sentence in the tooltips: the row's width is the window's least width, and
+  // the sentence in full made the window 1,426 px wide on a 1,366 or 1,280 px screen.
+  const QString whole = QStringLiteral(
+      "The StreamingLLM curve on the KV chart: each full-attention layer keeps its first tokens (the "
+      "attention "
+      "sinks) and the most recent window, and drops the rest (Xiao et al. 2023, StreamingLLM)");
+  auto* title = new QLabel(QStringLiteral("StreamingLLM curve: sinks"));
+  auto* plus = new QLabel(QStringLiteral("+ recent"));
+  auto* unit = new QLabel(QStringLiteral("tokens per full-attention layer"));
+  // The unit may shrink to nothing on a narrow window; the tooltip keeps it.
+  unit->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  for (QWidget* w : std::initializer_list<QWidget*>{title, sinks, plus, recent, unit}) {
+    w->setToolTip(whole);
+    layout->addWidget(w);
+  }
   layout->addStretch(1);
   const auto show = [this, sinks, recent] {
     const QSignalBlocker block_sinks(sinks), block_recent(recent);

@@ -1,5 +1,6 @@
 #include "kvplan/gui/results_panel.hpp"
 
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -8,13 +9,32 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <functional>
 #include <tuple>
+#include <utility>
 
 #include "kvplan/format.hpp"
 #include "kvplan/gui/chart_data.hpp"
 #include "kvplan/gui/tables.hpp"
 
 namespace kvplan::gui {
+
+namespace {
+/// Calls `on_resize` after each resize of the watched widget (its event filter).
+class ResizeWatch : public QObject {
+ public:
+  ResizeWatch(QObject* parent, std::function<void()> on_resize)
+      : QObject(parent), on_resize_(std::move(on_resize)) {}
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Resize) on_resize_();
+    return QObject::eventFilter(watched, event);
+  }
+
+ private:
+  std::function<void()> on_resize_;
+};
+}  // namespace
 
 ResultsPanel::ResultsPanel(Controller* controller, ResultsModel* results, QWidget* parent)
     : QWidget(parent), controller_(controller) {
@@ -33,10 +53,26 @@ ResultsPanel::ResultsPanel(Controller* controller, ResultsModel* results, QWidge
   table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table->setTabKeyNavigation(false);
   row->addWidget(table, 3);
+  // The label column: as wide as its labels, but never so wide that a value elides. Values are what a
+  // person reads; a long label elides instead (its tooltip is whole). At 1366 x 768 with a baseline the
+  // labels took the table and left the values 26 px. Run on a reset and on every resize of the table.
+  const auto size_labels = [table] {
+    const QFontMetrics fm = table->fontMetrics();
+    // QTableView's override is protected; QAbstractItemView's is public (the same virtual).
+    const QAbstractItemView* view = table;
+    const int labels =
+        std::max(view->sizeHintForColumn(0),
+                 fm.horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) + 16);
+    const int change = table->model()->columnCount() > 2 ? table->columnWidth(2) : 0;
+    // The widest value now, and room for a few more digits (values change without a reset).
+    const int values = view->sizeHintForColumn(1) + fm.horizontalAdvance(QStringLiteral("0,000"));
+    const int least = fm.horizontalAdvance(QStringLiteral("weights per GPU"));
+    const int width = std::max(least, std::min(labels, table->viewport()->width() - change - values));
+    if (table->columnWidth(0) != width) table->setColumnWidth(0, width);
+  };
+  table->installEventFilter(new ResizeWatch(table, size_labels));
   // Every row in sight: the table is as tall as its rows (they change only with the kind of plan).
-  const auto fit_rows = [table] {
-    // Wide enough for the labels with large numbers in them, which change without a reset.
-    table->resizeColumnToContents(0);
+  const auto fit_rows = [table, size_labels] {
     // With a baseline, its column keeps the width its short texts need and the value column takes the
     // rest (a long value elides, its tooltip is whole): the changes stay in sight at 1366 x 768.
     const bool compared = table->model()->columnCount() > 2;
@@ -48,10 +84,7 @@ ResultsPanel::ResultsPanel(Controller* controller, ResultsModel* results, QWidge
       const int change_room = table->fontMetrics().horizontalAdvance(QStringLiteral("+1,000,000")) + 16;
       if (table->columnWidth(2) < change_room) table->setColumnWidth(2, change_room);
     }
-    const int room =
-        table->fontMetrics().horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) +
-        16;
-    if (table->columnWidth(0) < room) table->setColumnWidth(0, room);
+    size_labels();
     table->setFixedHeight(table->horizontalHeader()->sizeHint().height() +
                           table->verticalHeader()->defaultSectionSize() * table->model()->rowCount() +
                           2 * table->frameWidth());

@@ -9,6 +9,7 @@
 
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
+#include "kvplan/weights.hpp"
 
 namespace kvplan::gui {
 
@@ -144,19 +145,30 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
   if (rules && p.ideal_per_gpu_kv_bytes_total != g.kv_bytes_total)
     add("ideal_per_gpu_kv_bytes_total", QStringLiteral("  KV per GPU by the exact layout (ideal)"),
         bytes(p.ideal_per_gpu_kv_bytes_total));
+  // The dtypes and the parameters go in the label (it may elide: its tooltip is whole), the value stays a
+  // figure: at 1366 x 768 with a baseline the value column has about 340 px. A GPU's weights as the engine
+  // loads them (vision tower, RoPE caches, MXFP4 padding) can pass the checkpoint's: then the value says
+  // so, not "65.9 GiB of 60.7 GiB". The dtypes as the CLI names them (weights.hpp weight_dtype_label): the
+  // row said "bf16" for gpt-oss's MXFP4 experts.
+  const bool share = g.weights_bytes <= p.weights_bytes;
   add("per_gpu.weights_bytes",
-      QStringLiteral("weights per GPU (tp %1 x pp %2)")
-          .arg(in.deployment.parallel.tp)
-          .arg(in.deployment.parallel.pp),
+      p.weights_from_architecture ? QStringLiteral("weights per GPU (tp %1 x pp %2; %3; %4 parameters)")
+                                        .arg(in.deployment.parallel.tp)
+                                        .arg(in.deployment.parallel.pp)
+                                        .arg(qstr(weight_dtype_label(in.model)), count(p.parameters))
+                                  : QStringLiteral("weights per GPU (tp %1 x pp %2)")
+                                        .arg(in.deployment.parallel.tp)
+                                        .arg(in.deployment.parallel.pp),
       // Weights given as a size take no dtype (the CLI refuses --weight-dtype beside --weights): the
       // row named the weight dtype box's type as if it applied.
-      Shown{qstr(format_bytes(g.weights_bytes, units)) + QStringLiteral(" of ") +
-                qstr(format_bytes(p.weights_bytes, units)) +
-                (p.weights_from_architecture
-                     ? QStringLiteral(", ") + qstr(name(in.model.weight_dtype).data()) +
-                           QStringLiteral(", ") + count(p.parameters) + QStringLiteral(" parameters")
-                     : QStringLiteral(", as given (the weight dtype does not apply)")),
-            Quantity::of_bytes(g.weights_bytes)});
+      Shown{
+          qstr(format_bytes(g.weights_bytes, units)) +
+              (share ? QStringLiteral(" of ") + qstr(format_bytes(p.weights_bytes, units))
+                     : QStringLiteral(" as loaded (checkpoint ") +
+                           qstr(format_bytes(p.weights_bytes, units)) + QLatin1Char(')')) +
+              (p.weights_from_architecture ? QString()
+                                           : QStringLiteral(", as given (the weight dtype does not apply)")),
+          Quantity::of_bytes(g.weights_bytes)});
   const bool budget = p.has_gpu && !in.kv_memory && p.budget.modelled;
   const bool sglang = in.engine.engine == Engine::sglang;
   const bool trtllm = in.engine.engine == Engine::trtllm;
@@ -269,15 +281,34 @@ void ResultsModel::setBaseline(const Baseline* baseline) {
   refresh();
 }
 
+bool ResultsModel::engineScoped(const QString& key) {
+  // The reserve is vLLM's activation + non-torch + graphs, SGLang's reserve, llama.cpp's compute buffer;
+  // the requested memory is total x utilisation, free x utilisation or the device's; the budget's parts
+  // and the engine's own rows (a vLLM block against an SGLang token, a llama.cpp cell over every device)
+  // are each engine's.
+  return key == QLatin1String("per_gpu.reserve_bytes") || key == QLatin1String("per_gpu.usable_bytes") ||
+         key.startsWith(QLatin1String("per_gpu.budget.")) || key.startsWith(QLatin1String("engine."));
+}
+
 void ResultsModel::refresh() {
   const UnitSystem units = controller_->units();
-  QList<Row> rows = rowsOf(controller_->plan(), units);
+  const Plan& now = controller_->plan();
+  QList<Row> rows = rowsOf(now, units);
   const Figures* base = baseline_ != nullptr ? baseline_->figures() : nullptr;
   if (base != nullptr) {
     const QList<Row> before = rowsOf(base->plan, units);
+    const Engine base_engine = base->plan.inputs.engine.engine;
+    const bool other_engine = base_engine != now.inputs.engine.engine;
     for (Row& r : rows) {
       const auto it =
           std::find_if(before.begin(), before.end(), [&r](const Row& b) { return b.key == r.key; });
+      if (it != before.end() && other_engine && engineScoped(r.key)) {
+        // Under one key, two engines' figures measure different things: no change is computed.
+        r.change = QStringLiteral("other engine");
+        r.change_detail = QStringLiteral("not compared: the baseline's row is %1's \"%2\": %3")
+                              .arg(qstr(std::string(name(base_engine))), it->label.trimmed(), it->value);
+        continue;
+      }
       r.change = it == before.end() ? QStringLiteral("not in baseline")
                                     : change_text(r.quantity, it->quantity, r.value, it->value);
       r.change_detail = it == before.end()

@@ -72,6 +72,10 @@ class ResultsModel : public QAbstractTableModel {
   };
   /// The rows of any plan (the current one, or the baseline's to compare with), byte figures in `units`.
   static QList<Row> rowsOf(const Plan& p, UnitSystem units = UnitSystem::iec);
+  /// Whether the row `key` holds a figure whose meaning is its engine's (the reserve, the requested memory,
+  /// the budget's parts, the engine's own rows): against a baseline of another engine it is "other
+  /// engine", not a change.
+  static bool engineScoped(const QString& key);
   void refresh();
 
   const Controller* controller_;
