@@ -211,6 +211,20 @@ TEST_CASE("Gemma 4's vision and audio towers counted; another audio encoder name
   const ModelSpec m = load(config);
   CHECK(m.encoder_parameters == 575743536ULL);
   CHECK(m.encoder_unknown.empty());
+  // attention_k_eq_v decides the full layers' KV heads (modeling_gemma4.py Gemma4TextAttention): with it,
+  // num_global_key_value_heads (4); without it, num_key_value_heads (16). global_head_dim (512) either way.
+  const auto full_kv_heads = [](const ModelSpec& spec) {
+    for (const auto& g : spec.layers)
+      if (g.attention.kind == AttentionKind::full) return g.attention.num_key_value_heads;
+    return std::uint64_t{0};
+  };
+  CHECK(full_kv_heads(m) == 4);
+  json no_k_eq_v = config;
+  no_k_eq_v["text_config"]["attention_k_eq_v"] = false;
+  const ModelSpec plain = load(no_k_eq_v);
+  CHECK(full_kv_heads(plain) == 16);
+  for (const auto& g : plain.layers)
+    if (g.attention.kind == AttentionKind::full) CHECK(g.attention.head_dim_k == 512);
   // The E2B / E4B shape: a vision_config of Gemma4VisionConfig's defaults (hidden 768, intermediate 3,072,
   // 16 layers, 12 heads and 12 KV heads of 64, patch 16, 10,240 positions) with clipped linears, and an
   // audio_config of Gemma4AudioConfig's defaults (hidden 1,024, 12 layers, 8 heads, channels [128, 32],
@@ -225,13 +239,25 @@ TEST_CASE("Gemma 4's vision and audio towers counted; another audio encoder name
   config["vision_config"] = json{{"model_type", "gemma4_vision"}, {"use_clipped_linears", true}};
   config["audio_config"] = json{{"model_type", "gemma4_audio"}};
   CHECK(load(config).encoder_parameters == 484576448ULL);
-  // Another family's audio encoder is not counted, and said so (the weights are too low).
+  // Another family's audio encoder is not counted, and said so (the weights are below what vLLM loads).
   config["audio_config"] = json{{"model_type", "voxtral_encoder"}};
   CHECK(load(config).encoder_unknown == "the audio encoder (audio_config model_type 'voxtral_encoder')");
   config["audio_config"] =
       json{{"model_type", "gemma4_audio"}, {"subsampling_conv_channels", json::array({128})}};
   CHECK_THROWS_WITH(load(config),
                     Catch::Contains("subsampling_conv_channels: must be two positive channel counts"));
+  // google/gemma-4-26B-A4B (tests/data/configs): the MoE block beside the dense MLP (enable_moe_block) is
+  // counted. Its model.safetensors.index.json total_size is 51,611,872,412 B = 25,805,936,206 bf16
+  // parameters; less its vision tower and projector (27 layers of 1,152 as above, 569,550,384, and
+  // embed_vision 1,152 x 2,816 = 3,244,032: 572,794,416) and the 30 layer_scalar values kvplan does not
+  // count: 25,233,141,760 text parameters. kvplan counts, as vLLM allocates, a V projection on the five
+  // k_eq_v full layers the checkpoint has not: 5 x 2,816 x 2 KV heads x 512 = 14,417,920 more.
+  std::ifstream moe_in(dir + "/gemma-4-26b-a4b.json");
+  REQUIRE(moe_in);
+  const ModelSpec moe = load(json::parse(moe_in));
+  CHECK(moe.weights_unknown.empty());
+  CHECK(moe.encoder_parameters == 572794416ULL);
+  CHECK(parameter_count(moe) == 25233141760ULL + 14417920ULL);
 }
 
 TEST_CASE("LongCat-Flash: two latent caches per decoder layer, the weights of both halves", "[hf][configs]") {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "hf_support.hpp"
 #include "kvplan/fit.hpp"
 #include "kvplan/format.hpp"
 #include "kvplan/presets.hpp"
@@ -252,10 +253,11 @@ TEST_CASE("fit: the launch line carries every engine option and extra the row wa
 }
 
 TEST_CASE("fit: no speed for a model whose parameters are unknown", "[fit]") {
-  // Gemma 4 26B-A4B has no weight formula for its MoE block: with the weights' size given the rows fit,
-  // but TPOT and TTFT would count too few parameters, so they are left out (and --tpot keeps no row).
+  // A Gemma 4 model with per-layer inputs has no weight formula: with the weights' size given the rows
+  // fit, but TPOT and TTFT would count too few parameters, so they are left out (and --tpot keeps no row).
   FitRequest r;
-  r.model = presets::find_model("gemma-4-26b-a4b");
+  r.model = test::gemma4_with_per_layer_inputs();
+  REQUIRE(!r.model.weights_unknown.empty());
   r.context = Tokens{32768};
   r.users = 8;
   r.gpus = {presets::find_gpu("h100-sxm")};
@@ -899,5 +901,57 @@ TEST_CASE("plan: vLLM before 0.16 warns that the checkpoint must fit before fp8 
              std::string::npos;
     });
     CHECK(warned == (release == "0.15.1"));
+  }
+}
+
+TEST_CASE("fit: vLLM's --max-num-seqs once, each replica's share of the users", "[fit]") {
+  // 3,000 users of 1,024 tokens on H100s under vLLM: past `vllm serve`'s default of 1,024 sequences the line
+  // raises --max-num-seqs. It was printed twice (layout_line, then the engine options), which kvplan's own
+  // --from-launch refused, and under --data-parallel-size N each rank got the 3,000 of all of them.
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-8b");
+  r.context = Tokens{1024};
+  r.users = 3000;
+  r.engine.engine = Engine::vllm;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  const FitResult res = fit(r);
+  REQUIRE(!res.rows.empty());
+  bool replicated = false;
+  for (const auto& row : res.rows) {
+    CAPTURE(row.launch);
+    const std::string& l = row.launch;
+    std::size_t times = 0;
+    for (std::size_t at = l.find("--max-num-seqs "); at != std::string::npos;
+         at = l.find("--max-num-seqs ", at + 1))
+      ++times;
+    CHECK(times == 1);
+    const std::uint64_t dp = row.plan.inputs.deployment.parallel.dp;
+    // Each replica's scheduler runs its share: 3,000 / dp, rounded up.
+    CHECK_THAT(l, Catch::Contains("--max-num-seqs " + std::to_string((3000 + dp - 1) / dp) + " "));
+    replicated = replicated || dp > 1;
+  }
+  CHECK(replicated);  // the search has a row of replicas to check
+}
+
+TEST_CASE("fit: weights given as a size search no weight dtype", "[fit]") {
+  // The size is the bytes whatever the dtype (size refuses a weight dtype beside it): fp8 rows kept the
+  // same 48 GiB under another label and added --quantization fp8 to their line.
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-8b");
+  r.context = Tokens{8192};
+  r.users = 10;
+  r.engine.engine = Engine::vllm;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  r.search_weight_dtypes = true;  // as `kvplan fit` asks without --weight-dtype
+  const FitResult searched = fit(r);
+  CHECK_THAT(searched.searched, Catch::Contains("weights as given"));  // without a size: dtypes searched
+  r.deployment.weights = Bytes{48ULL << 30};
+  const FitResult res = fit(r);
+  REQUIRE(!res.rows.empty());
+  CHECK_THAT(res.searched, !Catch::Contains("weights as given"));
+  for (const auto& row : res.rows) {
+    CAPTURE(row.launch);
+    CHECK_THAT(row.launch, !Catch::Contains("--quantization"));
+    CHECK(row.plan.weights_bytes == Bytes{48ULL << 30});
   }
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "hf_support.hpp"
 #include "kvplan/prefill.hpp"
 #include "kvplan/presets.hpp"
 #include "test_support.hpp"
@@ -59,9 +60,9 @@ TEST_CASE("a kvplan-bench report calibrates prefill time", "[prefill][calibratio
 }
 
 TEST_CASE("prefill: a model without a weight formula for a layer has no linear FLOPs to give", "[prefill]") {
-  // Gemma 4 26B-A4B: kvplan has no weight formula for its MoE block, so 2 x active parameters would leave
-  // the experts out (about 1.4 billion parameters): refused, naming why, not counted short.
-  const ModelSpec m = presets::find_model("gemma-4-26b-a4b");
+  // Gemma 4 with per-layer inputs: kvplan has no weight formula for them, so 2 x active parameters would
+  // leave them out: refused, naming why, not counted short.
+  const ModelSpec m = test::gemma4_with_per_layer_inputs();
   REQUIRE(!m.weights_unknown.empty());
   CHECK_THROWS_WITH(prefill_flops(m, 1000), Catch::StartsWith("model: the model's parameters are unknown ("));
 }

@@ -6,10 +6,12 @@
 //    layer of the same type and cache nothing (modeling_gemma3n.py Gemma3nTextAttention: is_kv_shared_layer
 //    = layer_idx >= num_hidden_layers - num_kv_shared_layers).
 //  - Gemma4TextConfig: layer_types; sliding layers use num_key_value_heads x head_dim, full layers
-//    num_global_key_value_heads x global_head_dim; attention_k_eq_v shares one projection for K and V,
-//    yet vLLM and llama.cpp still allocate a K and a V cache, so both are counted.
+//    global_head_dim, with num_global_key_value_heads under attention_k_eq_v (else num_key_value_heads);
+//    attention_k_eq_v shares one projection for K and V, yet vLLM and llama.cpp still allocate a K and a V
+//    cache, so both are counted (and vLLM's V projection slot, which it allocates too).
 // Gemma 2/3/4 have four norms per layer (pre/post attention and MLP).
 #include "adapters.hpp"
+#include "kvplan/format.hpp"
 
 namespace kvplan::presets::hf {
 
@@ -61,22 +63,55 @@ ModelSpec adapt_gemma(const HfConfig& c) {
     // Gemma 4's released configs carry "num_global_key_value_heads": null where the full layers keep
     // num_key_value_heads (Gemma4TextConfig's default is None: the modeling code then uses the per-layer
     // value), so null is the class default here.
+    // num_global_key_value_heads is the full layers' only with attention_k_eq_v (modeling_gemma4.py
+    // Gemma4TextAttention, commit 0246b4f3335464614ef1de66531f9131a44ec801: num_key_value_heads =
+    // num_global_key_value_heads if attention_k_eq_v and not sliding, else num_key_value_heads; vLLM's
+    // gemma4.py reads it so); global_head_dim is theirs either way (when set).
+    const bool k_eq_v = r.boolean("attention_k_eq_v").value_or(false);
     const std::uint64_t global_kv =
-        r.positive_or_null("num_global_key_value_heads", d.attn.num_key_value_heads);
+        k_eq_v ? r.positive_or_null("num_global_key_value_heads", d.attn.num_key_value_heads)
+               : d.attn.num_key_value_heads;
+    if (!k_eq_v) r.consider("num_global_key_value_heads");  // unread by the model without k_eq_v
     const std::uint64_t global_dim = r.positive_or_null("global_head_dim", d.attn.head_dim_k);
-    r.consider("attention_k_eq_v");
     for (auto& a : d.layers)
       if (a.kind == AttentionKind::full) {
         a.num_key_value_heads = global_kv;
         a.head_dim_k = a.head_dim_v = global_dim;
       }
-    // Weights: the MoE block beside the dense MLP, per-layer input embeddings and the double-wide MLP are
-    // not in kvplan's weight formula; KV figures stay exact.
-    if (r.boolean("enable_moe_block").value_or(false) ||
-        r.u64("hidden_size_per_layer_input").value_or(0) > 0 ||
+    // The MoE block beside the dense MLP in every layer (enable_moe_block; modeling_gemma4.py
+    // Gemma4TextDecoderLayer, Gemma4TextRouter, Gemma4TextExperts, commit
+    // 0246b4f3335464614ef1de66531f9131a44ec801): router.proj num_experts x hidden, router.scale (hidden),
+    // router.per_expert_scale (num_experts), the experts' gate_up_proj and down_proj (3 x hidden x
+    // moe_intermediate_size each), top_k_experts of them a token, and three more norms over hidden. In
+    // kvplan's MLP terms, with the same counts: the dense MLP is an always-on (shared) expert of
+    // intermediate_size, per_expert_scale counts as a router bias (num_experts values), router.scale as a
+    // shared-expert gate (hidden values), and the norms make seven per layer. google/gemma-4-26B-A4B:
+    // 25,233,141,760 text parameters (its total_size, 51,611,872,412 B in bf16, less the vision tower and
+    // the 30 layer_scalar values), plus the V projection slots vLLM allocates on k_eq_v layers.
+    if (r.boolean("enable_moe_block").value_or(false)) {
+      MlpSpec block;
+      block.num_experts = r.positive("num_experts");
+      block.experts_per_token = r.positive("top_k_experts");
+      block.expert_intermediate_size = r.positive_any({"moe_intermediate_size", "expert_intermediate_size"});
+      if (block.experts_per_token > block.num_experts)
+        r.fail("top_k_experts", "must be at most num_experts " + format_count(block.num_experts));
+      block.router_bias = true;  // router.per_expert_scale
+      block.num_shared_experts = 1;
+      block.shared_intermediate_size = d.dense.intermediate_size;  // the dense MLP beside the block
+      block.shared_expert_gate = true;                             // router.scale
+      d.moe = block;
+      d.sparse.assign(d.n_layers, true);
+      d.m.norms_per_layer = 7;
+    } else {
+      r.consider("num_experts");
+      r.consider("top_k_experts");
+      d.sparse.assign(d.n_layers, false);
+    }
+    // Weights: per-layer input embeddings and the double-wide MLP are not in kvplan's weight formula; KV
+    // figures stay exact.
+    if (r.u64("hidden_size_per_layer_input").value_or(0) > 0 ||
         r.boolean("use_double_wide_mlp").value_or(false))
-      d.m.weights_unknown = "kvplan has no weight formula for Gemma 4's MoE block and per-layer inputs";
-    d.sparse.assign(d.n_layers, false);
+      d.m.weights_unknown = "kvplan has no weight formula for Gemma 4's per-layer inputs and double-wide MLP";
   }
   if (t == "gemma3n" || t == "gemma3n_text") {
     d.m.weights_unknown =
