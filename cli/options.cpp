@@ -566,6 +566,12 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   p.tp = d.tp.empty() ? 0 : parse_count(d.tp, "--tp");
   p.pp = d.pp.empty() ? 1 : parse_count(d.pp, "--pp");
   const std::uint64_t gpus = d.gpus.empty() ? 0 : parse_count(d.gpus, "--gpus");
+  // llama.cpp splits no KV cache by heads: one llama-server over several GPUs splits its layers (-sm layer,
+  // its default), kvplan's pp. So --gpus alone is one server's layer split there, tp 1.
+  if (in.engine.engine == Engine::llamacpp && p.tp == 0 && gpus != 0) {
+    p.tp = 1;
+    if (d.pp.empty()) p.pp = gpus;
+  }
   const bool tp_from_gpus = p.tp == 0 && gpus != 0;
   if (p.tp == 0) p.tp = gpus == 0 ? 1 : gpus / p.pp;  // --gpus alone: tensor parallel over them
   if (p.tp == 0)

@@ -670,3 +670,10 @@ string(REPEAT "x" 5000 kvplan_long_value)
 kvplan_cli_bad("an error echoing a 5,000-byte value stays one readable line"
   "--gpu: unknown GPU 'x+ \\[\\.\\.\\. [0-9,]+ bytes left out \\.\\.\\.\\] x+"
   size llama-3.1-8b --gpu ${kvplan_long_value})
+# llama.cpp splits no KV cache by heads: --gpus alone is one llama-server's layer split (-sm layer, its
+# default), tp 1 and pp = the GPUs; it was refused naming --tp, which was not given. With --pp, the rest
+# are replicas.
+kvplan_cli_ok("llama.cpp --gpus alone: one server's layer split" "parallelism +tp 1, pp 2, replicas 1\n"
+  size llama-3.1-8b --engine llamacpp --gpu h100-sxm --gpus 2)
+kvplan_cli_ok("llama.cpp --gpus with --pp: replicas" "parallelism +tp 1, pp 2, replicas 2\n"
+  size llama-3.1-8b --engine llamacpp --gpu h100-sxm --gpus 4 --pp 2)

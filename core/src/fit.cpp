@@ -480,6 +480,9 @@ std::string launch_command(const Plan& p, const LaunchExtras& extras) {
   std::string comment;
   EngineOptions shown = p.inputs.engine;
   if (sglang_pins_pool(p)) shown.max_tokens = 0;
+  // vLLM's line names --max-num-seqs itself (layout_line: the scheduler's sequences, given, raised by fit
+  // or the rank's users): once, not again among the options (kvplan's --from-launch refused the line).
+  if (shown.engine == Engine::vllm) shown.max_num_seqs = 0;
   // n_rs_seq's flags are draft-mtp's (the model's own nextn layers): a model without them gets its
   // n_rs_seq from a drafter's speculative type (common.h need_n_rs_seq: eagle3, dflash, dspark with -md),
   // which kvplan cannot name, so the line says so instead of asking for layers the model lacks.
@@ -732,7 +735,9 @@ FitResult fit(const FitRequest& request) {
   // The weight types searched on `gpu`, the model as given first; a type equal to the model's once.
   const auto weight_variants = [&](const Gpu& gpu) {
     std::vector<std::size_t> out{0};
-    if (!r.search_weight_dtypes) return out;
+    // Weights given as a size are the bytes whatever the dtype (as `size` refuses a weight dtype beside
+    // them): another dtype's rows would repeat the same bytes under another label.
+    if (!r.search_weight_dtypes || r.deployment.weights) return out;
     for (const DType t :
          r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine) : r.weight_dtypes)
       if (t != r.model.weight_dtype) out.push_back(variant_of(t));
@@ -780,7 +785,7 @@ FitResult fit(const FitRequest& request) {
       for (const std::uint64_t n : dp_attention_sizes(r, dpa_searched, tp, 1)) dpa = dpa || n > 1;
     if (dpa) out.searched += ", DP attention with expert parallel (at pp 1)";
     std::vector<DType> weights;
-    if (r.search_weight_dtypes)
+    if (r.search_weight_dtypes && !r.deployment.weights)  // weight_variants: a size given is no dtype
       for (const Gpu& gpu : r.gpus)
         for (const DType t :
              r.weight_dtypes.empty() ? default_weight_dtypes(r.model, gpu, r.engine) : r.weight_dtypes)
@@ -844,10 +849,11 @@ FitResult fit(const FitRequest& request) {
   // The engine's options at a layout. vLLM runs at most max_num_seqs sequences at once (plan.hpp
   // max_running_sequences): where `vllm serve`'s default for the GPU is below one server's users and none
   // was given, the launch line raises it to them, and the budget's sampler run takes as many.
-  const auto engine_at = [&](const Gpu& gpu, std::uint64_t dpa) {
+  // One server is one replica's (its share of the users, replicas dp) attention rank (dpa).
+  const auto engine_at = [&](const Gpu& gpu, std::uint64_t dpa, std::uint64_t dp) {
     EngineOptions o = r.engine;
     if (engine == Engine::vllm && o.max_num_seqs == 0 && o.version != "v0") {
-      const std::uint64_t server_seqs = ceil_div(r.users, dpa);
+      const std::uint64_t server_seqs = ceil_div(ceil_div(r.users, dp), dpa);
       if (server_seqs > vllm_default_max_num_seqs(gpu.runtime_memory.value_or(gpu.memory), gpu.name))
         o.max_num_seqs = std::min(server_seqs, kMaxEngineMaxNumSeqs);
     }
@@ -891,7 +897,7 @@ FitResult fit(const FitRequest& request) {
               in.context = r.context;
               in.users = r.users;
               in.deployment = r.deployment;
-              in.engine = engine_at(gpu, dpa);
+              in.engine = engine_at(gpu, dpa, 1);
               in.gpu = gpu;
               in.kv = kv;
               in.deployment.parallel = Parallelism{tp, pp, 1};
@@ -918,6 +924,7 @@ FitResult fit(const FitRequest& request) {
               if (one.fits) free = one.per_gpu.free_bytes;
               while (!free && dp != 0 && dp <= most_replicas) {
                 in.deployment.parallel.dp = dp;
+                in.engine = engine_at(gpu, dpa, dp);  // each replica's scheduler takes its share
                 const Plan p = make_plan(prepared, in, false, PlanDetail::figures);
                 ++out.candidates;
                 if (p.fits)
@@ -1002,7 +1009,7 @@ FitResult fit(const FitRequest& request) {
     c.in.users = r.users;
     const Parallelism par = c.in.deployment.parallel;
     const std::uint64_t dpa = c.in.deployment.dp_attention;
-    c.in.engine = engine_at(*c.in.gpu, dpa);
+    c.in.engine = engine_at(*c.in.gpu, dpa, c.in.deployment.parallel.dp);
     c.in.deployment = r.deployment;
     c.in.deployment.parallel = par;
     c.in.deployment.dp_attention = dpa;
@@ -1031,7 +1038,7 @@ FitResult fit(const FitRequest& request) {
     const PreparedModel& prepared = *variants[nearest->variant]->prepared;
     in.gpu = *nearest->gpu;
     in.kv = nearest->kv;
-    in.engine = engine_at(*nearest->gpu, nearest->dp_attention);
+    in.engine = engine_at(*nearest->gpu, nearest->dp_attention, nearest->parallel.dp);
     in.deployment.parallel = nearest->parallel;
     in.deployment.dp_attention = nearest->dp_attention;
     n.plan = make_plan(prepared, in, true);
