@@ -184,6 +184,23 @@ TEST_CASE("vLLM release numbers map to the rule sets", "[budget][vllm]") {
     CHECK_THROWS_WITH(vllm_rules_for_release(bad), Catch::Contains("releases 0.11 to 0.31"));
 }
 
+TEST_CASE("vLLM V0: the flat reserve stands in for its budget, and a warning says so", "[budget][vllm]") {
+  PlanInputs in = vllm_inputs("llama-3.1-8b", 1, 1, 0.9);
+  in.engine.version = "v0";
+  const Plan p = make_plan(in);
+  CHECK_FALSE(p.budget.modelled);
+  CHECK(p.per_gpu.reserve_bytes == Bytes{1ULL << 30});  // kvplan's flat reserve, 1 GiB
+  CHECK(std::count(p.warnings.begin(), p.warnings.end(),
+                   "vLLM V0's memory budget (its profile run's activation peak, non-torch memory) is not "
+                   "modelled: the flat reserve of 1.00 GiB per GPU stands in for it; give a measured reserve "
+                   "for a tight plan") == 1);
+  // A reserve given is the user's measure: no warning.
+  in.deployment.reserve = Bytes{3ULL << 30};
+  const Plan given = make_plan(in);
+  CHECK(std::none_of(given.warnings.begin(), given.warnings.end(),
+                     [](const std::string& w) { return w.starts_with("vLLM V0's memory budget"); }));
+}
+
 TEST_CASE("vLLM budget: CUDA graphs subtracted from 0.20 on", "[budget][vllm]") {
   // PR #38284 is in the released 0.20.0: its official images log "CUDA graph memory profiling is enabled
   // (default since v0.21.0)" with an equivalent utilisation below the one set (docs/engines/vllm-budget.md).
@@ -798,7 +815,7 @@ TEST_CASE("vLLM budget: 0.26.0 and 0.27.1 start-ups without --gpu-memory-utiliza
   // before, 57.63 GiB against the logged 58.99), and its KV is within 0.5 GiB above the log (it was 1.31).
   CHECK(std::any_of(gemma.budget.notes.begin(), gemma.budget.notes.end(), [](const std::string& note) {
     return note.starts_with(
-        "weights as loaded: the vision encoder and projector (575,743,536 parameters, "
+        "weights as loaded: the multimodal encoders and projectors (575,743,536 parameters, "
         "1.07 GiB per GPU)");
   }));
   const double kv = static_cast<double>(gemma.budget.kv.value) / kGiB;

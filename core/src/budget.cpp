@@ -201,11 +201,12 @@ LoadedExtras loaded_extras(const BudgetInputs& in, Engine engine) {
 void note_loaded_extras(MemoryBudget& b, const ModelSpec& m, const LoadedExtras& x, Bytes total,
                         const std::string& encoder_tail) {
   if (x.encoder.value != 0)
-    b.notes.push_back("weights as loaded: the vision encoder and projector (" +
+    b.notes.push_back("weights as loaded: the multimodal encoders and projectors (" +
                       format_count(m.encoder_parameters) + " parameters, " + gib_text(x.encoder) +
                       " per GPU); " + encoder_tail);
   if (!m.encoder_unknown.empty())
-    b.notes.push_back("weights as loaded: " + m.encoder_unknown + " (not counted: the weights are too low)");
+    b.notes.push_back("weights as loaded: " + m.encoder_unknown +
+                      " (not counted: the weights here are below what the engine loads)");
   if (x.rope.value != 0)
     b.notes.push_back("weights as loaded: the RoPE cos/sin caches (" + gib_text(x.rope) + ")");
   if (!b.runtime_total)

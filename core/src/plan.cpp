@@ -705,6 +705,14 @@ void memory_budget(Plan& p, const PlanInputs& in, bool full) {
       return flat_budget(in.gpu->memory, utilization, g.weights_bytes, g.reserve_bytes);
     });
     g.usable_bytes = p.budget.requested;
+    // vLLM V0 profiles its memory as V1 does (vllm/worker/worker.py determine_num_available_blocks), but
+    // kvplan models V1's budget only: say that the flat reserve stands in, so that it is not read as V0's.
+    if (full && !in.deployment.reserve && in.engine.engine == Engine::vllm)
+      p.warnings.push_back(
+          "vLLM V0's memory budget (its profile run's activation peak, non-torch memory) is not "
+          "modelled: the flat reserve of " +
+          format_bytes(g.reserve_bytes, UnitSystem::iec) +
+          " per GPU stands in for it; give a measured reserve for a tight plan");
   }
 }
 
