@@ -64,8 +64,21 @@ ResultsPanel::ResultsPanel(Controller* controller, ResultsModel* results, QWidge
         std::max(view->sizeHintForColumn(0),
                  fm.horizontalAdvance(QStringLiteral("KV per GPU (1,000,000 users per replica)")) + 16);
     const int change = table->model()->columnCount() > 2 ? table->columnWidth(2) : 0;
-    // The widest value now, and room for a few more digits (values change without a reset).
-    const int values = view->sizeHintForColumn(1) + fm.horizontalAdvance(QStringLiteral("0,000"));
+    // The widest value now, and room for two more digits (values change without a reset). The limit and
+    // the engine's rules are sentences, whole in the label beside the table and in the tooltip: they elide
+    // here, and counted, they squeezed every label at any window size. So does a max context's note past
+    // the engine's limit, after its figure ("443,440 tokens (past vLLM's derived max_model_len ...)"):
+    // only the figure is kept in sight.
+    int widest = 0;
+    const QAbstractItemModel* model = table->model();
+    for (int row = 0; row < model->rowCount(); ++row) {
+      const QString key = model->index(row, 0).data(ResultsModel::KeyRole).toString();
+      if (key == QLatin1String("limit") || key == QLatin1String("engine.rules")) continue;
+      QString value = model->index(row, 1).data().toString();
+      if (key == QLatin1String("max_context")) value = value.section(QStringLiteral(" ("), 0, 0);
+      widest = std::max(widest, fm.horizontalAdvance(value));
+    }
+    const int values = widest + fm.horizontalAdvance(QStringLiteral("00")) + 8;  // 8: the cell's margins
     const int least = fm.horizontalAdvance(QStringLiteral("weights per GPU"));
     const int width = std::max(least, std::min(labels, table->viewport()->width() - change - values));
     if (table->columnWidth(0) != width) table->setColumnWidth(0, width);

@@ -147,8 +147,9 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
         bytes(p.ideal_per_gpu_kv_bytes_total));
   // The dtypes and the parameters go in the label (it may elide: its tooltip is whole), the value stays a
   // figure: at 1366 x 768 with a baseline the value column has about 340 px. A GPU's weights as the engine
-  // loads them (vision tower, RoPE caches, MXFP4 padding) can pass the checkpoint's: then the value says
-  // so, not "65.9 GiB of 60.7 GiB". The dtypes as the CLI names them (weights.hpp weight_dtype_label): the
+  // loads them (vision tower, RoPE caches, MXFP4 padding) can pass the model's count: then the value says
+  // by how much, "65.9 GiB (model 60.7 GiB + 5.18 GiB)", not "65.9 GiB of 60.7 GiB" (the budget's notes name
+  // what the engine adds). The dtypes as the CLI names them (weights.hpp weight_dtype_label): the
   // row said "bf16" for gpt-oss's MXFP4 experts.
   const bool share = g.weights_bytes <= p.weights_bytes;
   add("per_gpu.weights_bytes",
@@ -164,8 +165,9 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
       Shown{
           qstr(format_bytes(g.weights_bytes, units)) +
               (share ? QStringLiteral(" of ") + qstr(format_bytes(p.weights_bytes, units))
-                     : QStringLiteral(" as loaded (checkpoint ") +
-                           qstr(format_bytes(p.weights_bytes, units)) + QLatin1Char(')')) +
+                     : QStringLiteral(" (model ") + qstr(format_bytes(p.weights_bytes, units)) +
+                           QStringLiteral(" + ") +
+                           qstr(format_bytes(g.weights_bytes - p.weights_bytes, units)) + QLatin1Char(')')) +
               (p.weights_from_architecture ? QString()
                                            : QStringLiteral(", as given (the weight dtype does not apply)")),
           Quantity::of_bytes(g.weights_bytes)});
@@ -179,7 +181,7 @@ QList<ResultsModel::Row> ResultsModel::rowsOf(const Plan& p, UnitSystem units) {
       !budget    ? QStringLiteral("reserve per GPU")
       : sglang   ? QStringLiteral("reserve per GPU (SGLang's is outside mem_fraction_static)")
       : llamacpp ? QStringLiteral("compute buffer per GPU (the engine's budget)")
-                 : QStringLiteral("activation + non-torch + CUDA graphs per GPU (the engine's budget)"),
+                 : QStringLiteral("reserve per GPU (activation + non-torch + graphs)"),
       bytes(g.reserve_bytes));
   if (budget && llamacpp) {
     const RequestedName device = requested_name(in.engine.engine, p.budget);
@@ -302,11 +304,16 @@ void ResultsModel::refresh() {
     for (Row& r : rows) {
       const auto it =
           std::find_if(before.begin(), before.end(), [&r](const Row& b) { return b.key == r.key; });
-      if (it != before.end() && other_engine && engineScoped(r.key)) {
-        // Under one key, two engines' figures measure different things: no change is computed.
+      if (other_engine && engineScoped(r.key)) {
+        // Under one key, two engines' figures measure different things: no change is computed (and a row
+        // the baseline's engine has not, vLLM's CUDA graphs under llama.cpp, is not "missing" from it).
         r.change = QStringLiteral("other engine");
-        r.change_detail = QStringLiteral("not compared: the baseline's row is %1's \"%2\": %3")
-                              .arg(qstr(std::string(name(base_engine))), it->label.trimmed(), it->value);
+        r.change_detail =
+            it == before.end()
+                ? QStringLiteral("not compared: the baseline's engine, %1, has no such figure")
+                      .arg(qstr(std::string(name(base_engine))))
+                : QStringLiteral("not compared: the baseline's row is %1's \"%2\": %3")
+                      .arg(qstr(std::string(name(base_engine))), it->label.trimmed(), it->value);
         continue;
       }
       r.change = it == before.end() ? QStringLiteral("not in baseline")
