@@ -296,7 +296,7 @@ FitRequest build_fit_request(const FitOptions& o) {
   std::string drafter_note;
   r.launch.speculative_config = speculative_config_for_launch(o.engine.speculative_config, drafter_note);
   r.launch.note = drafter_note;
-  r.context = parse_tokens(o.context, "--context");
+  r.context = parse_context(o.context, r.model, r.engine.engine);
   r.users = parse_count(o.users, "--users");
   r.max_gpus = parse_count(o.max_gpus, "--max-gpus");
   r.tp = counts(o.tp, "--tp");

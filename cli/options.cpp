@@ -383,6 +383,18 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine) {
   kvplan::apply_weight_dtype(m, parse_dtype(o.weight_dtype, "--weight-dtype"), engine);
 }
 
+Tokens parse_context(const std::string& text, ModelSpec& model, Engine engine) {
+  if (lowercase(text) != "max") return parse_tokens(text, "--context");
+  // The engine's own limit for the model, as it derives it from the config (context_limit.hpp).
+  const auto limit = context_limit(model, engine);
+  if (!limit)
+    throw Error("--context",
+                "max: the model gives no context length (max_position_embeddings or another "
+                "length key): give a number of tokens");
+  model.warnings.push_back("the context is the engine's own limit for the model: " + limit->text);
+  return limit->tokens;
+}
+
 UnitSystem resolve_units(const std::string& units) {
   const std::string u = lowercase(units);
   if (u == "iec") return UnitSystem::iec;
@@ -546,18 +558,7 @@ PlanInputs build_inputs(const SizeOptions& o, std::optional<presets::EngineLogFi
   apply_weight_dtype(o.dtypes, in.model, in.engine.engine);
   const DeployOptions& d = o.deploy;
   (void)resolve_units(d.units);
-  if (lowercase(d.context) == "max") {
-    // The engine's own limit for the model, as it derives it from the config (context_limit.hpp).
-    const auto limit = context_limit(in.model, in.engine.engine);
-    if (!limit)
-      throw Error("--context",
-                  "max: the model gives no context length (max_position_embeddings or another "
-                  "length key): give a number of tokens");
-    in.context = limit->tokens;
-    in.model.warnings.push_back("the context is the engine's own limit for the model: " + limit->text);
-  } else {
-    in.context = parse_tokens(d.context, "--context");
-  }
+  in.context = parse_context(d.context, in.model, in.engine.engine);
   in.users = parse_count(d.users, "--users");
   if (!d.ctx_size.empty())
     in.context = per_slot_context(d.ctx_size, in.users, in.engine.kv_unified, in.model);

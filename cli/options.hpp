@@ -205,6 +205,10 @@ void apply_weight_dtype(const DtypeOptions& o, ModelSpec& m, Engine engine);
 /// (Error("--weight-dtype", ...) naming both flags); --weights auto goes with any --weight-dtype.
 void refuse_weights_with_weight_dtype(const std::string& weights, const std::string& weight_dtype);
 
+/// --context: a token count (parse_tokens), or "max", the engine's own limit for the model as it derives it
+/// from the config (context_limit.hpp), with a warning on `model` stating the rule. Throws kvplan::Error
+/// naming --context when the model gives no length.
+Tokens parse_context(const std::string& text, ModelSpec& model, Engine engine);
 UnitSystem resolve_units(const std::string& units);
 /// Everything `size` needs. With --from-log, the log's engine (unless another was asked for, which is an
 /// error when it differs) and its KV memory; the log's figures go to *log when log is not null.

@@ -359,3 +359,7 @@ kvplan_cli_ok("fit: vLLM's --max-num-seqs raised past its default for the users 
 kvplan_cli_bad("fit: a search past its layout limit"
   "--max-gpus: the search would judge [0-9,]+ layouts .*more than the 20,000 one search judges \\(the limit\\): narrow it with --gpu, --tp, --pp"
   fit --layers 4096 --heads 8 --head-dim 128 --context 8192 --users 1 --max-gpus 4096)
+# fit --context max, as its help offers: the engine's own limit (Llama 3.1's max_position_embeddings
+# 131,072, no RoPE factor under vLLM), with the warning; it was refused as "'max' is not a number".
+kvplan_cli_ok("fit --context max: the engine's limit" "1 user x 131,072 tokens, engine rules: vllm\n"
+  fit llama-3.1-8b --context max --engine vllm --gpu h100-sxm)

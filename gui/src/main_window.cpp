@@ -416,8 +416,9 @@ QWidget* MainWindow::buildStreamingRow() {
   auto* title = new QLabel(QStringLiteral("StreamingLLM curve: sinks"));
   auto* plus = new QLabel(QStringLiteral("+ recent"));
   auto* unit = new QLabel(QStringLiteral("tokens per full-attention layer"));
-  // The unit may shrink to nothing on a narrow window; the tooltip keeps it.
-  unit->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // The unit takes its width where there is room, and shrinks on a narrow window without setting the
+  // row's least width (a minimum of 1 px over its size hint); the tooltip keeps it whole.
+  unit->setMinimumWidth(1);
   for (QWidget* w : std::initializer_list<QWidget*>{title, sinks, plus, recent, unit}) {
     w->setToolTip(whole);
     layout->addWidget(w);
