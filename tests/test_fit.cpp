@@ -904,17 +904,24 @@ TEST_CASE("plan: vLLM before 0.16 warns that the checkpoint must fit before fp8 
   }
 }
 
+namespace {
+/// Llama 3.1 8B under vLLM on H100s: `users` of `context` tokens.
+FitRequest llama8b_vllm_h100(std::uint64_t context, std::uint64_t users) {
+  FitRequest r;
+  r.model = presets::find_model("llama-3.1-8b");
+  r.context = Tokens{context};
+  r.users = users;
+  r.engine.engine = Engine::vllm;
+  r.gpus = {presets::find_gpu("h100-sxm")};
+  return r;
+}
+}  // namespace
+
 TEST_CASE("fit: vLLM's --max-num-seqs once, each replica's share of the users", "[fit]") {
   // 3,000 users of 1,024 tokens on H100s under vLLM: past `vllm serve`'s default of 1,024 sequences the line
   // raises --max-num-seqs. It was printed twice (layout_line, then the engine options), which kvplan's own
   // --from-launch refused, and under --data-parallel-size N each rank got the 3,000 of all of them.
-  FitRequest r;
-  r.model = presets::find_model("llama-3.1-8b");
-  r.context = Tokens{1024};
-  r.users = 3000;
-  r.engine.engine = Engine::vllm;
-  r.gpus = {presets::find_gpu("h100-sxm")};
-  const FitResult res = fit(r);
+  const FitResult res = fit(llama8b_vllm_h100(1024, 3000));
   REQUIRE(!res.rows.empty());
   bool replicated = false;
   for (const auto& row : res.rows) {
@@ -936,12 +943,7 @@ TEST_CASE("fit: vLLM's --max-num-seqs once, each replica's share of the users", 
 TEST_CASE("fit: weights given as a size search no weight dtype", "[fit]") {
   // The size is the bytes whatever the dtype (size refuses a weight dtype beside it): fp8 rows kept the
   // same 48 GiB under another label and added --quantization fp8 to their line.
-  FitRequest r;
-  r.model = presets::find_model("llama-3.1-8b");
-  r.context = Tokens{8192};
-  r.users = 10;
-  r.engine.engine = Engine::vllm;
-  r.gpus = {presets::find_gpu("h100-sxm")};
+  FitRequest r = llama8b_vllm_h100(8192, 10);
   r.search_weight_dtypes = true;  // as `kvplan fit` asks without --weight-dtype
   const FitResult searched = fit(r);
   CHECK_THAT(searched.searched, Catch::Contains("weights as given"));  // without a size: dtypes searched
