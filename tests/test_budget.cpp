@@ -821,6 +821,17 @@ TEST_CASE("vLLM budget: 0.26.0 and 0.27.1 start-ups without --gpu-memory-utiliza
   const double kv = static_cast<double>(gemma.budget.kv.value) / kGiB;
   CHECK(kv >= 182.37);
   CHECK(kv <= 182.37 + 0.5);
+  // Under tp 2 each GPU holds Gemma 4's towers whole (gemma4_mm.py: ReplicatedLinear throughout): the same
+  // 1,151,487,072 B on each, where SigLIP's are split. The text weights halve.
+  PlanInputs tp2 = in;
+  tp2.deployment.parallel.tp = 2;
+  const Plan gemma_tp2 = make_plan(tp2);
+  CHECK(
+      std::any_of(gemma_tp2.budget.notes.begin(), gemma_tp2.budget.notes.end(), [](const std::string& note) {
+        return note.starts_with(
+            "weights as loaded: the multimodal encoders and projectors (575,743,536 "
+            "parameters, 1.07 GiB per GPU)");
+      }));
   // 2. vLLM 0.27.1, Qwen/Qwen3-8B on an RTX 4090, `vllm serve` with --max-model-len 8192 and no utilisation:
   //    "Desired GPU memory utilization is (0.92, 21.64 GiB)", "Model loading took 15.27 GiB", "Available KV
   //    cache memory: 4.92 GiB" (the first start-up, compiling; 5.91 GiB on warm restarts, whose logged peak

@@ -794,3 +794,27 @@ TEST_CASE("a revision with a preset id or a local file is refused, not ignored",
       "revision: 'main' applies to a Hugging Face repo id, and '" + file.string() + "' is a local file");
   std::filesystem::remove(file);
 }
+
+TEST_CASE("a user preset's aliases that are not strings are refused, not dropped", "[presets][hostile]") {
+  const auto dir = std::filesystem::temp_directory_path() / "kvplan-test-bad-aliases";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "models");
+  const EnvScope p("KVPLAN_PRESETS", dir.c_str());
+  const auto shipped = presets::list_models();
+  const auto llama =
+      std::find_if(shipped.begin(), shipped.end(), [](const auto& m) { return m.id == "llama-3.1-70b"; });
+  REQUIRE(llama != shipped.end());
+  nlohmann::json j;
+  std::ifstream(llama->path) >> j;
+  j["id"] = "mine";
+  const auto file = dir / "models" / "mine.json";
+  j["aliases"] = "me/foo";  // a string, not an array: the preset was found by none of it
+  std::ofstream(file) << j.dump();
+  CHECK_THROWS_WITH(presets::list_models(),
+                    file.string() + ": /aliases: must be an array of strings (repo ids or names)");
+  j["aliases"] = nlohmann::json::array({"me/foo", 5});
+  std::ofstream(file) << j.dump();
+  CHECK_THROWS_WITH(presets::list_models(),
+                    file.string() + ": /aliases/1: must be a string (a repo id or a name)");
+  std::filesystem::remove_all(dir);
+}

@@ -192,7 +192,9 @@ LoadedExtras loaded_extras(const BudgetInputs& in, Engine engine) {
   if (in.weights_given) return {};
   const ModelSpec& m = in.model;
   const std::uint64_t act = info(auto_serving_dtype(m, engine)).block_bytes;
-  return {m.weights_bytes ? Bytes{0} : Bytes{ceil_div(mul(m.encoder_parameters, act).value, in.parallel.tp)},
+  // Split over the tp ranks, or whole on each (ModelSpec::encoder_whole_per_gpu: Gemma 4's towers).
+  const std::uint64_t split = m.encoder_whole_per_gpu ? 1 : in.parallel.tp;
+  return {m.weights_bytes ? Bytes{0} : Bytes{ceil_div(mul(m.encoder_parameters, act).value, split)},
           vllm_rope_cache_bytes(m)};
 }
 

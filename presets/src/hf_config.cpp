@@ -195,6 +195,7 @@ void count_audio_tower(const json& root, const std::string& origin, std::uint64_
   }
   m.encoder_parameters =
       checked_add(m.encoder_parameters, gemma4_audio_tower(a, text_hidden), "audio_config");
+  m.encoder_whole_per_gpu = true;  // as the vision tower (ModelSpec::encoder_whole_per_gpu)
 }
 
 /// The vision tower and projector of a multimodal config (config.json vision_config), in parameters:
@@ -220,6 +221,7 @@ void count_vision_tower(const json& root, const std::string& origin, std::uint64
   }
   if (type == "gemma4_vision") {
     m.encoder_parameters = gemma4_vision_tower(v, text_hidden);
+    m.encoder_whole_per_gpu = true;  // ReplicatedLinear throughout (ModelSpec::encoder_whole_per_gpu)
     return;
   }
   const bool siglip = type == "siglip_vision_model", clip = type == "clip_vision_model";

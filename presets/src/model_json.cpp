@@ -333,6 +333,7 @@ json model_to_json(const ModelSpec& m) {
           {"published_params", m.published_params},
           {"weights_unknown", m.weights_unknown},
           {"encoder_parameters", m.encoder_parameters},
+          {"encoder_whole_per_gpu", m.encoder_whole_per_gpu},
           {"encoder_unknown", m.encoder_unknown},
           {"mtp_layers", m.mtp_layers},
           {"draft_layers", m.draft_layers},
@@ -367,6 +368,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
           "published_params",
           "weights_unknown",
           "encoder_parameters",
+          "encoder_whole_per_gpu",
           "encoder_unknown",
           "mtp_layers",
           "draft_layers",
@@ -428,6 +430,7 @@ ModelSpec model_from_json(const json& j, const std::string& where) {
   m.published_params = r.u64("published_params", 0);
   m.weights_unknown = r.str("weights_unknown", "");
   m.encoder_parameters = r.u64("encoder_parameters", 0);  // the vision tower vLLM's budget loads
+  m.encoder_whole_per_gpu = r.boolean("encoder_whole_per_gpu", false);
   m.encoder_unknown = r.str("encoder_unknown", "");
   m.mtp_layers = r.u64("mtp_layers", 0);
   m.draft_layers = r.u64("draft_layers", 0);

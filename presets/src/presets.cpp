@@ -216,10 +216,17 @@ std::vector<ModelPreset> presets_in(const PresetDir& dir) {
                                         "' (a model preset is models/<id>.json)");
     p.name = name_or(j, p.id, origin);
     p.hf_repo = str(j, "hf_repo", origin);
-    if (const auto a = j.find("aliases"); a != j.end() && a->is_array())
-      for (std::size_t i = 0; i < a->size(); ++i)
-        if ((*a)[i].is_string())
-          p.aliases.push_back(plain((*a)[i].get<std::string>(), origin + ": /aliases/" + std::to_string(i)));
+    // Aliases are names the preset answers to: one that is not a string would be dropped, and the preset
+    // not found by it, without a word (docs/presets.md: a field kvplan cannot read is an error).
+    if (const auto a = j.find("aliases"); a != j.end() && !a->is_null()) {
+      if (!a->is_array())
+        throw Error(origin + ": /aliases", "must be an array of strings (repo ids or names)");
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const std::string at = origin + ": /aliases/" + std::to_string(i);
+        if (!(*a)[i].is_string()) throw Error(at, "must be a string (a repo id or a name)");
+        p.aliases.push_back(plain((*a)[i].get<std::string>(), at));
+      }
+    }
     p.path = path;
     p.user = dir.user;
     if (const auto [at, fresh] = here_ids.emplace(lower(p.id), here.size()); !fresh)

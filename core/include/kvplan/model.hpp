@@ -243,6 +243,11 @@ struct ModelSpec {
   /// beside the language model (config.json vision_config), stored in `dtype`; 0: none, or not counted
   /// (then a warning says so). The engines load them unless told the model is text-only.
   std::uint64_t encoder_parameters = 0;
+  /// Whether vLLM holds the encoders whole on every tp rank rather than split: Gemma 4's towers, built from
+  /// transformers with every nn.Linear a ReplicatedLinear (vllm/model_executor/models/gemma4_mm.py,
+  /// transformers/utils.py recursive_replace_linear: style "replicate"). SigLIP and Qwen3-VL's towers are
+  /// split (QKVParallelLinear, Row/ColumnParallelLinear; mm_encoder_tp_mode "weights", the default).
+  bool encoder_whole_per_gpu = false;
   /// A vision_config kvplan cannot count (its model_type), in words; empty when counted or absent.
   std::string encoder_unknown;
   std::string weights_origin;  ///< where weights_bytes came from ("GGUF tensors (exact)")
