@@ -164,8 +164,11 @@ void check_count(std::string_view text) {
     fuzz::check_error(e);
     return;
   }
-  // Digits only, optionally grouped by thousands separators (units.hpp).
-  const auto digits = ungrouped(trim(text));
+  // Digits only, optionally grouped by thousands separators (units.hpp), after at most one leading '+'
+  // (units.cpp parse_count, as Python's int("+5") takes it).
+  std::string_view body = trim(text);
+  if (body.size() > 1 && body.front() == '+') body.remove_prefix(1);
+  const auto digits = ungrouped(body);
   fuzz::check(digits.has_value(), "parse_count took a misplaced separator: '" + std::string(text) + "'");
   const std::string_view t = *digits;
   for (const char c : t)
