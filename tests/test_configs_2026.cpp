@@ -258,6 +258,14 @@ TEST_CASE("Gemma 4's vision and audio towers counted; another audio encoder name
   CHECK(moe.weights_unknown.empty());
   CHECK(moe.encoder_parameters == 572794416ULL);
   CHECK(parameter_count(moe) == 25233141760ULL + 14417920ULL);
+  // Without intermediate_size the dense MLP beside the block has no width: the weights are unknown, not
+  // counted without it (every layer has experts, so the decoder's dense-width check passed over it).
+  moe_in.clear();
+  moe_in.seekg(0);
+  json no_width = json::parse(moe_in);
+  no_width["text_config"].erase("intermediate_size");
+  CHECK(load(no_width).weights_unknown ==
+        "the config has no intermediate_size (Gemma 4's dense MLP beside its MoE block)");
 }
 
 TEST_CASE("LongCat-Flash: two latent caches per decoder layer, the weights of both halves", "[hf][configs]") {

@@ -98,7 +98,12 @@ ModelSpec adapt_gemma(const HfConfig& c) {
       block.router_bias = true;  // router.per_expert_scale
       block.num_shared_experts = 1;
       block.shared_intermediate_size = d.dense.intermediate_size;  // the dense MLP beside the block
-      block.shared_expert_gate = true;                             // router.scale
+      // Every layer has experts, so the decoder's check for a missing dense width (dense layers only) would
+      // pass over it, and the dense MLP would count as 0 parameters: no figure rather than a low one.
+      if (d.dense_width_missing && d.m.weights_unknown.empty())
+        d.m.weights_unknown =
+            "the config has no intermediate_size (Gemma 4's dense MLP beside its MoE block)";
+      block.shared_expert_gate = true;  // router.scale
       d.moe = block;
       d.sparse.assign(d.n_layers, true);
       d.m.norms_per_layer = 7;
